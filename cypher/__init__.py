@@ -1,0 +1,1 @@
+"""Cypher statements sent by graph-trust, one file per statement (package data)."""

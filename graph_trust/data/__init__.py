@@ -1,0 +1,1 @@
+"""Bundled demo data: sample graph and review DB."""
