@@ -44,6 +44,10 @@ class SearchSettings(_Section):
     boost_expired: bool = False  # edges whose invalid_at / expired_at is past get no boost
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
+    group_ids: list[str] = Field(default_factory=list)  # empty: every group
+    # "hashing" (graph-trust's deterministic offline embedder) or "module:callable" returning
+    # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
+    embedder: str = "hashing"
 
 
 class ReviewSettings(_Section):

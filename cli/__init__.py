@@ -1,0 +1,1 @@
+"""The ``graph-trust`` command: thin click commands over the library."""

@@ -1,0 +1,96 @@
+"""Shared CLI plumbing: common options, settings, output and async running."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from graph_trust.config import Settings, load_settings
+
+
+@dataclass
+class Runtime:
+    """What every command gets: validated settings and the output mode."""
+
+    settings: Settings
+    json: bool
+    debug: bool
+
+    @property
+    def quiet(self) -> bool:
+        """No progress bars under --json or when stdout is not a terminal."""
+        return self.json or not sys.stdout.isatty()
+
+
+def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --config, --graph, --json and --debug; pass ``rt: Runtime`` instead of them.
+
+    A command may call ``rt_with(overrides)`` semantics by declaring extra options and
+    passing dotted keys in ``overrides`` to :func:`runtime`.
+    """
+
+    @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                  help="YAML config file (default: $GRAPH_TRUST_CONFIG or ./graph-trust.yaml).")
+    @click.option("--graph", "graph_uri", default=None, metavar="URI",
+                  help="Graph address: embedded:PATH (default embedded:.graph-trust/graph), "
+                       "falkordb://host:port, bolt://host:port, neo4j://host:port.")
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+    @click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, config_path: str | None, graph_uri: str | None, as_json: bool, debug: bool,
+                **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        ctx.meta["graph_trust.common"] = {"config": config_path, "graph.uri": graph_uri,
+                                          "json": as_json, "debug": debug}
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def runtime(overrides: dict[str, Any] | None = None) -> Runtime:
+    """Settings for the current command: YAML, then env, then --graph and ``overrides``."""
+    meta = click.get_current_context().meta["graph_trust.common"]
+    all_overrides = {"graph.uri": meta["graph.uri"], **(overrides or {})}
+    settings = load_settings(meta["config"], overrides=all_overrides)
+    return Runtime(settings=settings, json=meta["json"], debug=meta["debug"])
+
+
+def run(coro: Any) -> Any:
+    """Run a coroutine to completion (the CLI's one event loop per command)."""
+    return asyncio.run(coro)
+
+
+def emit_json(obj: Any) -> None:
+    """Stable JSON on stdout (sorted keys, ISO datetimes)."""
+    click.echo(json.dumps(obj, indent=2, sort_keys=True, default=_default, ensure_ascii=False))
+
+
+def _default(o: Any) -> Any:
+    if hasattr(o, "isoformat"):
+        return o.isoformat()
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    if isinstance(o, set | frozenset):
+        return sorted(o)
+    return str(o)
+
+
+def table(rows: list[list[Any]], headers: list[str]) -> str:
+    """A plain aligned text table (no dependency needed for this)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def shorten(text: str, width: int = 80) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,103 @@
+"""Entry point: ``graph-trust``. Maps typed errors to one line and a documented exit code.
+
+Exit codes: 0 ok; 1 drift found (verify); 2 usage, config, input or connection error;
+3 a run failed part-way (state consistent, rerun to converge).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import click
+
+from graph_trust import __version__
+from graph_trust.errors import GraphTrustError
+
+# (module under graph_trust.cli, attribute) for every command; modules import lazily.
+COMMANDS = [
+    ("demo", "demo"),
+    ("search", "search"),
+    ("calibrate", "calibrate"),
+    ("init", "init"),
+    ("sync", "sync"),
+    ("sync", "verify"),
+    ("sync", "runs"),
+    ("sync", "rollback"),
+    ("review", "review"),
+    ("relink", "relink"),
+    ("context", "context"),
+    ("audit", "audit"),
+]
+
+
+class LazyGroup(click.Group):
+    """Registers the commands above; a module that is missing simply is not listed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for _, name in COMMANDS if self.get_command(ctx, name) is not None]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        for module, attr in COMMANDS:
+            if attr == name:
+                try:
+                    mod = importlib.import_module(f"graph_trust.cli.{module}")
+                except ModuleNotFoundError as exc:
+                    if exc.name == f"graph_trust.cli.{module}":
+                        return None
+                    raise
+                return getattr(mod, attr, None)
+        return None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="graph-trust")
+def cli() -> None:
+    """Trust-boosted search for Graphiti knowledge graphs, and the nightly job that decides
+    which facts are verified.
+
+    \b
+    Start here:
+      graph-trust demo                      load a sample graph, sync its review DB, compare ranks
+      graph-trust search "backup schedule"  trust-boosted search (--explain for why)
+      graph-trust sync --review-db rev.db   nightly: review decisions -> trust_score
+      graph-trust calibrate                 what a given trust weight can overtake
+
+    Every command takes --graph URI (default embedded:.graph-trust/graph), --config FILE,
+    --json and --debug. Exit codes: 0 ok, 1 drift, 2 usage/config/connection error,
+    3 run failed part-way.
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not debug:
+        for noisy in ("graphiti_core", "neo4j", "httpx"):
+            logging.getLogger(noisy).setLevel(logging.CRITICAL)
+    try:
+        rv = cli.main(args=args, prog_name="graph-trust", standalone_mode=False)
+    except GraphTrustError as exc:
+        if debug:
+            raise
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code == 1 else exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last resort: one line, traceback under --debug
+        if debug:
+            raise
+        click.echo(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", err=True)
+        sys.exit(2)
+    sys.exit(rv if isinstance(rv, int) else 0)

@@ -1,0 +1,192 @@
+"""Open the graph named by the settings and run graph-trust's own Cypher on it.
+
+``open_graph(settings)`` yields a :class:`GraphConnection` holding a graphiti-core driver
+(``FalkorDriver`` or ``Neo4jDriver``) for everything Graphiti does, and ``query``/``write`` for
+the statements in ``cypher/``. Writes run in managed transactions (Neo4j) or single atomic
+queries (FalkorDB) and are retried with backoff on transient errors. Connection,
+authentication and database-not-found errors become one :class:`GraphConnectionError` line
+without credentials.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import tenacity
+
+from graph_trust import queries
+from graph_trust.address import GraphAddress, parse_address
+from graph_trust.config import Settings
+from graph_trust.errors import GraphAuthError, GraphConnectionError
+
+log = logging.getLogger(__name__)
+
+FALKOR_DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
+
+
+def _transient_types() -> tuple[type[BaseException], ...]:
+    import neo4j.exceptions as n4
+    import redis.exceptions as rx
+
+    return (rx.ConnectionError, rx.TimeoutError, n4.TransientError, n4.ServiceUnavailable, n4.SessionExpired)
+
+
+def _translate(exc: BaseException, address: GraphAddress) -> GraphConnectionError | None:
+    """Map a driver error to one clear line, or None if it is not a connection problem."""
+    import neo4j.exceptions as n4
+    import redis.exceptions as rx
+
+    where = address.display
+    text = str(exc)
+    if isinstance(exc, n4.AuthError) or "WRONGPASS" in text or "invalid username-password" in text:
+        return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+    if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text:
+        return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+    if isinstance(exc, n4.ClientError) and "DatabaseNotFound" in (exc.code or ""):
+        return GraphConnectionError(f"graph {where}: database not found ({exc.message})")
+    if isinstance(exc, n4.ServiceUnavailable | rx.ConnectionError | OSError):
+        return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+    return None
+
+
+class GraphConnection:
+    """One graph (or FalkorDB graph per group) plus the graphiti-core driver on it."""
+
+    def __init__(self, address: GraphAddress, driver: Any, database: str, retries: int = 5):
+        self.address = address
+        self.driver = driver
+        self.database = database
+        self.retries = retries
+
+    @property
+    def dialect(self) -> str:
+        return self.address.dialect
+
+    def for_group(self, group_id: str | None) -> GraphConnection:
+        """FalkorDB keeps each Graphiti group in its own graph; Neo4j keeps all in one."""
+        if self.dialect == "neo4j" or not group_id or group_id == self.database:
+            return self
+        return GraphConnection(self.address, self.driver.clone(database=group_id), group_id, self.retries)
+
+    async def graph_names(self) -> list[str]:
+        """FalkorDB: the graphs that exist on the server; Neo4j: the one database."""
+        if self.dialect == "neo4j":
+            return [self.database]
+        return sorted(await self._guard(self.driver.client.list_graphs))
+
+    async def query(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run the read statement ``cypher/name`` and return rows as dicts."""
+        return await self.run_text(queries.load(name, self.dialect), params, write=False)
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run the write statement ``cypher/name`` in a managed transaction, with retries."""
+        return await self.run_text(queries.load(name, self.dialect), params, write=True)
+
+    async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        """Run Cypher text (callers load it from ``cypher/``) with bounded retries."""
+        retrying = tenacity.AsyncRetrying(
+            retry=tenacity.retry_if_exception_type(_transient_types()),
+            stop=tenacity.stop_after_attempt(self.retries + 1),
+            wait=tenacity.wait_exponential(multiplier=0.2, max=5.0),
+            reraise=True,
+        )
+        async def attempt_all() -> list[dict[str, Any]]:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._run_once(text, params, write)
+            raise AssertionError("unreachable")
+
+        return await self._guard(attempt_all)
+
+    async def _run_once(self, text: str, params: dict[str, Any], write: bool) -> list[dict[str, Any]]:
+        if self.dialect == "neo4j":
+            import neo4j
+
+            routing = neo4j.RoutingControl.WRITE if write else neo4j.RoutingControl.READ
+            records, _, _ = await self.driver.client.execute_query(
+                text, params, database_=self.database, routing_=routing
+            )
+            return [dict(r) for r in records]
+        graph = self.driver.client.select_graph(self.database)
+        result = await (graph.query(text, params) if write else graph.ro_query(text, params))
+        header = [h[1] for h in result.header]
+        return [dict(zip(header, row, strict=False)) for row in result.result_set]
+
+    async def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return await fn(*args)
+        except Exception as exc:  # noqa: BLE001 - translated or re-raised
+            translated = _translate(exc, self.address)
+            if translated is not None:
+                raise translated from None
+            raise
+
+    async def ping(self) -> None:
+        """Fail fast with one clear line if the graph cannot be reached or refuses us."""
+        try:
+            if self.dialect == "neo4j":
+                await self.driver.client.verify_connectivity()
+                await self.run_text("RETURN 1 AS ok", {}, write=False)
+            else:
+                await self.driver.client.connection.ping()
+        except Exception as exc:  # noqa: BLE001
+            translated = _translate(exc, self.address)
+            if translated is not None:
+                raise translated from None
+            raise GraphConnectionError(f"cannot use graph {self.address.display}: {exc}") from None
+
+
+def address_of(settings: Settings) -> GraphAddress:
+    """The parsed address of ``settings.graph`` (URI plus config/env credentials)."""
+    g = settings.graph
+    return parse_address(g.uri, g.user, g.password)
+
+
+def _falkor_driver(address: GraphAddress, database: str, socket_path: str | None) -> Any:
+    from falkordb.asyncio import FalkorDB
+    from graphiti_core.driver.falkordb_driver import FalkorDriver
+
+    if socket_path:
+        client = FalkorDB(unix_socket_path=socket_path)
+    else:
+        pw = address.password.get_secret_value() if address.password else None
+        client = FalkorDB(host=address.host, port=address.port, username=address.user, password=pw)
+    return FalkorDriver(falkor_db=client, database=database)
+
+
+@asynccontextmanager
+async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator[GraphConnection]:
+    """Connect to the graph in ``settings`` (starting the embedded server if needed)."""
+    address = address_of(settings)
+    server = None
+    database = settings.graph.database
+    if address.kind == "neo4j":
+        from graphiti_core.driver.neo4j_driver import Neo4jDriver
+
+        pw = address.password.get_secret_value() if address.password else None
+        database = database or "neo4j"
+        driver = Neo4jDriver(address.uri, address.user, pw, database=database)
+    else:
+        socket_path = None
+        if address.kind == "embedded":
+            from graph_trust.embedded import EmbeddedServer
+
+            server = EmbeddedServer(address.path, binary=settings.graph.falkordb_binary).start()
+            socket_path = server.socket_path
+        database = database or FALKOR_DEFAULT_GRAPH
+        driver = _falkor_driver(address, database, socket_path)
+    conn = GraphConnection(address, driver, database, retries=settings.sync.retries)
+    try:
+        if check:
+            await conn.ping()
+        yield conn
+    finally:
+        try:
+            await driver.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection is not an error
+            log.debug("closing the graph driver failed", exc_info=True)
+        if server is not None:
+            server.stop()

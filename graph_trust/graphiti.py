@@ -1,0 +1,358 @@
+"""Trust-boosted search for Graphiti, as a plugin (no patching of graphiti-core).
+
+``trust_search`` asks graphiti-core's own candidate searches (BM25 fulltext, cosine, BFS) for
+each configured method, fuses the lists with RRF in :mod:`graph_trust.fusion`, adds
+``trust_score * trust_weight`` over the whole pool, and truncates to ``limit``. It returns a
+:class:`TrustSearchResults` — Graphiti's ``SearchResults`` with the reranker score lists
+holding the final scores — plus one :class:`~graph_trust.fusion.Explanation` per item.
+
+With ``trust_weight=0`` and the default pool, edges and nodes are exactly what
+``Graphiti.search_`` returns for the vanilla RRF recipe (same items, order and scores).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+from graphiti_core.driver.driver import GraphProvider
+from graphiti_core.helpers import semaphore_gather, validate_group_ids
+from graphiti_core.search import search as gsearch
+from graphiti_core.search import search_utils as su
+from graphiti_core.search.search_config import (
+    EdgeReranker,
+    EdgeSearchConfig,
+    EdgeSearchMethod,
+    NodeReranker,
+    NodeSearchConfig,
+    NodeSearchMethod,
+    SearchConfig,
+    SearchResults,
+)
+from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
+from graphiti_core.search.search_filters import SearchFilters
+from pydantic import Field
+
+from graph_trust import fusion
+from graph_trust.errors import ConfigError, InputError
+from graph_trust.fusion import Explanation
+
+DEFAULT_TRUST_WEIGHT = 0.15
+MAX_QUERY_CHARS = 8192
+
+
+def env_trust_weight(environ: dict[str, str] | None = None) -> float:
+    """``GRAPHITI_TRUST_WEIGHT`` if set (validated), else 0.15."""
+    raw = (os.environ if environ is None else environ).get("GRAPHITI_TRUST_WEIGHT")
+    if raw in (None, ""):
+        return DEFAULT_TRUST_WEIGHT
+    return check_weight(raw, "environment variable GRAPHITI_TRUST_WEIGHT")
+
+
+def check_weight(value: Any, source: str = "trust_weight") -> float:
+    """A trust weight is a finite number in [0, 1]."""
+    try:
+        w = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: must be a number in [0, 1], got {value!r}") from None
+    if not math.isfinite(w) or not 0.0 <= w <= 1.0:
+        raise ConfigError(f"{source}: must be a number in [0, 1], got {value!r}")
+    return w
+
+
+class TrustSearchConfig(SearchConfig):
+    """Graphiti's ``SearchConfig`` plus the trust settings.
+
+    ``trust_weight`` None means ``GRAPHITI_TRUST_WEIGHT`` or 0.15. ``pool_multiplier`` widens
+    each method's candidate list beyond Graphiti's ``2 * limit``. ``boost_expired`` lets edges
+    whose ``invalid_at``/``expired_at`` is past keep their boost.
+    """
+
+    trust_weight: float | None = Field(default=None, ge=0.0, le=1.0)
+    rank_const: float = Field(default=1.0, gt=0.0)
+    pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
+    boost_expired: bool = False
+
+
+EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
+    edge_config=EdgeSearchConfig(
+        search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity],
+        reranker=EdgeReranker.rrf,
+    )
+)
+NODE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
+    node_config=NodeSearchConfig(
+        search_methods=[NodeSearchMethod.bm25, NodeSearchMethod.cosine_similarity],
+        reranker=NodeReranker.rrf,
+    )
+)
+COMBINED_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(**COMBINED_HYBRID_SEARCH_RRF.model_dump())
+
+
+class TrustSearchResults(SearchResults):
+    """``SearchResults`` re-ranked by trust, with an explanation per edge and node."""
+
+    edge_explanations: list[Explanation] = Field(default_factory=list)
+    node_explanations: list[Explanation] = Field(default_factory=list)
+    trust_weight: float = DEFAULT_TRUST_WEIGHT
+
+
+def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
+    """(driver, embedder, cross_encoder) from a Graphiti instance or a bare driver."""
+    clients = getattr(graphiti, "clients", None)
+    if clients is not None:
+        return clients.driver, embedder or clients.embedder, clients.cross_encoder
+    if hasattr(graphiti, "provider") and hasattr(graphiti, "execute_query"):
+        return graphiti, embedder, None
+    raise TypeError("trust_search needs a Graphiti instance or a graphiti-core GraphDriver")
+
+
+def _check_query(query: Any, max_chars: int) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("the search query is empty")
+    if len(query) > max_chars:
+        raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,}")
+    return query
+
+
+def _is_past(value: Any, now: datetime) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return False
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value <= now
+    return False
+
+
+def _edge_eligible(edges: Sequence[Any], boost_expired: bool) -> np.ndarray | None:
+    if boost_expired:
+        return None
+    now = datetime.now(timezone.utc)
+    return np.fromiter(
+        (not (_is_past(e.invalid_at, now) or _is_past(e.expired_at, now)) for e in edges),
+        dtype=bool,
+        count=len(edges),
+    )
+
+
+async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] | None, group_ids: list[str] | None,
+                        cfg: Any, search_filter: SearchFilters, bfs_origin: list[str] | None, pool: int,
+                        max_coroutines: int | None) -> tuple[list[str], list[list[Any]]]:
+    """Each configured method's candidate list (best first), through graphiti-core."""
+    is_edge = kind == "edge"
+    M = EdgeSearchMethod if is_edge else NodeSearchMethod
+    names, tasks = [], []
+    if M.bm25 in cfg.search_methods:
+        fn = su.edge_fulltext_search if is_edge else su.node_fulltext_search
+        names.append("bm25")
+        tasks.append(fn(driver, query, search_filter, group_ids, pool))
+    if M.cosine_similarity in cfg.search_methods:
+        names.append("cosine")
+        if is_edge:
+            tasks.append(su.edge_similarity_search(driver, vector, None, None, search_filter, group_ids, pool,
+                                                   cfg.sim_min_score))
+        else:
+            tasks.append(su.node_similarity_search(driver, vector, search_filter, group_ids, pool, cfg.sim_min_score))
+    if M.bfs in cfg.search_methods:
+        names.append("bfs")
+        tasks.append(_bfs(is_edge, driver, bfs_origin, cfg, search_filter, group_ids, pool))
+    lists = list(await semaphore_gather(*tasks, max_coroutines=max_coroutines)) if tasks else []
+    if M.bfs in cfg.search_methods and bfs_origin is None:
+        # Graphiti expands BFS from the other methods' results when no origin is given.
+        origins = [(x.source_node_uuid if is_edge else x.uuid) for lst in lists for x in lst]
+        lists.append(await _bfs(is_edge, driver, origins, cfg, search_filter, group_ids, pool))
+        names.append("bfs")
+    return names, lists
+
+
+async def _bfs(is_edge, driver, origin, cfg, search_filter, group_ids, pool):  # noqa: ANN001, ANN202
+    if is_edge:
+        return await su.edge_bfs_search(driver, origin, cfg.bfs_max_depth, search_filter, group_ids, pool)
+    return await su.node_bfs_search(driver, origin, search_filter, cfg.bfs_max_depth, group_ids, pool)
+
+
+class _Pool:
+    """One scope's candidates (edges or nodes) from one graph, fused."""
+
+    def __init__(self, fused: fusion.FusedPool, items: list[Any]):
+        self.fused = fused
+        self.items = items
+
+    @classmethod
+    def from_lists(cls, names: list[str], lists: list[list[Any]], rank_const: float) -> _Pool:
+        by_uuid = {x.uuid: x for lst in lists for x in lst}  # last wins, as in Graphiti
+        fused = fusion.fuse([[x.uuid for x in lst] for lst in lists], names, rank_const)
+        return cls(fused, [by_uuid[u] for u in fused.uuids])
+
+    @classmethod
+    def scored(cls, items: list[Any], scores: list[float]) -> _Pool:
+        """A pool already scored by a non-RRF Graphiti reranker (no per-method ranks)."""
+        f = fusion.FusedPool([x.uuid for x in items], (), np.empty((0, len(items)), np.int64),
+                             np.asarray(scores, dtype=np.float64))
+        return cls(f, list(items))
+
+    @staticmethod
+    def concat(pools: list[_Pool]) -> _Pool:
+        """Merge pools from several FalkorDB graphs into one pool (re-sorted later)."""
+        if len(pools) == 1:
+            return pools[0]
+        methods = tuple(dict.fromkeys(m for p in pools for m in p.fused.methods))
+        n = sum(len(p.items) for p in pools)
+        ranks = np.full((len(methods), n), -1, dtype=np.int64)
+        col = 0
+        for p in pools:
+            for r, m in enumerate(p.fused.methods):
+                ranks[methods.index(m), col : col + len(p.items)] = p.fused.ranks[r]
+            col += len(p.items)
+        f = fusion.FusedPool([u for p in pools for u in p.fused.uuids], methods, ranks,
+                             np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0))
+        return _Pool(f, [x for p in pools for x in p.items])
+
+
+async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, vector: list[float] | None,
+                      group_ids: list[str] | None, cfg: Any, config: TrustSearchConfig,
+                      search_filter: SearchFilters, center_node_uuid: str | None,
+                      bfs_origin: list[str] | None, pool_size: int, max_coroutines: int | None) -> _Pool:
+    rrf_reranker = EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf
+    if cfg.reranker == rrf_reranker:
+        names, lists = await _method_lists(kind, driver, query, vector, group_ids, cfg, search_filter,
+                                           bfs_origin, pool_size, max_coroutines)
+        return _Pool.from_lists(names, lists, config.rank_const)
+    # Other Graphiti rerankers (mmr, cross_encoder, node_distance, ...): boost their scores.
+    fn = gsearch.edge_search if kind == "edge" else gsearch.node_search
+    items, scores = await fn(driver, cross_encoder, query, vector, group_ids, cfg, search_filter,
+                             center_node_uuid, bfs_origin, max(1, pool_size // 2), config.reranker_min_score)
+    return _Pool.scored(items, scores)
+
+
+def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool
+          ) -> tuple[list[Any], list[float], list[Explanation]]:
+    items = pool.items
+    trust_values = [x.attributes.get("trust_score") if x.attributes else None for x in items]
+    eligible = _edge_eligible(items, config.boost_expired) if kind == "edge" else None
+    min_score = config.reranker_min_score if rrf_scored else -math.inf
+    ranked = fusion.rank_pool(pool.fused, trust_values, weight, eligible, min_score)
+    top = ranked.order[: config.limit]
+    texts = [(x.fact if kind == "edge" else x.name) for x in items]
+    explanations = fusion.explain(ranked, texts, top)
+    return [items[i] for i in top], [float(ranked.final[i]) for i in top], explanations
+
+
+async def trust_search(
+    graphiti: Any,
+    query: str,
+    config: SearchConfig | None = None,
+    group_ids: list[str] | None = None,
+    search_filter: SearchFilters | None = None,
+    center_node_uuid: str | None = None,
+    *,
+    embedder: Any = None,
+    trust_weight: float | None = None,
+    bfs_origin_node_uuids: list[str] | None = None,
+    query_vector: list[float] | None = None,
+    max_query_chars: int = MAX_QUERY_CHARS,
+) -> TrustSearchResults:
+    """Search ``graphiti`` (a ``Graphiti``, or a driver plus ``embedder``) with the trust boost.
+
+    ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
+    ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
+    mutated. ``trust_weight`` overrides the config's (which defaults to
+    ``GRAPHITI_TRUST_WEIGHT`` or 0.15). On FalkorDB each group is its own graph: several
+    ``group_ids`` are searched per graph and merged into one re-sorted list.
+    """
+    query = _check_query(query, max_query_chars)
+    driver, embedder, cross_encoder = _resolve(graphiti, embedder)
+    config = _as_trust_config(config)
+    weight = check_weight(trust_weight if trust_weight is not None else
+                          (config.trust_weight if config.trust_weight is not None else env_trust_weight()))
+    validate_group_ids(group_ids)
+    group_ids = group_ids if group_ids and group_ids != [""] else None
+    search_filter = search_filter or SearchFilters()
+    max_coroutines = getattr(graphiti, "max_coroutines", None)
+
+    needs_vector = any(
+        c is not None and (
+            (EdgeSearchMethod.cosine_similarity in c.search_methods if isinstance(c, EdgeSearchConfig)
+             else NodeSearchMethod.cosine_similarity in c.search_methods)
+            or c.reranker in (EdgeReranker.mmr, NodeReranker.mmr))
+        for c in (config.edge_config, config.node_config)
+    )
+    vector = query_vector
+    if needs_vector and vector is None:
+        if embedder is None:
+            raise TypeError("trust_search needs an embedder for cosine search (pass embedder=...)")
+        vector = await embedder.create(input_data=[query.replace("\n", " ")])
+
+    routes = _routes(driver, group_ids)
+    pool_size = max(1, int(math.ceil(2 * config.limit * config.pool_multiplier)))
+
+    async def scope(kind: str, cfg: Any) -> tuple[list[Any], list[float], list[Explanation]]:
+        if cfg is None:
+            return [], [], []
+        pools = await semaphore_gather(*[
+            _scope_pool(kind, d, cross_encoder, query, vector, g, cfg, config, search_filter, center_node_uuid,
+                        bfs_origin_node_uuids, pool_size, max_coroutines) for d, g in routes
+        ], max_coroutines=max_coroutines)
+        rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
+        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored)
+
+    (edges, e_scores, e_expl), (nodes, n_scores, n_expl) = await semaphore_gather(
+        scope("edge", config.edge_config), scope("node", config.node_config), max_coroutines=max_coroutines
+    )
+    episodes, ep_scores, communities, c_scores = await _untrusted_scopes(
+        routes, cross_encoder, query, vector, config, search_filter, max_coroutines)
+    return TrustSearchResults(
+        edges=edges, edge_reranker_scores=e_scores, nodes=nodes, node_reranker_scores=n_scores,
+        episodes=episodes, episode_reranker_scores=ep_scores,
+        communities=communities, community_reranker_scores=c_scores,
+        edge_explanations=e_expl, node_explanations=n_expl, trust_weight=weight,
+    )
+
+
+async def _untrusted_scopes(routes, cross_encoder, query, vector, config, search_filter, max_coroutines):  # noqa: ANN001, ANN202
+    """Episodes and communities carry no trust: Graphiti's own search, merged across graphs."""
+    if config.episode_config is None and config.community_config is None:
+        return [], [], [], []
+    vec = vector or [0.0]
+    results = await semaphore_gather(*[
+        semaphore_gather(
+            gsearch.episode_search(d, cross_encoder, query, vec, g, config.episode_config, search_filter,
+                                   config.limit, config.reranker_min_score),
+            gsearch.community_search(d, cross_encoder, query, vec, g, config.community_config, config.limit,
+                                     config.reranker_min_score),
+        ) for d, g in routes
+    ], max_coroutines=max_coroutines)
+    ep = sorted(((s, i, x) for i, ((xs, ss), _) in enumerate(results) for x, s in zip(xs, ss, strict=False)),
+                key=lambda t: -t[0])[: config.limit]
+    cm = sorted(((s, i, x) for i, (_, (xs, ss)) in enumerate(results) for x, s in zip(xs, ss, strict=False)),
+                key=lambda t: -t[0])[: config.limit]
+    return [x for _, _, x in ep], [s for s, _, _ in ep], [x for _, _, x in cm], [s for s, _, _ in cm]
+
+
+def _routes(driver: Any, group_ids: list[str] | None) -> list[tuple[Any, list[str] | None]]:
+    """(driver, group_ids) per graph to search: FalkorDB keeps each group in its own graph."""
+    if driver.provider != GraphProvider.FALKORDB or not group_ids:
+        return [(driver, group_ids)]
+    return [(driver if g == getattr(driver, "_database", None) else driver.clone(database=g), [g])
+            for g in dict.fromkeys(group_ids)]
+
+
+def _as_trust_config(config: SearchConfig | None) -> TrustSearchConfig:
+    """A private deep copy as a TrustSearchConfig (shared recipes are never mutated)."""
+    if config is None:
+        return EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(deep=True)
+    if isinstance(config, TrustSearchConfig):
+        return config.model_copy(deep=True)
+    if isinstance(config, SearchConfig):
+        return TrustSearchConfig(**config.model_copy(deep=True).model_dump())
+    raise TypeError(f"config must be a graphiti SearchConfig, got {type(config).__name__}")
