@@ -15,6 +15,7 @@ Examples:
   graph-trust search "auth service port" --explain --limit 5
   graph-trust search "payments owner" --trust-weight 0 --json     # Graphiti's vanilla order
   graph-trust search "billing" --nodes --group ops
+  echo "long question" | graph-trust search -          # query from stdin
 """
 
 
@@ -46,6 +47,8 @@ def search(query: str, scope: str, limit: int | None, trust_weight: float | None
     cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost.
     """
     rt = runtime()
+    if query == "-":
+        query = click.get_text_stream("stdin").read()
     results = run(service.search(rt.settings, query, scope=scope, limit=limit, trust_weight=trust_weight,
                                  groups=list(groups) or None))
     explanations = results.edge_explanations if scope == "edges" else results.node_explanations

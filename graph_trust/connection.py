@@ -55,11 +55,13 @@ def _translate(exc: BaseException, address: GraphAddress) -> GraphConnectionErro
 class GraphConnection:
     """One graph (or FalkorDB graph per group) plus the graphiti-core driver on it."""
 
-    def __init__(self, address: GraphAddress, driver: Any, database: str, retries: int = 5):
+    def __init__(self, address: GraphAddress, driver: Any, database: str, retries: int = 5,
+                 _clones: list[Any] | None = None):
         self.address = address
         self.driver = driver
         self.database = database
         self.retries = retries
+        self._clones = [] if _clones is None else _clones  # shared with for_group() children
 
     @property
     def dialect(self) -> str:
@@ -69,7 +71,19 @@ class GraphConnection:
         """FalkorDB keeps each Graphiti group in its own graph; Neo4j keeps all in one."""
         if self.dialect == "neo4j" or not group_id or group_id == self.database:
             return self
-        return GraphConnection(self.address, self.driver.clone(database=group_id), group_id, self.retries)
+        clone = self.driver.clone(database=group_id)
+        self._clones.append(clone)
+        return GraphConnection(self.address, clone, group_id, self.retries, self._clones)
+
+    async def settle(self) -> None:
+        """Wait for the index builds graphiti-core's FalkorDriver starts on construction/clone."""
+        tasks = [t for d in [self.driver, *self._clones] if (t := getattr(d, "_init_task", None)) is not None]
+        for task in tasks:
+            try:
+                await task
+            except Exception:  # noqa: BLE001 - "already indexed" and the like are not our errors
+                log.debug("graphiti index build task failed", exc_info=True)
+        self._clones.clear()
 
     async def graph_names(self) -> list[str]:
         """FalkorDB: the graphs that exist on the server; Neo4j: the one database."""
@@ -177,7 +191,15 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
             server = EmbeddedServer(address.path, binary=settings.graph.falkordb_binary).start()
             socket_path = server.socket_path
         database = database or FALKOR_DEFAULT_GRAPH
-        driver = _falkor_driver(address, database, socket_path)
+        try:  # the FalkorDB client connects on construction (cluster detection)
+            driver = _falkor_driver(address, database, socket_path)
+        except Exception as exc:  # noqa: BLE001
+            if server is not None:
+                server.stop()
+            translated = _translate(exc, address)
+            if translated is None:
+                raise
+            raise translated from None
     conn = GraphConnection(address, driver, database, retries=settings.sync.retries)
     try:
         if check:
@@ -185,6 +207,7 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
         yield conn
     finally:
         try:
+            await conn.settle()
             await driver.close()
         except Exception:  # noqa: BLE001 - closing a dead connection is not an error
             log.debug("closing the graph driver failed", exc_info=True)

@@ -108,12 +108,17 @@ def _label(uuids: Sequence[str] | None, i: int, v: Any, what: str) -> str:
     return f"{who}={v!r:.40} ({what})"
 
 
-def boost(fused: np.ndarray, trust: np.ndarray, weight: float, eligible: np.ndarray | None = None) -> np.ndarray:
-    """``final = fused + trust * weight``; absent trust (NaN) and ineligible items get 0."""
+def boost_amounts(trust: np.ndarray, weight: float, eligible: np.ndarray | None = None) -> np.ndarray:
+    """``trust * weight``; absent trust (NaN) and ineligible items get 0."""
     t = np.nan_to_num(trust, nan=0.0)
     if eligible is not None:
         t = np.where(eligible, t, 0.0)
-    return fused + t * weight
+    return t * weight
+
+
+def boost(fused: np.ndarray, trust: np.ndarray, weight: float, eligible: np.ndarray | None = None) -> np.ndarray:
+    """``final = fused + trust * weight``; absent trust (NaN) and ineligible items get 0."""
+    return fused + boost_amounts(trust, weight, eligible)
 
 
 def order(scores: np.ndarray) -> np.ndarray:
@@ -149,8 +154,8 @@ def rank_pool(
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped."""
     trust = sanitize_trust(trust_values, pool.uuids)
-    final = boost(pool.fused, trust, weight, eligible)
-    boosts = final - pool.fused
+    boosts = boost_amounts(trust, weight, eligible)
+    final = pool.fused + boosts
     idx = order(final)
     idx = idx[pool.fused[idx] >= min_score]
     return Ranked(pool, trust, boosts, final, idx, ranks_of(pool.fused))

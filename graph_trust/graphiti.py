@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -339,12 +340,27 @@ async def _untrusted_scopes(routes, cross_encoder, query, vector, config, search
     return [x for _, _, x in ep], [s for s, _, _ in ep], [x for _, _, x in cm], [s for s, _, _ in cm]
 
 
+_CLONES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 def _routes(driver: Any, group_ids: list[str] | None) -> list[tuple[Any, list[str] | None]]:
-    """(driver, group_ids) per graph to search: FalkorDB keeps each group in its own graph."""
+    """(driver, group_ids) per graph to search: FalkorDB keeps each group in its own graph.
+
+    Clones are cached per driver: graphiti-core's FalkorDriver starts an index build on every
+    clone, which need not be repeated on every search.
+    """
     if driver.provider != GraphProvider.FALKORDB or not group_ids:
         return [(driver, group_ids)]
-    return [(driver if g == getattr(driver, "_database", None) else driver.clone(database=g), [g])
-            for g in dict.fromkeys(group_ids)]
+    clones = _CLONES.setdefault(driver, {})
+    routes = []
+    for g in dict.fromkeys(group_ids):
+        if g == getattr(driver, "_database", None):
+            routes.append((driver, [g]))
+            continue
+        if g not in clones:
+            clones[g] = driver.clone(database=g)
+        routes.append((clones[g], [g]))
+    return routes
 
 
 def _as_trust_config(config: SearchConfig | None) -> TrustSearchConfig:

@@ -1,0 +1,309 @@
+"""One entry point for an agent's context: search, then every trust stage, then format.
+
+:func:`build_context` runs ``trust_search`` (fusion + trust boost) and hands the hits to
+:func:`context_from_records`, which is pure:
+
+1. records (:mod:`graph_trust.records`) and the memory-type filter;
+2. trust override (:mod:`graph_trust.override`; audited, fails closed);
+3. access control (:mod:`graph_trust.access`; a trust context is required);
+4. ranking: ``composite`` (:mod:`graph_trust.composite`; min_trust filter) or ``boost`` (the
+   search stage's order, every composite dimension still reported);
+5. competing facts (:mod:`graph_trust.selector`);
+6. trim to ``max_results``, then layers and salience (:mod:`graph_trust.layers`);
+7. the text block or JSON (:mod:`graph_trust.context_format`).
+
+Access control runs before ranking and trimming, so denied records never take a slot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from graph_trust.access import (
+    TrustContext,
+    check_default_sensitivity,
+    filter_by_trust,
+    get_by_id,
+    require_context,
+)
+from graph_trust.audit import AuditStore
+from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, max_rrf, rank_composite, score_records
+from graph_trust.config import Settings
+from graph_trust.context_format import format_context, records_payload
+from graph_trust.errors import InputError, NotFoundError
+from graph_trust.layers import Layer, flatten, group_into_layers
+from graph_trust.override import OverrideDecision, OverridePolicy, request_override
+from graph_trust.records import MemoryRecord, record_from_item, records_from_results
+from graph_trust.selector import Selection, resolve_competing
+
+RankMode = Literal["composite", "boost"]
+RANK_MODES: tuple[str, ...] = ("composite", "boost")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextResult:
+    """What :func:`build_context` returns: final items in layer order, and how they got there."""
+
+    query: str
+    rank: RankMode
+    items: list[RankedRecord]
+    layers: list[Layer[RankedRecord]]
+    selections: list[Selection[RankedRecord]]
+    override: OverrideDecision | None
+    trust_context: TrustContext
+    candidates: int
+    denied: int
+    redacted: int
+    below_min_trust: int
+
+    def text(self) -> str:
+        """The ``## Trusted Memory Context`` block."""
+        return format_context(self.items, self.selections)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every dimension per record, plus the stages' counts."""
+        layer_of = {it.uuid: layer.memory_type for layer in self.layers for it in layer.items}
+        ctx = self.trust_context
+        return {
+            "query": self.query,
+            "rank": self.rank,
+            "trust_context": {
+                "max_sensitivity": ctx.max_sensitivity,
+                "authenticated": ctx.authenticated,
+                "actor_id": ctx.actor_id,
+                "scopes": list(ctx.scopes),
+                "unrestricted": ctx.is_unrestricted,
+            },
+            "counts": {
+                "candidates": self.candidates,
+                "denied": self.denied,
+                "redacted": self.redacted,
+                "below_min_trust": self.below_min_trust,
+                "competing_groups": len(self.selections),
+                "returned": len(self.items),
+            },
+            "override": None if self.override is None else self.override.event.to_dict(),
+            "layers": [layer.memory_type for layer in self.layers],
+            "records": records_payload(self.items, self.selections, layer_of),
+        }
+
+
+def _boost_order(ranked: list[RankedRecord]) -> list[RankedRecord]:
+    """The search stage's order: explanation ``final`` descending (edges and nodes merged)."""
+    def key(it: RankedRecord) -> float:
+        e = it.record.explanation
+        return -(e.final if e is not None else float("-inf"))
+
+    return sorted(ranked, key=key)
+
+
+def context_from_records(
+    records: Sequence[MemoryRecord],
+    query: str,
+    *,
+    settings: Settings,
+    trust_context: TrustContext | None,
+    rank: RankMode = "composite",
+    memory_types: Collection[str] | None = None,
+    trust_override: float | None = None,
+    override_policy: OverridePolicy | None = None,
+    audit_store: AuditStore | None = None,
+    min_salience: float | None = None,
+    by_salience: bool = False,
+    max_results: int | None = None,
+    max_fused: MaxFused = DEFAULT_MAX_FUSED,
+    now: datetime | None = None,
+) -> ContextResult:
+    """Every stage after search over ready-made records (pure apart from the audit store)."""
+    ctx = require_context(trust_context)
+    if rank not in RANK_MODES:
+        raise InputError(f"rank must be one of {', '.join(RANK_MODES)}, got {rank!r}")
+    cs, xs = settings.composite, settings.context
+    default_sensitivity = check_default_sensitivity(xs.default_sensitivity)
+    now = now or datetime.now(UTC)
+    limit = cs.max_results if max_results is None else max_results
+    if limit < 1:
+        raise InputError(f"max_results must be >= 1, got {limit}")
+
+    decision: OverrideDecision | None = None
+    if trust_override is not None:
+        if rank != "composite":
+            raise InputError("a trust override applies to the composite rank only (rank='composite')")
+        decision = request_override(trust_override, override_policy, audit_store or AuditStore.for_settings(settings))
+    applied = decision.applied if decision is not None else None
+
+    if memory_types:
+        wanted = {t.strip().lower() for t in memory_types}
+        records = [r for r in records if r.memory_type in wanted]
+    visible = filter_by_trust(records, ctx, default_sensitivity=default_sensitivity)
+    if rank == "composite":
+        ranked = rank_composite(
+            visible.records, cs, now=now, trust_override=applied, max_fused=max_fused, max_results=0
+        )
+        below = len(visible.records) - len(ranked)
+    else:
+        ranked = _boost_order(score_records(visible.records, cs, now=now, max_fused=max_fused))
+        below = 0
+
+    kept, selections = resolve_competing(
+        ranked,
+        weights=xs.selector_weights,
+        threshold=xs.needs_more_threshold,
+        now=now,
+        half_life_hours=cs.half_life_hours,
+        max_fused=max_fused,
+    )
+    layers = group_into_layers(kept[:limit], xs.layer_order, min_salience=min_salience, by_salience=by_salience)
+    items = flatten(layers)
+    shown = {it.uuid for it in items}
+    return ContextResult(
+        query=query,
+        rank=rank,
+        items=items,
+        layers=layers,
+        selections=[s for s in selections if s.best.uuid in shown],
+        override=decision,
+        trust_context=ctx,
+        candidates=len(records),
+        denied=visible.denied,
+        redacted=visible.redacted,
+        below_min_trust=below,
+    )
+
+
+def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> Any:
+    """The lead's edge hybrid RRF recipe (or ``base``) with ``settings.search`` applied."""
+    from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, TrustSearchConfig
+
+    s = settings.search
+    cfg = base if base is not None else EDGE_HYBRID_SEARCH_RRF_TRUST
+    data = cfg.model_dump()
+    data.update(
+        limit=limit or max(s.limit, settings.composite.max_results),
+        rank_const=s.rank_const,
+        pool_multiplier=s.pool_multiplier,
+        boost_expired=s.boost_expired,
+    )
+    data.setdefault("trust_weight", None)
+    if data["trust_weight"] is None:
+        data["trust_weight"] = s.trust_weight
+    return TrustSearchConfig(**data)
+
+
+def max_fused_for(config: Any) -> dict[str, float]:
+    """Largest fused score per record kind for ``config`` (RRF: methods / rank_const; else 1)."""
+    from graphiti_core.search.search_config import EdgeReranker, NodeReranker
+
+    rank_const = getattr(config, "rank_const", 1.0)
+    out: dict[str, float] = {}
+    for kind, cfg, rrf in (("edge", config.edge_config, EdgeReranker.rrf), ("node", config.node_config, NodeReranker.rrf)):
+        if cfg is not None:
+            out[kind] = max_rrf(max(1, len(cfg.search_methods)), rank_const) if cfg.reranker == rrf else 1.0
+    return out
+
+
+def _driver_and_embedder(graph: Any, embedder: Any) -> tuple[Any, Any]:
+    """A Graphiti, a GraphConnection (its ``.driver``) or a driver; embedder as given."""
+    if getattr(graph, "clients", None) is None and hasattr(graph, "driver") and hasattr(graph, "dialect"):
+        return graph.driver, embedder
+    return graph, embedder
+
+
+async def build_context(
+    graphiti_or_conn: Any,
+    query: str,
+    *,
+    settings: Settings,
+    trust_context: TrustContext | None,
+    rank: RankMode = "composite",
+    config: Any = None,
+    group_ids: list[str] | None = None,
+    search_filter: Any = None,
+    trust_weight: float | None = None,
+    embedder: Any = None,
+    memory_types: Collection[str] | None = None,
+    trust_override: float | None = None,
+    override_policy: OverridePolicy | None = None,
+    audit_store: AuditStore | None = None,
+    min_salience: float | None = None,
+    by_salience: bool = False,
+    max_results: int | None = None,
+    now: datetime | None = None,
+) -> ContextResult:
+    """Search ``graphiti_or_conn`` (a Graphiti, a GraphConnection or a driver plus
+    ``embedder``) and build the trusted context. ``config`` None uses the edge hybrid RRF
+    recipe with ``settings.search`` applied and a pool of at least ``max_results``."""
+    from graph_trust.graphiti import trust_search
+
+    require_context(trust_context)  # fail before touching the graph
+    graph, embedder = _driver_and_embedder(graphiti_or_conn, embedder)
+    limit = max_results or settings.composite.max_results
+    cfg = search_config_for(settings, limit=max(limit, settings.search.limit), base=config)
+    results = await trust_search(
+        graph,
+        query,
+        cfg,
+        group_ids=group_ids,
+        search_filter=search_filter,
+        embedder=embedder,
+        trust_weight=trust_weight,
+        max_query_chars=settings.search.max_query_chars,
+    )
+    return context_from_records(
+        records_from_results(results),
+        query,
+        settings=settings,
+        trust_context=trust_context,
+        rank=rank,
+        memory_types=memory_types,
+        trust_override=trust_override,
+        override_policy=override_policy,
+        audit_store=audit_store,
+        min_salience=min_salience,
+        by_salience=by_salience,
+        max_results=max_results,
+        max_fused=max_fused_for(cfg),
+        now=now,
+    )
+
+
+async def get_record(
+    graphiti_or_conn: Any, uuid: str, *, settings: Settings, trust_context: TrustContext | None
+) -> MemoryRecord:
+    """One edge or node by uuid, as ``trust_context`` may see it (possibly redacted).
+
+    NotFoundError when neither an edge nor a node has that uuid; AccessDeniedError when it
+    exists but is denied; MissingTrustContextError without a context.
+    """
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
+    from graphiti_core.nodes import EntityNode
+
+    ctx = require_context(trust_context)
+    clients = getattr(graphiti_or_conn, "clients", None)
+    driver = clients.driver if clients is not None else _driver_and_embedder(graphiti_or_conn, None)[0]
+    item: Any
+    try:
+        item = await EntityEdge.get_by_uuid(driver, uuid)
+    except EdgeNotFoundError:
+        try:
+            item = await EntityNode.get_by_uuid(driver, uuid)
+        except NodeNotFoundError:
+            raise NotFoundError(f"no edge or node with id {uuid}") from None
+    record = record_from_item(item)
+    return get_by_id([record], uuid, ctx, default_sensitivity=settings.context.default_sensitivity)
+
+
+__all__ = [
+    "RANK_MODES",
+    "ContextResult",
+    "RankMode",
+    "build_context",
+    "context_from_records",
+    "get_record",
+    "max_fused_for",
+    "search_config_for",
+]

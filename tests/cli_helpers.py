@@ -1,0 +1,27 @@
+"""Run the real ``graph-trust`` command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self):
+        return json.loads(self.out)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd=None,
+            timeout: float = 180) -> Result:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    proc = subprocess.run([sys.executable, "-m", "graph_trust", *args], env={**base, **(env or {})},
+                          input=input, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
