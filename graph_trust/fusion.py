@@ -65,12 +65,12 @@ def fuse(lists: Sequence[Sequence[str]], methods: Sequence[str], rank_const: flo
     for m, lst in enumerate(lists):
         if not lst:
             continue
-        cols = np.fromiter((index[u] for u in lst), dtype=np.int64, count=len(lst))
+        cols = np.array([index[u] for u in lst], dtype=np.int64)
         pos = np.arange(len(lst), dtype=np.int64)
-        # A uuid listed twice by one method keeps its best (first) rank, as Graphiti's
-        # dict accumulation would add both: mirror Graphiti exactly by accumulating.
+        # A uuid listed twice by one method keeps its best (first) rank for the explanation;
+        # its score adds both, as Graphiti's dict accumulation does (bincount sums duplicates).
         ranks[m, cols[::-1]] = pos[::-1]
-        np.add.at(fused, cols, 1.0 / (pos + rank_const))
+        fused += np.bincount(cols, weights=1.0 / (pos + rank_const), minlength=len(index))
     return FusedPool(list(index), tuple(methods), ranks, fused)
 
 
@@ -81,6 +81,11 @@ def sanitize_trust(values: Sequence[Any], uuids: Sequence[str] | None = None) ->
     other types are ignored (absent); finite numbers outside [0, 1] are clamped. Problems are
     reported in one warning per call, never raised.
     """
+    if all(v is None or type(v) is float for v in values):  # fast path: the common case
+        out = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        absent = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+        if (absent | ((out >= 0.0) & (out <= 1.0))).all():  # NaN compares False: slow path
+            return out
     out = np.full(len(values), np.nan, dtype=np.float64)
     bad: list[str] = []
     for i, v in enumerate(values):

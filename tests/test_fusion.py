@@ -91,3 +91,10 @@ def test_min_score_filters_on_fused_score():
     pool = fusion.fuse([["a", "b", "c"]], ["bm25"])
     ranked = fusion.rank_pool(pool, [None, None, 1.0], weight=1.0, min_score=0.5)
     assert [pool.uuids[i] for i in ranked.order] == ["a", "b"]
+
+
+def test_nan_among_plain_floats_still_warns(caplog):
+    with caplog.at_level(logging.WARNING, logger="graph_trust.fusion"):
+        t = fusion.sanitize_trust([0.5, float("nan"), None, 1.0])
+    assert np.isnan(t[1]) and np.isnan(t[2]) and t[0] == 0.5 and t[3] == 1.0
+    assert len(caplog.records) == 1 and "not finite" in caplog.records[0].getMessage()

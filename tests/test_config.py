@@ -1,0 +1,92 @@
+"""Config: YAML, then environment, then flags; errors name the key and the source."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graph_trust.address import parse_address
+from graph_trust.config import load_settings
+from graph_trust.errors import ConfigError
+
+EXAMPLE = Path(__file__).parent.parent / "graph-trust.example.yaml"
+
+
+def test_documented_example_is_valid_and_equals_defaults():
+    from_file = load_settings(EXAMPLE, environ={})
+    defaults = load_settings(environ={}, config_path=None) if not Path("graph-trust.yaml").exists() else None
+    assert from_file.search.trust_weight == 0.15 and from_file.sync.tiers["corroborated"] == 0.6
+    if defaults is not None:
+        a, b = from_file.model_dump(), defaults.model_dump()
+        a["context"].pop("selector_weights"), b["context"].pop("selector_weights")
+        assert a == b
+
+
+def test_precedence_yaml_env_flags(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("search:\n  trust_weight: 0.2\n  limit: 7\n")
+    assert load_settings(cfg, environ={}).search.trust_weight == 0.2
+    s = load_settings(cfg, environ={"GRAPHITI_TRUST_WEIGHT": "0.3"})
+    assert s.search.trust_weight == 0.3 and s.search.limit == 7
+    s = load_settings(cfg, overrides={"search.trust_weight": 0.4}, environ={"GRAPHITI_TRUST_WEIGHT": "0.3"})
+    assert s.search.trust_weight == 0.4
+
+
+def test_graph_env_precedence():
+    env = {"NEO4J_URI": "bolt://a:7687", "GRAPH_TRUST_GRAPH": "embedded:/tmp/x"}
+    assert load_settings(environ=env).graph.uri == "embedded:/tmp/x"
+    assert load_settings(environ={"NEO4J_URI": "bolt://a:7687"}).graph.uri == "bolt://a:7687"
+
+
+@pytest.mark.parametrize(
+    "yaml_text, key",
+    [
+        ("search:\n  trust_weight: 2\n", "search.trust_weight"),
+        ("search:\n  trust_wieght: 0.1\n", "search.trust_wieght"),
+        ("sync:\n  aggregation: median\n", "sync.aggregation"),
+        ("sync:\n  tiers: {promoted: 3}\n", "sync.tiers"),
+        ("search:\n  trust_weight: .nan\n", "search.trust_weight"),
+    ],
+)
+def test_errors_name_the_key(tmp_path, yaml_text, key):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml_text)
+    with pytest.raises(ConfigError, match=f"config key {key}"):
+        load_settings(cfg, environ={})
+
+
+def test_composite_weight_sum_error_names_the_sum(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("composite:\n  w_trust: 0.9\n")
+    with pytest.raises(ConfigError, match=r"config key composite: .*sum to 1 \+/- 0.05, got 1.600"):
+        load_settings(cfg, environ={})
+
+
+def test_bad_yaml_and_missing_file(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("search: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_settings(cfg, environ={})
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings(tmp_path / "nope.yaml", environ={})
+
+
+def test_password_never_in_errors_or_repr():
+    s = load_settings(environ={"NEO4J_PASSWORD": "hunter2-secret", "GRAPH_TRUST_GRAPH": "bolt://h:7687"})
+    assert "hunter2-secret" not in repr(s) and "hunter2-secret" not in str(s.model_dump())
+    addr = parse_address("bolt://u:pw-in-uri@h:7687")
+    assert "pw-in-uri" not in addr.display and "pw-in-uri" not in repr(addr)
+    assert addr.password.get_secret_value() == "pw-in-uri" and addr.user == "u"
+
+
+@pytest.mark.parametrize("uri, kind", [("embedded:/x/y", "embedded"), ("falkordb://h:1234", "falkordb"),
+                                        ("bolt://h", "neo4j"), ("neo4j+s://h:7687", "neo4j")])
+def test_address_kinds(uri, kind):
+    assert parse_address(uri).kind == kind
+
+
+@pytest.mark.parametrize("uri", ["mysql://h", "embedded:", "", "falkordb://", "bolt://h:notaport"])
+def test_bad_addresses(uri):
+    with pytest.raises(ConfigError, match="graph.uri"):
+        parse_address(uri)
