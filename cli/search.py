@@ -37,9 +37,13 @@ def _weight(ctx: click.Context, param: click.Parameter, value: str | None) -> fl
               help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or 0.15).")
 @click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
 @click.option("--explain", is_flag=True, help="Show ranks, fused score, trust, boost and the unboosted rank.")
+@click.option("--rank", "rank_mode", type=click.Choice(["boost", "composite"]), default="boost", show_default=True,
+              help="boost: RRF + trust boost. composite: then rank by trust, recency, relevance and type.")
+@click.option("--type", "memory_types", multiple=True, metavar="T",
+              help="With --rank composite: keep only these memory types (repeatable).")
 @common_options
 def search(query: str, scope: str, limit: int | None, trust_weight: float | None, groups: tuple[str, ...],
-           explain: bool) -> None:
+           explain: bool, rank_mode: str, memory_types: tuple[str, ...]) -> None:
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
@@ -49,8 +53,16 @@ def search(query: str, scope: str, limit: int | None, trust_weight: float | None
     rt = runtime()
     if query == "-":
         query = click.get_text_stream("stdin").read()
-    results = run(service.search(rt.settings, query, scope=scope, limit=limit, trust_weight=trust_weight,
+    pool_limit = limit
+    if rank_mode == "composite":  # rank a pool at least composite.max_results deep, then trim
+        pool_limit = max(limit or rt.settings.search.limit, rt.settings.composite.max_results)
+    results = run(service.search(rt.settings, query, scope=scope, limit=pool_limit, trust_weight=trust_weight,
                                  groups=list(groups) or None))
+    if rank_mode == "composite":
+        ranked = service.composite_rank(rt.settings, results, scope=scope, limit=limit or rt.settings.search.limit,
+                                        memory_types=list(memory_types) or None)
+        _print_composite(rt.json, query, scope, results.trust_weight, ranked)
+        return
     explanations = results.edge_explanations if scope == "edges" else results.node_explanations
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight,
@@ -67,6 +79,24 @@ def search(query: str, scope: str, limit: int | None, trust_weight: float | None
     else:
         rows = [[e.rank, f"{e.final:.4f}", _t(e.trust_score), shorten(e.text, 90)] for e in explanations]
         click.echo(table(rows, ["#", "score", "trust", "text"]))
+
+
+def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranked: list) -> None:
+    """Every composite dimension per result, plus the boost-stage explanation."""
+    if as_json:
+        emit_json({"query": query, "scope": scope, "rank": "composite", "trust_weight": weight, "results": [
+            {"rank": i, "uuid": r.uuid, "text": r.record.text, "memory_type": r.memory_type, "score": r.score,
+             "trust": r.trust, "trust_source": r.trust_source, "recency": r.recency, "relevance": r.relevance,
+             "type_boost": r.type_boost,
+             "explanation": r.record.explanation.to_dict() if r.record.explanation else None}
+            for i, r in enumerate(ranked, start=1)]})
+        return
+    if not ranked:
+        click.echo("no results")
+        return
+    rows = [[i, f"{r.score:.3f}", f"{r.trust:.2f}", f"{r.recency:.3f}", f"{r.relevance:.3f}", f"{r.type_boost:.2f}",
+             r.memory_type, shorten(r.record.text, 60)] for i, r in enumerate(ranked, start=1)]
+    click.echo(table(rows, ["#", "score", "trust", "recency", "relevance", "type", "memory_type", "text"]))
 
 
 def _t(v: float | None) -> str:

@@ -112,7 +112,8 @@ def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
     raise TypeError("trust_search needs a Graphiti instance or a graphiti-core GraphDriver")
 
 
-def _check_query(query: Any, max_chars: int) -> str:
+def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS) -> str:
+    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError`."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("the search query is empty")
     if len(query) > max_chars:
@@ -271,7 +272,7 @@ async def trust_search(
     ``GRAPHITI_TRUST_WEIGHT`` or 0.15). On FalkorDB each group is its own graph: several
     ``group_ids`` are searched per graph and merged into one re-sorted list.
     """
-    query = _check_query(query, max_query_chars)
+    query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)
     config = _as_trust_config(config)
     weight = check_weight(trust_weight if trust_weight is not None else

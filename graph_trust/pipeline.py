@@ -128,6 +128,7 @@ def context_from_records(
     if limit < 1:
         raise InputError(f"max_results must be >= 1, got {limit}")
 
+    candidates = len(records)
     decision: OverrideDecision | None = None
     if trust_override is not None:
         if rank != "composite":
@@ -167,7 +168,7 @@ def context_from_records(
         selections=[s for s in selections if s.best.uuid in shown],
         override=decision,
         trust_context=ctx,
-        candidates=len(records),
+        candidates=candidates,
         denied=visible.denied,
         redacted=visible.redacted,
         below_min_trust=below,
@@ -175,22 +176,12 @@ def context_from_records(
 
 
 def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> Any:
-    """The lead's edge hybrid RRF recipe (or ``base``) with ``settings.search`` applied."""
-    from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, TrustSearchConfig
+    """The edge trust recipe (or ``base``) with ``settings.search`` applied; the pool is at least
+    ``composite.max_results`` deep so the composite stage has something to rank."""
+    from graph_trust.service import search_config
 
-    s = settings.search
-    cfg = base if base is not None else EDGE_HYBRID_SEARCH_RRF_TRUST
-    data = cfg.model_dump()
-    data.update(
-        limit=limit or max(s.limit, settings.composite.max_results),
-        rank_const=s.rank_const,
-        pool_multiplier=s.pool_multiplier,
-        boost_expired=s.boost_expired,
-    )
-    data.setdefault("trust_weight", None)
-    if data["trust_weight"] is None:
-        data["trust_weight"] = s.trust_weight
-    return TrustSearchConfig(**data)
+    return search_config(settings, limit=limit or max(settings.search.limit, settings.composite.max_results),
+                         base=base)
 
 
 def max_fused_for(config: Any) -> dict[str, float]:
@@ -234,14 +225,21 @@ async def build_context(
     now: datetime | None = None,
 ) -> ContextResult:
     """Search ``graphiti_or_conn`` (a Graphiti, a GraphConnection or a driver plus
-    ``embedder``) and build the trusted context. ``config`` None uses the edge hybrid RRF
-    recipe with ``settings.search`` applied and a pool of at least ``max_results``."""
+    ``embedder``) and build the trusted context.
+
+    ``config`` (a graphiti ``SearchConfig`` or ``TrustSearchConfig``) is used as given; None
+    means the edge hybrid RRF recipe with ``settings.search`` applied and a limit of twice
+    ``max_results`` (later stages drop candidates). Relevance is normalized by the config's
+    largest possible fused score (:func:`max_fused_for`)."""
     from graph_trust.graphiti import trust_search
 
     require_context(trust_context)  # fail before touching the graph
     graph, embedder = _driver_and_embedder(graphiti_or_conn, embedder)
     limit = max_results or settings.composite.max_results
-    cfg = search_config_for(settings, limit=max(limit, settings.search.limit), base=config)
+    # Access control, min_trust and competing facts remove candidates: search twice as deep.
+    cfg = config if config is not None else search_config_for(
+        settings, limit=min(1000, max(2 * limit, settings.search.limit))
+    )
     results = await trust_search(
         graph,
         query,
@@ -270,10 +268,36 @@ async def build_context(
     )
 
 
+async def context_for_settings(
+    settings: Settings,
+    query: str,
+    *,
+    trust_context: TrustContext | None,
+    groups: list[str] | None = None,
+    **options: Any,
+) -> ContextResult:
+    """Open the configured graph and run :func:`build_context` (what ``graph-trust context``
+    runs). ``groups`` None means ``search.group_ids``, else every group; ``options`` are
+    :func:`build_context`'s keyword arguments."""
+    from graph_trust.service import open_graphiti, resolve_groups
+
+    require_context(trust_context)
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("the query is empty")
+    async with open_graphiti(settings) as (conn, graphiti):
+        group_ids = await resolve_groups(conn, groups or settings.search.group_ids or None)
+        return await build_context(
+            graphiti, query, settings=settings, trust_context=trust_context, group_ids=group_ids, **options
+        )
+
+
 async def get_record(
     graphiti_or_conn: Any, uuid: str, *, settings: Settings, trust_context: TrustContext | None
 ) -> MemoryRecord:
     """One edge or node by uuid, as ``trust_context`` may see it (possibly redacted).
+
+    On FalkorDB each group is its own graph: pass a handle on the group's graph
+    (``conn.for_group(group_id)``).
 
     NotFoundError when neither an edge nor a node has that uuid; AccessDeniedError when it
     exists but is denied; MissingTrustContextError without a context.
@@ -302,6 +326,7 @@ __all__ = [
     "ContextResult",
     "RankMode",
     "build_context",
+    "context_for_settings",
     "context_from_records",
     "get_record",
     "max_fused_for",

@@ -12,11 +12,14 @@ from typing import Any
 from graph_trust.config import Settings
 from graph_trust.connection import GraphConnection, open_graph
 from graph_trust.errors import ConfigError, InputError
+from graphiti_core.search.search_config import SearchConfig
+
 from graph_trust.graphiti import (
     EDGE_HYBRID_SEARCH_RRF_TRUST,
     NODE_HYBRID_SEARCH_RRF_TRUST,
     TrustSearchConfig,
     TrustSearchResults,
+    check_query,
     trust_search,
 )
 
@@ -73,6 +76,20 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> lis
     return None
 
 
+def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
+                  base: SearchConfig | None = None) -> TrustSearchConfig:
+    """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied."""
+    s = settings.search
+    recipe = base if base is not None else (
+        EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST)
+    data = recipe.model_dump()
+    if data.get("trust_weight") is None:
+        data["trust_weight"] = s.trust_weight
+    data.update(limit=limit or s.limit, rank_const=s.rank_const, pool_multiplier=s.pool_multiplier,
+                boost_expired=s.boost_expired)
+    return TrustSearchConfig(**data)
+
+
 async def search(
     settings: Settings,
     query: str,
@@ -84,16 +101,42 @@ async def search(
 ) -> TrustSearchResults:
     """Trust-boosted search on the configured graph (what ``graph-trust search`` runs)."""
     s = settings.search
-    if not isinstance(query, str) or not query.strip():
-        raise InputError("the search query is empty")
-    if len(query) > s.max_query_chars:
-        raise InputError(f"the search query is {len(query):,} characters; the limit is {s.max_query_chars:,}")
-    recipe = EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST
-    config = TrustSearchConfig(
-        **{**recipe.model_dump(), "limit": limit or s.limit, "trust_weight": s.trust_weight,
-           "rank_const": s.rank_const, "pool_multiplier": s.pool_multiplier, "boost_expired": s.boost_expired}
-    )
+    check_query(query, s.max_query_chars)
+    config = search_config(settings, scope=scope, limit=limit)
     async with open_graphiti(settings) as (conn, graphiti):
         group_ids = await resolve_groups(conn, groups or s.group_ids or None)
         return await trust_search(graphiti, query, config=config, group_ids=group_ids,
                                   trust_weight=trust_weight, max_query_chars=s.max_query_chars)
+
+
+def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
+                   limit: int | None = None, memory_types: list[str] | None = None) -> list[Any]:
+    """The optional second stage: composite rank (trust, recency, relevance, type) of a search."""
+    from graph_trust.composite import rank_composite
+    from graph_trust.pipeline import max_fused_for
+    from graph_trust.records import records_from_results
+
+    records = records_from_results(results)
+    return rank_composite(records, settings.composite, memory_types=memory_types,
+                          max_fused=max_fused_for(search_config(settings, scope=scope)),
+                          max_results=limit or settings.composite.max_results)
+
+
+async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
+    """Create what graph-trust needs, idempotently: Graphiti's indices and constraints and the
+    RELATES_TO.uuid / Entity.uuid range indexes sync relies on, in every requested group
+    (FalkorDB: in each group's graph; default: every group that exists, plus the default graph).
+    """
+    from graph_trust.sync.runner import ensure_indexes
+
+    async with open_graph(settings) as conn:
+        if conn.dialect == "falkordb":
+            targets = list(dict.fromkeys([*(groups or await existing_groups(conn)), conn.database]))
+        else:
+            targets = [conn.database]
+        for name in targets:
+            g = conn.for_group(name)
+            await g.driver.build_indices_and_constraints()
+        await conn.settle()
+        await ensure_indexes(conn)
+        return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets}

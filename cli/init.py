@@ -1,0 +1,33 @@
+"""``graph-trust init``: create indices and constraints, idempotently."""
+
+from __future__ import annotations
+
+import click
+
+from graph_trust import service
+from graph_trust.cli.common import common_options, emit_json, run, runtime
+
+EXAMPLES = """
+\b
+Examples:
+  graph-trust init                                   # the embedded default
+  graph-trust init --graph bolt://localhost:7687     # Neo4j (NEO4J_USER / NEO4J_PASSWORD)
+  graph-trust init --group ops --group ops-eu        # FalkorDB: these groups' graphs
+"""
+
+
+@click.command(epilog=EXAMPLES)
+@click.option("--group", "groups", multiple=True, metavar="G",
+              help="FalkorDB: initialise this group's graph (repeatable; default every group).")
+@common_options
+def init(groups: tuple[str, ...]) -> None:
+    """Create Graphiti's indices and constraints and the relationship uuid index sync needs.
+
+    Safe to run any number of times, on Neo4j and FalkorDB.
+    """
+    rt = runtime()
+    out = run(service.init_graph(rt.settings, list(groups) or None))
+    if rt.json:
+        emit_json(out)
+        return
+    click.echo(f"initialised {out['graph']} ({out['dialect']}): {', '.join(out['graphs'])}")

@@ -1,0 +1,98 @@
+"""The main job end to end, through the real `graph-trust` command on the embedded default."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import run_cli
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("demo")
+    r = run_cli("demo", "--json", cwd=d)
+    assert r.code == 0, r.err
+    (d / "first.json").write_text(r.out)
+    return d
+
+
+def _first(d: Path):
+    import json
+
+    return json.loads((d / "first.json").read_text())
+
+
+def test_demo_loads_syncs_and_boosts(demo_dir):
+    rep = _first(demo_dir)
+    assert rep["graph"] == "embedded:.graph-trust/graph"
+    assert rep["load"]["entities_created"] > 200 and rep["load"]["edges_created"] > 400
+    assert rep["sync"]["edges_set"] > 100 and rep["sync"]["entities_updated"] > 0
+    assert len(rep["queries"]) == 3
+    rose = 0
+    for q in rep["queries"]:
+        assert q["vanilla"] and q["boosted"]
+        for e in q["boosted"]:
+            assert set(e) == {"uuid", "text", "bm25_rank", "cosine_rank", "fused", "trust_score", "boost", "final",
+                              "rank", "rank_without_boost"}
+            assert e["final"] == pytest.approx(e["fused"] + e["boost"])
+        rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
+    assert rose >= 1  # review decisions in, boosted ranks out
+
+
+def test_demo_is_idempotent_and_data_persists(demo_dir):
+    r = run_cli("demo", "--json", cwd=demo_dir)
+    assert r.code == 0, r.err
+    rep = r.json()
+    assert rep["load"]["entities_created"] == 0 and rep["load"]["edges_created"] == 0
+    assert rep["load"]["edges_existing"] == _first(demo_dir)["load"]["edges_created"]
+    assert [q["boosted"] for q in rep["queries"]] == [q["boosted"] for q in _first(demo_dir)["queries"]]
+
+
+def test_server_is_stopped_after_each_command(demo_dir):
+    graph = demo_dir / ".graph-trust" / "graph"
+    assert not list((graph / "leases").glob("*"))
+    pidfile = graph / "falkordb.pid"
+    if pidfile.exists():
+        pid = int(pidfile.read_text().strip() or 0)
+        assert not pid or not Path(f"/proc/{pid}").exists()
+
+
+def test_search_json_has_explanations_and_trust(demo_dir):
+    r = run_cli("search", "who owns the payments api", "--json", "--explain", "--limit", "5", cwd=demo_dir)
+    assert r.code == 0, r.err
+    out = r.json()
+    assert out["trust_weight"] == 0.15 and len(out["results"]) == 5
+    assert [e["rank"] for e in out["results"]] == [1, 2, 3, 4, 5]
+    assert any(e["trust_score"] == 1.0 for e in out["results"])
+
+
+def test_search_weight_zero_and_table(demo_dir):
+    r = run_cli("search", "who owns the payments api", "--trust-weight", "0", "--json", "--group", "ops",
+                cwd=demo_dir)
+    assert r.code == 0, r.err
+    assert all(e["boost"] == 0 and e["rank"] == e["rank_without_boost"] for e in r.json()["results"])
+    t = run_cli("search", "who owns the payments api", "--explain", cwd=demo_dir)
+    assert t.code == 0 and "unboosted#" in t.out and "payments-api" in t.out
+
+
+def test_search_nodes(demo_dir):
+    r = run_cli("search", "payments", "--nodes", "--json", cwd=demo_dir)
+    assert r.code == 0, r.err
+    assert r.json()["scope"] == "nodes" and r.json()["results"]
+
+
+def test_search_composite_shows_every_dimension(demo_dir):
+    r = run_cli("search", "billing database backup", "--rank", "composite", "--json", cwd=demo_dir)
+    assert r.code == 0, r.err
+    res = r.json()["results"]
+    assert res
+    for e in res:
+        for k in ("score", "trust", "recency", "relevance", "type_boost", "memory_type", "explanation"):
+            assert k in e
+        assert 0.0 <= e["score"] <= 1.0
+    assert [e["score"] for e in res] == sorted((e["score"] for e in res), reverse=True)
+    t = run_cli("search", "billing database backup", "--rank", "composite", cwd=demo_dir)
+    assert t.code == 0 and "recency" in t.out and "relevance" in t.out
