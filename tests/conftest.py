@@ -56,3 +56,45 @@ async def graph(settings: Settings):
 
     async with open_graph(settings) as g:
         yield g
+
+
+# --- Bolt (Neo4j wire protocol): ArcadeDB in CI, real Neo4j with GRAPH_TRUST_TEST_NEO4J_URI ---
+
+@pytest.fixture(scope="session")
+def bolt_server(tmp_path_factory):
+    """ArcadeDB's Bolt endpoint for the session (stopped at the end), or the real Neo4j named by
+    GRAPH_TRUST_TEST_NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD, GRAPH_TRUST_TEST_NEO4J_DATABASE)."""
+    import os
+
+    from bolt_server import BoltEndpoint, arcadedb_bolt
+
+    uri = os.environ.get("GRAPH_TRUST_TEST_NEO4J_URI")
+    if uri:
+        yield BoltEndpoint.external(uri, os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""),
+                                    os.environ.get("GRAPH_TRUST_TEST_NEO4J_DATABASE", "neo4j"))
+        return
+    with arcadedb_bolt(tmp_path_factory.mktemp("arcadedb")) as ep:
+        yield ep
+
+
+@pytest.fixture
+def bolt(bolt_server, unique):
+    """ArcadeDB: a fresh database with Graphiti's fulltext indexes; real Neo4j: the shared
+    database (tests isolate by group_id)."""
+    from bolt_server import create_graphiti_fulltext_indexes
+
+    if not bolt_server.arcadedb:
+        return bolt_server
+    ep = bolt_server.create_database(f"t_{unique}")
+    create_graphiti_fulltext_indexes(ep)
+    return ep
+
+
+@pytest.fixture
+def bolt_settings(bolt, tmp_path: Path) -> Settings:
+    """Settings pointing graph-trust's Neo4j code path at the Bolt endpoint."""
+    return load_settings(
+        overrides={"graph.uri": bolt.uri, "graph.user": bolt.user, "graph.password": bolt.password,
+                   "graph.database": bolt.database, "state_dir": str(tmp_path / "state")},
+        environ={},
+    )
