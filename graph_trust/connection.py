@@ -34,7 +34,7 @@ def _transient_types() -> tuple[type[BaseException], ...]:
     return (rx.ConnectionError, rx.TimeoutError, n4.TransientError, n4.ServiceUnavailable, n4.SessionExpired)
 
 
-def _translate(exc: BaseException, address: GraphAddress) -> GraphConnectionError | None:
+def _translate(exc: BaseException, address: GraphAddress, database: str | None = None) -> GraphConnectionError | None:
     """Map a driver error to one clear line, or None if it is not a connection problem."""
     import neo4j.exceptions as n4
     import redis.exceptions as rx
@@ -46,7 +46,7 @@ def _translate(exc: BaseException, address: GraphAddress) -> GraphConnectionErro
     if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text:
         return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
     if isinstance(exc, n4.ClientError) and "DatabaseNotFound" in (exc.code or ""):
-        return GraphConnectionError(f"graph {where}: database not found ({exc.message})")
+        return GraphConnectionError(f"graph {where}: database {database or '?'!r} does not exist")
     if isinstance(exc, n4.ServiceUnavailable | rx.ConnectionError | OSError):
         return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
     return None
@@ -133,7 +133,7 @@ class GraphConnection:
         try:
             return await fn(*args)
         except Exception as exc:  # noqa: BLE001 - translated or re-raised
-            translated = _translate(exc, self.address)
+            translated = _translate(exc, self.address, self.database)
             if translated is not None:
                 raise translated from None
             raise
@@ -147,7 +147,7 @@ class GraphConnection:
             else:
                 await self.driver.client.connection.ping()
         except Exception as exc:  # noqa: BLE001
-            translated = _translate(exc, self.address)
+            translated = _translate(exc, self.address, self.database)
             if translated is not None:
                 raise translated from None
             raise GraphConnectionError(f"cannot use graph {self.address.display}: {exc}") from None

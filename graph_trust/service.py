@@ -135,8 +135,25 @@ async def init_graph(settings: Settings, groups: list[str] | None = None) -> dic
         else:
             targets = [conn.database]
         for name in targets:
-            g = conn.for_group(name)
-            await g.driver.build_indices_and_constraints()
+            await _graphiti_indices(conn.for_group(name))
         await conn.settle()
         await ensure_indexes(conn)
         return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets}
+
+
+async def _graphiti_indices(g: GraphConnection) -> None:
+    """Graphiti's own indices and constraints. On Neo4j only the statements whose index name is
+    missing run, so servers that create some indexes differently (e.g. fulltext) are left alone."""
+    if g.dialect == "falkordb":
+        await g.driver.build_indices_and_constraints()
+        return
+    import re
+
+    from graphiti_core.graph_queries import get_fulltext_indices, get_range_indices
+
+    existing = {r["name"] for r in await g.query("index_names")}
+    for stmt in get_range_indices(g.driver.provider) + get_fulltext_indices(g.driver.provider):
+        m = re.search(r"INDEX\s+(\w+)", stmt)
+        if m and m.group(1) in existing:
+            continue
+        await g.run_text(stmt, {}, write=True)
