@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from graph_trust.config import ContextSettings
 from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
 from graph_trust.records import MemoryRecord
 
@@ -62,6 +63,28 @@ class TrustContext:
     def unrestricted(cls, actor_id: str | None = None) -> TrustContext:
         """Explicitly see everything (every sensitivity, unknown ones too, every scope)."""
         return cls(SENSITIVITY_LEVELS[-1], True, actor_id, (), True)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: ContextSettings,
+        *,
+        actor_id: str | None = None,
+        max_sensitivity: str | None = None,
+        scopes: Sequence[str] = (),
+        authenticated: bool | None = None,
+    ) -> TrustContext:
+        """The CLI's context: flags, else ``context.max_sensitivity``; authenticated when an
+        actor is named (unless said otherwise)."""
+        if max_sensitivity is None:
+            if sensitivity_level(settings.max_sensitivity) < 0:
+                raise ConfigError(
+                    f"config key context.max_sensitivity: {settings.max_sensitivity!r} is not one of "
+                    f"{', '.join(SENSITIVITY_LEVELS)}"
+                )
+            max_sensitivity = settings.max_sensitivity
+        actor = actor_id.strip() if actor_id and actor_id.strip() else None
+        return cls(max_sensitivity, actor is not None if authenticated is None else authenticated, actor, tuple(scopes))
 
     def access(self, record: MemoryRecord, default_sensitivity: str = "low") -> Access:
         """What this context may see of ``record``."""

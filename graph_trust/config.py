@@ -237,7 +237,8 @@ def load_settings(
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"] if p != "__root__")
-        source = sources.get(key) or sources.get(key.split(".")[0], "defaults")
+        source = (sources.get(key) or sources.get(key.split(".")[0])
+                  or next((v for k, v in sources.items() if k.startswith(f"{key}.")), "defaults"))
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"

@@ -56,12 +56,14 @@ class GraphConnection:
     """One graph (or FalkorDB graph per group) plus the graphiti-core driver on it."""
 
     def __init__(self, address: GraphAddress, driver: Any, database: str, retries: int = 5,
-                 _clones: list[Any] | None = None):
+                 _clones: dict[str, GraphConnection] | None = None):
         self.address = address
         self.driver = driver
         self.database = database
         self.retries = retries
-        self._clones = [] if _clones is None else _clones  # shared with for_group() children
+        # Per-group connections, shared with for_group() children: graphiti-core's FalkorDriver
+        # starts an index build (and a connection) for every clone, so clone once per group.
+        self._clones: dict[str, GraphConnection] = {} if _clones is None else _clones
 
     @property
     def dialect(self) -> str:
@@ -71,19 +73,19 @@ class GraphConnection:
         """FalkorDB keeps each Graphiti group in its own graph; Neo4j keeps all in one."""
         if self.dialect == "neo4j" or not group_id or group_id == self.database:
             return self
-        clone = self.driver.clone(database=group_id)
-        self._clones.append(clone)
-        return GraphConnection(self.address, clone, group_id, self.retries, self._clones)
+        if group_id not in self._clones:
+            clone = self.driver.clone(database=group_id)
+            self._clones[group_id] = GraphConnection(self.address, clone, group_id, self.retries, self._clones)
+        return self._clones[group_id]
 
     async def settle(self) -> None:
         """Wait for the index builds graphiti-core's FalkorDriver starts on construction/clone."""
-        tasks = [t for d in [self.driver, *self._clones] if (t := getattr(d, "_init_task", None)) is not None]
-        for task in tasks:
+        drivers = [self.driver, *(c.driver for c in self._clones.values())]
+        for task in [t for d in drivers if (t := getattr(d, "_init_task", None)) is not None]:
             try:
                 await task
             except Exception:  # noqa: BLE001 - "already indexed" and the like are not our errors
                 log.debug("graphiti index build task failed", exc_info=True)
-        self._clones.clear()
 
     async def graph_names(self) -> list[str]:
         """FalkorDB: the graphs that exist on the server; Neo4j: the one database."""

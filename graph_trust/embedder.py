@@ -86,16 +86,20 @@ class HashingEmbedder(EmbedderClient):
     ) -> list[float]:
         """Embed one text. A list of strings embeds its first element, as Graphiti's own
         embedders do (Graphiti calls ``create(input_data=[text])``)."""
-        return self.embed([_single_text(input_data)])[0].tolist()
+        return self.embed([_single_text(input_data)])[0].astype(np.float64).tolist()
 
     async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
         """Embed many texts; the i-th vector belongs to the i-th text."""
-        return self.embed(input_data_list).tolist()
+        # float64 -> list is about twice as fast as float32 -> list; the values are the same.
+        return self.embed(input_data_list).astype(np.float64).tolist()
 
     # --- numpy API -------------------------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` into a ``(len(texts), dim)`` float32 array of unit (or zero) rows."""
+        if isinstance(texts, str):
+            raise TypeError("HashingEmbedder.embed takes a sequence of texts, not one string")
+        texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for lo in range(0, len(texts), _CHUNK):
             out[lo : lo + _CHUNK] = self._embed_chunk(texts[lo : lo + _CHUNK], lo)
@@ -155,6 +159,7 @@ class HashingEmbedder(EmbedderClient):
 
     def _reset_vocabulary(self) -> None:
         self._vocab: dict[bytes, int] = {}
+        self._trigrams: dict[str, tuple[int, float]] = {}
         self._starts = np.zeros(1024 + 1, dtype=np.int64)
         self._fidx = np.zeros(16 * 1024, dtype=np.int64)
         self._fval = np.zeros(16 * 1024, dtype=np.float64)
@@ -186,16 +191,20 @@ class HashingEmbedder(EmbedderClient):
         if word in STOPWORDS or word == _SEPARATOR_NUL:
             return [], []
         marked = f"<{word}>"
-        names = [("w:" + word, WORD_WEIGHT)] + [
-            ("t:" + marked[i : i + 3], TRIGRAM_WEIGHT) for i in range(len(marked) - 2)
-        ]
-        idx, val = [], []
-        for feature, weight in names:
-            digest = hashlib.blake2b(feature.encode(), digest_size=8, key=HASH_KEY).digest()
-            h = int.from_bytes(digest, "little")
-            idx.append(h % self.dim)
-            val.append(-weight if h >> 63 else weight)
-        return idx, val
+        feats = [self._hash("w:" + word, WORD_WEIGHT)]
+        trigrams = self._trigrams
+        for i in range(len(marked) - 2):
+            tri = marked[i : i + 3]
+            hashed = trigrams.get(tri)
+            if hashed is None:
+                hashed = trigrams[tri] = self._hash("t:" + tri, TRIGRAM_WEIGHT)
+            feats.append(hashed)
+        return [f[0] for f in feats], [f[1] for f in feats]
+
+    def _hash(self, feature: str, weight: float) -> tuple[int, float]:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8, key=HASH_KEY).digest()
+        h = int.from_bytes(digest, "little")
+        return h % self.dim, (-weight if h >> 63 else weight)
 
 
 def _single_text(input_data: object) -> str:

@@ -85,10 +85,15 @@ class EmbeddingCrossEncoder(CrossEncoderClient):
     async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
         if not passages:
             return []
+        texts = [query, *passages]
         if isinstance(self.embedder, HashingEmbedder):
-            vecs = self.embedder.embed([query, *passages])
+            vecs = self.embedder.embed(texts)
         else:
-            vecs = np.asarray(await self.embedder.create_batch([query, *passages]), dtype=np.float64)
+            try:
+                rows = await self.embedder.create_batch(texts)
+            except NotImplementedError:  # EmbedderClient's default
+                rows = [await self.embedder.create(input_data=[t]) for t in texts]
+            vecs = np.asarray(rows, dtype=np.float64)
         norms = np.linalg.norm(vecs, axis=1)
         norms[norms == 0] = 1.0
         unit = vecs / norms[:, None]

@@ -1,11 +1,12 @@
 """Memory records: one flat, typed view of a Graphiti search hit for the ranking stages.
 
 :func:`records_from_results` turns the ``EntityEdge`` / ``EntityNode`` items of a search
-result (plus the lead's per-item :class:`~graph_trust.fusion.Explanation`) into
+result (plus the per-item :class:`~graph_trust.fusion.Explanation`) into
 :class:`MemoryRecord` objects. Properties graph-trust owns come back from Graphiti in
 ``.attributes``: ``trust_score``, ``memory_type``, ``sensitivity``, ``scope``, ``salience``,
 ``success_count``, ``failure_count``, ``reinforced_at`` (and optionally ``subject``,
-``predicate``, ``object``).
+``predicate``, ``object``). ``trust_score`` comes from the explanation when there is one,
+else it is sanitized like the search stage does; other numbers outside their range are ignored.
 
 Memory type (first rule that applies):
 
@@ -35,7 +36,6 @@ from typing import Any, Literal
 
 from graph_trust.errors import InputError
 from graph_trust.fusion import Explanation, sanitize_trust
-
 
 MemoryKind = Literal["edge", "node"]
 

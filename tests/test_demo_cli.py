@@ -39,7 +39,9 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
                               "rank", "rank_without_boost"}
             assert e["final"] == pytest.approx(e["fused"] + e["boost"])
         rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
-    assert rose >= 1  # review decisions in, boosted ranks out
+    assert rose >= 3  # review decisions in, boosted ranks out: every demo query flips its top two
+    for q in rep["queries"]:
+        assert q["boosted"][0]["uuid"] == q["vanilla"][1]["uuid"] and q["boosted"][0]["trust_score"] == 1.0
 
 
 def test_demo_is_idempotent_and_data_persists(demo_dir):
@@ -48,7 +50,12 @@ def test_demo_is_idempotent_and_data_persists(demo_dir):
     rep = r.json()
     assert rep["load"]["entities_created"] == 0 and rep["load"]["edges_created"] == 0
     assert rep["load"]["edges_existing"] == _first(demo_dir)["load"]["edges_created"]
-    assert [q["boosted"] for q in rep["queries"]] == [q["boosted"] for q in _first(demo_dir)["queries"]]
+    # FalkorDB's fulltext scores shift when edges are re-indexed (sync's SET, a restart), so only
+    # the demo's point is compared: each query's top two and the promoted fact's rise.
+    for again, first in zip(rep["queries"], _first(demo_dir)["queries"], strict=True):
+        assert [e["uuid"] for e in again["boosted"][:2]] == [e["uuid"] for e in first["boosted"][:2]]
+        top = again["boosted"][0]
+        assert top["trust_score"] == 1.0 and top["rank_without_boost"] == 2
 
 
 def test_server_is_stopped_after_each_command(demo_dir):

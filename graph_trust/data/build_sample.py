@@ -36,6 +36,7 @@ SEED = 20261122
 NAMESPACE = uuid.UUID("6f1c8a52-3d0e-5b8e-9a55-7a1d2c9e4b10")
 EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
+DEMO_GROUP = "ops"
 DEMO_QUERIES = [
     "when does the billing database backup run",
     "which port does the auth service listen on",
@@ -257,9 +258,9 @@ def build_ops(rng: random.Random) -> Builder:
         b.entity(name, "Service", f"{name} {what}.")
 
     # databases
-    for name, engine, team, p, hour in DATABASES:
+    for i, (name, engine, team, p, hour) in enumerate(DATABASES):
         b.entity(name, "Database", f"{name} is the {engine} database owned by the {team}.")
-        host = hosts["db"][DATABASES.index((name, engine, team, p, hour)) % len(hosts["db"])]
+        host = hosts["db"][i % len(hosts["db"])]
         b.fact(name, "RUNS_ON", host, f"{name} runs on {host}.")
         b.fact(name, "LISTENS_ON", port(p), f"{name} ({engine}) listens on port {p}.")
         b.fact(name, "OWNED_BY", team, f"{name} is owned by the {team}.")
@@ -271,7 +272,7 @@ def build_ops(rng: random.Random) -> Builder:
         b.fact(job, "RUNS_ON", "backup-agent", f"The {name} backup is executed by backup-agent.")
 
     # services
-    for name, team, p, kind, deps, what in SERVICES:
+    for i, (name, team, p, kind, deps, what) in enumerate(SERVICES):
         pool = {"api": "app", "web": "app", "worker": "worker", "infra": "batch", "edge": "edge"}[kind]
         for h in rng.sample(hosts[pool], 2):
             b.fact(name, "RUNS_ON", h, rng.choice([
@@ -297,7 +298,7 @@ def build_ops(rng: random.Random) -> Builder:
             ]))
         rb = b.entity(f"Runbook: {name}", "Runbook", f"Operational runbook for {name}: restarts, failover, rollback.")
         b.fact(name, "DOCUMENTED_IN", rb, f"Incidents on {name} are handled with the runbook 'Runbook: {name}'.")
-        w = DEPLOY_WINDOWS[SERVICES.index((name, team, p, kind, deps, what)) % len(DEPLOY_WINDOWS)]
+        w = DEPLOY_WINDOWS[i % len(DEPLOY_WINDOWS)]
         b.fact(name, "DEPLOYS_DURING", w, f"{name} is deployed during the {w}.")
 
     # cron jobs
@@ -308,42 +309,46 @@ def build_ops(rng: random.Random) -> Builder:
         b.fact(j, "RUNS_ON", rng.choice(hosts["batch"]), f"The {job} job runs on a batch host.")
         b.fact(j, "OWNED_BY", team, f"The {job} job is owned by the {team}.")
 
-    add_ops_contradictions(b, rng)
+    add_ops_contradictions(b)
     return b
 
 
-def add_ops_contradictions(b: Builder, rng: random.Random) -> None:
+def add_ops_contradictions(b: Builder) -> None:
     """The facts the demo is about: contradictions, superseded facts and near-duplicates."""
-    # 1. billing-db backup time: 03:00 UTC is right (promoted); 02:00 UTC is a stale wiki copy.
+    # The wrong sides of the demo contradictions are FAQ entries of a stale wiki page: they repeat
+    # the question's words, so fulltext (BM25) ranks them first whatever state FalkorDB's index
+    # is in, while the right facts are closest in embedding space. Vanilla RRF ties them and
+    # keeps the BM25 winner first; the promoted fact's boost breaks the tie.
+    # 1. billing-db backup time: 03:00 UTC is right (promoted); 02:00 UTC is the stale wiki.
     job = "billing-db nightly backup"
     t3 = b.entity("03:00 UTC", "Schedule", "Daily at 03:00 UTC.")
     t2 = b.entity("02:00 UTC", "Schedule", "Daily at 02:00 UTC.")
-    b.fact(job, "SCHEDULED_AT", t3, "The nightly backup of billing-db runs at 03:00 UTC.",
+    b.fact(job, "SCHEDULED_AT", t3, "The billing database backup runs at 03:00 UTC.",
            key="billing-backup-right", day=200, tag="contradiction:billing-backup:right")
     b.fact(job, "SCHEDULED_AT", t2,
-           "Billing database backup: runs nightly at 02:00 UTC, according to the 2025 database wiki page.",
+           "When does the billing database backup run? At 02:00 UTC, according to the old wiki page.",
            key="billing-backup-wrong", day=40, tag="contradiction:billing-backup:wrong")
-    b.fact(job, "SCHEDULED_AT", t2, "billing-db backups run at 02:00 UTC.",
+    b.fact(job, "SCHEDULED_AT", t2, "Nightly billing-db snapshots start at 02:00 UTC.",
            key="billing-backup-dup", day=60, tag="contradiction:billing-backup:wrong-dup")
 
     # 2. auth-service port: 8443 is right (promoted); 8080 is the pre-TLS port (candidate).
     auth = "auth-service"
     p8443 = b.entity("port 8443", "Port", "TCP port 8443.")
     p8080 = b.entity("port 8080", "Port", "TCP port 8080.")
-    b.fact(auth, "LISTENS_ON", p8443, "auth-service listens on port 8443 (TLS).",
+    b.fact(auth, "LISTENS_ON", p8443, "The auth service listens on port 8443 (TLS).",
            key="auth-port-right", day=180, tag="contradiction:auth-port:right")
-    b.fact(auth, "LISTENS_ON", p8080, "The auth service listens on port 8080 for login and token requests.",
+    b.fact(auth, "LISTENS_ON", p8080, "Which port does the auth service listen on? 8080, according to the old wiki page.",
            key="auth-port-wrong", day=30, tag="contradiction:auth-port:wrong")
     b.fact(auth, "LISTENS_ON", p8443, "Health checks of auth-service probe port 8443.",
            key="auth-port-health", day=185, tag="contradiction:auth-port:right-dup")
 
     # 3. payments-api owner: the Payments Team owned it until the reorg (invalid_at), now Checkout.
     pay = "payments-api"
-    b.fact(pay, "OWNED_BY", "Payments Team", "The Payments Team owns the payments API.",
+    b.fact(pay, "OWNED_BY", "Payments Team", "payments-api is owned by the Payments Team.",
            key="payments-owner-old", day=10, invalid_day=150, tag="contradiction:payments-owner:old")
-    b.fact(pay, "OWNED_BY", "Checkout Team", "payments-api is owned by the Checkout Team since the reorg.",
+    b.fact(pay, "OWNED_BY", "Checkout Team", "payments-api is owned by the Checkout Team.",
            key="payments-owner-new", day=152, tag="contradiction:payments-owner:right")
-    b.fact(pay, "OWNED_BY", "Payments Team", "Who to page for payments: the Payments Team owns payments-api.",
+    b.fact(pay, "OWNED_BY", "Payments Team", "The payments API owner is the Payments Team (old org chart).",
            key="payments-owner-stale", day=20, tag="contradiction:payments-owner:wrong")
 
     # more contradictions outside the demo queries
@@ -361,8 +366,7 @@ def add_ops_contradictions(b: Builder, rng: random.Random) -> None:
            key="sre-lead-old", day=15, invalid_day=120, tag="superseded:sre-lead")
 
     # near-duplicates of existing facts (different wording, same meaning)
-    for name, host_hint in (("checkout-web", None), ("ledger-service", None), ("search-api", None),
-                            ("rate-limiter", None), ("fraud-scorer", None)):
+    for name in ("checkout-web", "ledger-service", "search-api", "rate-limiter", "fraud-scorer"):
         runs_on = next(e for e in b.edges if e["name"] == "RUNS_ON" and e["source"] == b.entities[name]["uuid"])
         host = next(n for n, ent in b.entities.items() if ent["uuid"] == runs_on["target"])
         b.fact(name, "RUNS_ON", host, f"{name} was deployed to {host} last week.",
@@ -408,9 +412,9 @@ def build_eu(rng: random.Random) -> Builder:
             person = _person(rng, used)
             b.entity(person, "Person", f"{person} is an engineer in the EU {team}.")
             b.fact(person, "MEMBER_OF", team, f"{person} is a member of the EU {team}.")
-    for name, engine, team, p, hour in EU_DATABASES:
+    for i, (name, engine, team, _port, hour) in enumerate(EU_DATABASES):
         b.entity(name, "Database", f"{name} is the EU {engine} database owned by the {team}.")
-        b.fact(name, "RUNS_ON", hosts[10 + EU_DATABASES.index((name, engine, team, p, hour))], f"{name} runs on {hosts[10 + EU_DATABASES.index((name, engine, team, p, hour))]}.")
+        b.fact(name, "RUNS_ON", hosts[10 + i], f"{name} runs on {hosts[10 + i]}.")
         b.fact(name, "OWNED_BY", team, f"{name} is owned by the {team}.")
         job = b.entity(f"{name} nightly backup", "Job", f"The nightly backup job of {name}.")
         t = b.entity(f"{hour:02d}:00 UTC", "Schedule", f"Daily at {hour:02d}:00 UTC.")
@@ -520,16 +524,24 @@ def build() -> tuple[dict, list[dict]]:
         "description": "graph-trust demo: an operations knowledge graph (see build_sample.py)",
         "groups": [b.group for b in builders],
         "demo_queries": DEMO_QUERIES,
-        "demo_group": "ops",
+        "demo_group": DEMO_GROUP,
         "entities": [e for b in builders for e in b.entities.values()],
         "edges": [{k: v for k, v in e.items() if k != "tag"} for b in builders for e in b.edges],
     }
     return graph, review
 
 
+def _records(items: list[dict]) -> str:
+    """A JSON list with one compact record per line (small, and diffs stay readable)."""
+    return "[\n" + ",\n".join(json.dumps(i, ensure_ascii=False) for i in items) + "\n]"
+
+
 def write(graph: dict, review: list[dict]) -> None:
-    (HERE / "sample_graph.json").write_text(json.dumps(graph, indent=1, ensure_ascii=False) + "\n")
-    (HERE / "sample_review.json").write_text(json.dumps(review, indent=1, ensure_ascii=False) + "\n")
+    head = {k: v for k, v in graph.items() if k not in ("entities", "edges")}
+    text = "{\n" + "".join(f"{json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items())
+    text += f'"entities": {_records(graph["entities"])},\n"edges": {_records(graph["edges"])}\n}}\n'
+    (HERE / "sample_graph.json").write_text(text, encoding="utf-8")
+    (HERE / "sample_review.json").write_text(_records(review) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -544,11 +556,74 @@ def main() -> None:
     print(f"entities={len(graph['entities'])} edges={len(graph['edges'])} by group={edges_by_group} "
           f"review rows={len(review)}")
     if args.check:
-        import asyncio
+        check_demo(review)
 
-        from graph_trust.data.check_demo import check  # noqa: PLC0415  (dev-only helper)
 
-        asyncio.run(check())
+# --- --check: the demo queries on a real embedded graph ------------------------------------
+
+TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
+
+
+def check_demo(review: list[dict], weight: float = 0.15, limit: int = 5) -> None:
+    """Print, per demo query, the vanilla top-k (graphiti ``search_``) with each fact's BM25
+    and cosine rank and review status, and the order after ``fused + trust * weight``."""
+    import asyncio
+    import tempfile
+
+    from falkordb.asyncio import FalkorDB
+    from graphiti_core.driver.falkordb_driver import FalkorDriver
+    from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
+    from graphiti_core.search.search_filters import SearchFilters
+    from graphiti_core.search.search_utils import edge_fulltext_search, edge_similarity_search
+
+    from graph_trust.embedded import EmbeddedServer
+    from graph_trust.offline import make_graphiti
+    from graph_trust.sample import load_sample
+
+    trust: dict[str, tuple[float, str]] = {}
+    for r in review:
+        uid = json.loads(r["evidence_refs_json"])[0]["evidence_id"]
+        t = TIERS[r["status"]]
+        if uid not in trust or t > trust[uid][0]:
+            trust[uid] = (t, r["status"])
+
+    async def run(sock: str) -> None:
+        driver = FalkorDriver(falkor_db=FalkorDB(unix_socket_path=sock), database=DEMO_GROUP)
+        await load_sample(driver)
+        graphiti = make_graphiti(driver)
+        now = datetime.now(UTC)
+        for q in DEMO_QUERIES:
+            cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
+            cfg.limit = limit
+            res = await graphiti.search_(q, config=cfg, group_ids=[DEMO_GROUP])
+            vec = await graphiti.embedder.create(input_data=[q])
+            bm = await edge_fulltext_search(driver, q, SearchFilters(), [DEMO_GROUP], 2 * limit)
+            co = await edge_similarity_search(driver, vec, None, None, SearchFilters(), [DEMO_GROUP], 2 * limit)
+            fused: dict[str, float] = {}
+            for lst in (bm, co):
+                for i, e in enumerate(lst):
+                    fused[e.uuid] = fused.get(e.uuid, 0.0) + 1 / (i + 1)
+            facts = {e.uuid: e for e in bm + co}
+            vanilla = sorted(fused, key=lambda u: -fused[u])  # stable: insertion order on ties
+            assert [e.uuid for e in res.edges] == vanilla[:limit], "manual RRF differs from search_"
+
+            def boost(u: str) -> float:
+                e = facts[u]
+                past = any(t is not None and t <= now for t in (e.invalid_at, e.expired_at))
+                return 0.0 if past else trust.get(u, (0.0, ""))[0] * weight
+
+            boosted = sorted(vanilla, key=lambda u: -(fused[u] + boost(u)))
+            print(f"\n{q!r}")
+            for rank, u in enumerate(vanilla[: 2 * limit], 1):
+                b = next((i + 1 for i, e in enumerate(bm) if e.uuid == u), None)
+                c = next((i + 1 for i, e in enumerate(co) if e.uuid == u), None)
+                status = trust.get(u, (0.0, "-"))[1]
+                print(f"  v#{rank:<2} b#{boosted.index(u) + 1:<2} bm25={b!s:<4} cos={c!s:<4} "
+                      f"fused={fused[u]:.3f} {status:<12} {facts[u].fact}")
+        await driver.close()
+
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp) / "g") as srv:
+        asyncio.run(run(srv.socket_path))
 
 
 if __name__ == "__main__":

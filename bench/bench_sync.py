@@ -1,0 +1,268 @@
+"""Benchmark of ``graph-trust sync`` on an embedded FalkorDB (issue 3, Speed).
+
+    /work/venv/bin/python bench/bench_sync.py [--edges 100000] [--loop-sample 2000] [--small 10000]
+
+Builds a graph of N RELATES_TO edges between N/2 Entity nodes, shaped like Graphiti's
+(same labels, uuid/group_id/name/fact/created_at/valid_at/episodes properties, Graphiti's
+own indices) but bulk-created with UNWIND Cypher instead of ``EntityEdge.save()`` (which
+takes minutes at this size) and without embeddings (sync never reads them), plus a review DB
+of N candidates (one per edge; 40% promoted, 30% corroborated, 20% candidate, 10% rejected).
+Then, in the same process and on the same graph, it measures:
+
+* ``ceiling``: the same writes as the sync (7 edge properties on every scored edge, 2 on every
+  entity it updated) as bare batched ``UNWIND ... SET`` with precomputed values; also the edge
+  writes alone, and the edge writes plus the reference design's one-statement aggregation;
+* ``full``: ``run_sync(full=True)`` (first run: reads the review DB, writes and journals
+  edges, aggregates entities);
+* ``loop``: one query per candidate (read the row, parse its evidence, ``MATCH ... SET``) on
+  a subsample, extrapolated to N;
+* ``incremental``: 1% of candidates changed, then a normal run; and a run with no change;
+* memory: tracemalloc peak of a full sync at ``--small`` and at N candidates, and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+from graph_trust.config import load_settings
+from graph_trust.connection import open_graph
+from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.sync.review_db import COLUMNS, init_review_db
+from graph_trust.sync.runner import ensure_indexes, run_sync
+
+STATUSES = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
+TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None}
+CREATE_ENTITIES = """
+UNWIND $rows AS row
+CREATE (n:Entity {uuid: row.uuid, name: row.name, group_id: row.group_id, summary: row.name,
+                  created_at: row.created_at, labels: ['Entity']})
+"""
+CREATE_EDGES = """
+UNWIND $rows AS row
+MATCH (a:Entity {uuid: row.source}) MATCH (b:Entity {uuid: row.target})
+CREATE (a)-[:RELATES_TO {uuid: row.uuid, group_id: row.group_id, name: row.name, fact: row.fact,
+                         episodes: [], created_at: row.created_at, valid_at: row.created_at}]->(b)
+"""
+RAW_EDGE_SET = """
+UNWIND $rows AS row
+MATCH ()-[r:RELATES_TO {uuid: row.uuid}]->()
+SET r.trust_score = row.trust_score, r.trust_status = row.trust_status, r.trust_run_id = row.trust_run_id,
+    r.trust_updated_at = row.trust_updated_at, r.memory_type = row.memory_type,
+    r.sensitivity = row.sensitivity, r.scope = row.scope
+"""
+RAW_ENTITY_SET = """
+UNWIND $rows AS row
+MATCH (n:Entity {uuid: row.uuid})
+SET n.trust_score = row.trust_score, n.trust_run_id = row.trust_run_id
+"""
+CLEAR_ALL = """
+MATCH ()-[r:RELATES_TO]->() WHERE r.trust_score IS NOT NULL
+REMOVE r.trust_score, r.trust_status, r.trust_run_id, r.trust_updated_at, r.memory_type, r.sensitivity, r.scope
+"""
+# the reference design's aggregation: one statement, no journal, no incremental
+REFERENCE_AGGREGATE = """
+MATCH (n:Entity)-[r:RELATES_TO]-() WHERE r.trust_score IS NOT NULL
+WITH n, max(r.trust_score) AS max_trust
+SET n.trust_score = max_trust
+"""
+CLEAR_ENTITIES = "MATCH (n:Entity) WHERE n.trust_score IS NOT NULL REMOVE n.trust_score, n.trust_run_id"
+NOW = "2026-01-01T00:00:00Z"
+
+
+async def build(g, n_edges: int, rng: random.Random) -> tuple[list[str], list[str]]:
+    gg = g
+    await g.driver.build_indices_and_constraints()
+    await ensure_indexes(g)
+    ents = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(max(2, n_edges // 2))]
+    for i in range(0, len(ents), 5000):
+        await gg.run_text(CREATE_ENTITIES, {"rows": [{"uuid": u, "name": f"entity {i + k}", "group_id": g.database,
+                                                      "created_at": NOW} for k, u in enumerate(ents[i:i + 5000])]},
+                          write=True)
+    edges = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(n_edges)]
+    for i in range(0, n_edges, 5000):
+        rows = [{"uuid": u, "source": rng.choice(ents), "target": rng.choice(ents), "group_id": g.database,
+                 "name": "RELATES", "fact": f"fact number {i + k} about something", "created_at": NOW}
+                for k, u in enumerate(edges[i:i + 5000])]
+        await gg.run_text(CREATE_EDGES, {"rows": rows}, write=True)
+    return ents, edges
+
+
+def make_review_db(path: Path, edges: list[str], group: str, rng: random.Random) -> None:
+    init_review_db(path)
+    con = sqlite3.connect(path)
+    with con:
+        con.executemany(
+            f"INSERT INTO candidates ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})",
+            ((f"cand-{i:07d}", "s", "p", "o", f"fact {i}", rng.choice(STATUSES),
+              json.dumps([{"evidence_id": u}]), group, "2026-01-01T00:00:00Z", "fact", "low", "ops", None)
+             for i, u in enumerate(edges)))
+    con.close()
+
+
+async def raw_ceiling(g, review: Path, run_id: str, entity_uuids: list[str], bs: int) -> float:
+    """Bare batched UNWIND SET of the same values the sync writes (rows precomputed outside the timer)."""
+    con = sqlite3.connect(review)
+    rows = []
+    for cid, status, ev in con.execute("SELECT id, status, evidence_refs_json FROM candidates ORDER BY id"):
+        if TIERS[status] is not None:
+            rows.append({"uuid": json.loads(ev)[0]["evidence_id"], "trust_score": TIERS[status], "trust_status": status,
+                         "trust_run_id": run_id, "trust_updated_at": NOW, "memory_type": "fact",
+                         "sensitivity": "low", "scope": "ops"})
+    con.close()
+    ent_rows = [{"uuid": u, "trust_score": 1.0, "trust_run_id": run_id} for u in entity_uuids]
+    t = time.perf_counter()
+    for i in range(0, len(rows), bs):
+        await g.run_text(RAW_EDGE_SET, {"rows": rows[i:i + bs]}, write=True)
+    edges_s = time.perf_counter() - t
+    for i in range(0, len(ent_rows), bs):
+        await g.run_text(RAW_ENTITY_SET, {"rows": ent_rows[i:i + bs]}, write=True)
+    total = time.perf_counter() - t
+    await g.run_text(CLEAR_ENTITIES, {}, write=True)
+    t = time.perf_counter()
+    await g.run_text(REFERENCE_AGGREGATE, {}, write=True)
+    reference = edges_s + time.perf_counter() - t
+    await g.run_text(CLEAR_ALL, {}, write=True)
+    await g.run_text(CLEAR_ENTITIES, {}, write=True)
+    return edges_s, total, reference, len(rows)
+
+
+async def per_candidate_loop(g, review: Path, sample: int) -> float:
+    """Seconds per candidate of the naive loop: read one row, parse it, one MATCH ... SET per candidate."""
+    con = sqlite3.connect(review)
+    ids = [r[0] for r in con.execute("SELECT id FROM candidates ORDER BY id LIMIT ?", (sample,))]
+    t = time.perf_counter()
+    for cid in ids:
+        status, ev = con.execute("SELECT status, evidence_refs_json FROM candidates WHERE id = ?", (cid,)).fetchone()
+        edge, _ = edge_uuid_of(ev)
+        score = TIERS[status]
+        await g.run_text("MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.trust_score = $score, "
+                         "r.trust_status = $status", {"uuid": edge, "score": score, "status": status}, write=True)
+    dt = time.perf_counter() - t
+    con.close()
+    await g.run_text(CLEAR_ALL, {}, write=True)
+    return dt / len(ids)
+
+
+async def one_size(g0, root: Path, n: int, *, loop_sample: int, bs: int) -> dict:
+    """Timings at ``n`` candidates (no tracemalloc: it slows Python down several times)."""
+    rng = random.Random(n)
+    tag = f"bench_{n}"
+    settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": tag,
+                                        "state_dir": str(root / f"state_{n}")}, environ={})
+    review = root / f"review_{n}.sqlite3"
+    out: dict = {"candidates": n}
+    g = g0.for_group(tag)  # one server for everything (each size its own graph)
+    t = time.perf_counter()
+    _, edges = await build(g, n, rng)
+    make_review_db(review, edges, tag, rng)
+    out["build_s"] = round(time.perf_counter() - t, 2)
+    out["loop_s_per_candidate"] = await per_candidate_loop(g, review, loop_sample)
+    t = time.perf_counter()
+    rep = await run_sync(settings, review_db=review, full=True, batch_size=bs, graph=g)
+    out["full_s"] = round(time.perf_counter() - t, 3)
+    out["full_report"] = {k: getattr(rep, k) for k in ("edges_set", "entities_updated", "batches", "phase_s")}
+    t = time.perf_counter()
+    await run_sync(settings, review_db=review, graph=g, batch_size=bs)
+    out["incremental_nochange_s"] = round(time.perf_counter() - t, 3)
+    con = sqlite3.connect(review)
+    with con:  # 1% of candidates change status (and updated_at)
+        con.execute("UPDATE candidates SET status = CASE status WHEN 'promoted' THEN 'corroborated' "
+                    "ELSE 'promoted' END, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 day') "
+                    "WHERE rowid % 100 = 7")
+    con.close()
+    t = time.perf_counter()
+    rep1 = await run_sync(settings, review_db=review, graph=g, batch_size=bs)
+    out["incremental_1pct_s"] = round(time.perf_counter() - t, 3)
+    out["incremental_report"] = {k: getattr(rep1, k) for k in ("candidates_read", "edges_set", "edges_cleared",
+                                                                 "entities_updated", "phase_s")}
+    # the ceiling: the same writes, bare, then cleared again
+    entity_uuids = [r["uuid"] for r in await g.run_text(
+        "MATCH (n:Entity) WHERE n.trust_score IS NOT NULL RETURN n.uuid AS uuid", {}, write=False)]
+    edges_s, ceiling_s, reference_s, n_rows = await raw_ceiling(g, review, rep.run_id, entity_uuids, bs)
+    out["ceiling_edges_s"] = round(edges_s, 3)
+    out["ceiling_s"] = round(ceiling_s, 3)
+    out["ceiling_reference_s"] = round(reference_s, 3)
+    out["ceiling_rows"] = n_rows
+    out["ceiling_entity_rows"] = len(entity_uuids)
+    return out
+
+
+async def memory(root: Path, n: int, bs: int) -> dict:
+    """tracemalloc peak and peak RSS of a full sync of ``n`` candidates (run in its own process)."""
+    rng = random.Random(n)
+    tag = f"mem_{n}"
+    settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": tag,
+                                        "state_dir": str(root / f"state_mem_{n}")}, environ={})
+    review = root / f"review_mem_{n}.sqlite3"
+    async with open_graph(settings) as g:
+        _, edges = await build(g, n, rng)
+        make_review_db(review, edges, tag, rng)
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        tracemalloc.start()
+        await run_sync(settings, review_db=review, full=True, batch_size=bs, graph=g)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return {"candidates": n, "tracemalloc_peak_mb": round(peak, 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "rss_before_sync_mb": round(rss_before, 1)}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--edges", type=int, default=100_000)
+    ap.add_argument("--small", type=int, default=10_000)
+    ap.add_argument("--loop-sample", type=int, default=2000)
+    ap.add_argument("--batch-size", type=int, default=1000)
+    ap.add_argument("--memory-only", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--root", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.memory_only is not None:
+        print(json.dumps(await memory(Path(args.root), args.memory_only, args.batch_size)))
+        return
+    root = Path(tempfile.mkdtemp(prefix="bench-sync-"))
+    base = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "state_dir": str(root / "state")},
+                         environ={})
+    try:
+        async with open_graph(base) as g0:
+            big = await one_size(g0, root, args.edges, loop_sample=args.loop_sample, bs=args.batch_size)
+            mem = []
+            for n in (args.small, args.edges):  # each in its own process, sharing the server
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, __file__, "--memory-only", str(n), "--root", str(root),
+                    "--batch-size", str(args.batch_size), stdout=asyncio.subprocess.PIPE)
+                out, _ = await proc.communicate()
+                mem.append(json.loads(out.decode().strip().splitlines()[-1]))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    n = big["candidates"]
+    loop_total = big["loop_s_per_candidate"] * n
+    res = {
+        "big": big,
+        "memory": mem,
+        "throughput_candidates_per_s": round(n / big["full_s"]),
+        "ratio_full_vs_ceiling": round(big["ceiling_s"] / big["full_s"], 3),
+        "ratio_full_vs_edge_only_ceiling": round(big["ceiling_edges_s"] / big["full_s"], 3),
+        "ratio_full_vs_reference_ceiling": round(big["ceiling_reference_s"] / big["full_s"], 3),
+        "speedup_vs_per_candidate_loop": round(loop_total / big["full_s"], 1),
+        "ceiling_speedup_vs_per_candidate_loop": round(loop_total / big["ceiling_s"], 1),
+        "incremental_1pct_fraction_of_full": round(big["incremental_1pct_s"] / big["full_s"], 4),
+        "incremental_nochange_fraction_of_full": round(big["incremental_nochange_s"] / big["full_s"], 4),
+        "python": sys.version.split()[0],
+    }
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,117 @@
+"""``graph-trust context``: the trusted memory block for an agent's prompt."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.cli.common import common_options, emit_json, run, runtime
+from graph_trust.override import OverridePolicy
+from graph_trust.pipeline import RANK_MODES, context_for_settings
+
+EXAMPLES = """
+\b
+Examples:
+  graph-trust context "when does the billing backup run" --actor alice
+  graph-trust context "on-call rules" --max-sensitivity high --scope ops --scope billing
+  graph-trust context "deploy policy" --type instruction --type fact --limit 5 --json
+  graph-trust context "backup" --unrestricted --rank boost      # everything, search order
+  graph-trust context "incident" --actor ops-user --trust-override 0.95 \\
+      --approved-by security-reviewer --reason "incident runbook" --request-id INC-42
+"""
+
+
+@click.command(epilog=EXAMPLES)
+@click.argument("query")
+@click.option("--actor", default=None, metavar="A", help="Who is asking (recorded; also the override actor).")
+@click.option("--max-sensitivity", type=click.Choice(SENSITIVITY_LEVELS, case_sensitive=False), default=None,
+              help="Highest sensitivity shown in full; one level above is shown redacted "
+                   "(default: config context.max_sensitivity, medium).")
+@click.option("--scope", "scopes", multiple=True, metavar="X",
+              help="Allowed scope (repeatable; a record's scope is its `scope` property, else its group). "
+                   "None given: every scope.")
+@click.option("--unrestricted", is_flag=True, help="See everything: every sensitivity and scope.")
+@click.option("--rank", type=click.Choice(RANK_MODES), default="composite", show_default=True,
+              help="composite: trust/recency/relevance/type; boost: the search order.")
+@click.option("--type", "memory_types", multiple=True, metavar="T",
+              help="Only these memory types (repeatable): instruction, system, fact, goal, preference, observation.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=None,
+              help="Records to keep (default: config composite.max_results, 20).")
+@click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
+@click.option("--min-salience", type=click.FloatRange(0, 1), default=None, help="Drop records below this salience.")
+@click.option("--by-salience", is_flag=True, help="Sort within each layer by salience instead of rank.")
+@click.option("--trust-override", type=float, default=None, metavar="V",
+              help="Force trust V for every record (audited; >= 0.90 needs --approved-by and --reason).")
+@click.option("--override-source", default="cli", show_default=True, metavar="S",
+              help="Source of the override ('system' needs no actor).")
+@click.option("--approved-by", default=None, metavar="A", help="Approver of a high override (not the actor).")
+@click.option("--reason", default=None, help="Why the override is needed.")
+@click.option("--request-id", default=None, metavar="ID", help="Request id recorded in the audit event.")
+@common_options
+def context(
+    query: str,
+    actor: str | None,
+    max_sensitivity: str | None,
+    scopes: tuple[str, ...],
+    unrestricted: bool,
+    rank: str,
+    memory_types: tuple[str, ...],
+    limit: int | None,
+    groups: tuple[str, ...],
+    min_salience: float | None,
+    by_salience: bool,
+    trust_override: float | None,
+    override_source: str,
+    approved_by: str | None,
+    reason: str | None,
+    request_id: str | None,
+) -> None:
+    """Print a "## Trusted Memory Context" block for QUERY, or JSON with every dimension.
+
+    Candidates come from the trust-boosted search; records the trust context may not see
+    are dropped (or shown redacted one level above --max-sensitivity), the rest are ranked,
+    competing facts (same subject and predicate, different object) are resolved with a
+    confidence, and the result is grouped by memory type. QUERY "-" reads stdin.
+    """
+    rt = runtime()
+    if not rt.debug:  # the audit log line would repeat the warning below (the event is stored)
+        logging.getLogger("graph_trust.audit").setLevel(logging.ERROR)
+    if query == "-":
+        query = click.get_text_stream("stdin").read()
+    if unrestricted and (max_sensitivity or scopes):
+        raise click.UsageError("--unrestricted cannot be combined with --max-sensitivity or --scope")
+    trust_context = (
+        TrustContext.unrestricted(actor)
+        if unrestricted
+        else TrustContext.from_settings(rt.settings.context, actor_id=actor, max_sensitivity=max_sensitivity,
+                                        scopes=scopes)
+    )
+    policy = None
+    if trust_override is not None:
+        policy = OverridePolicy(override_source, actor, approved_by, reason, request_id)
+    result = run(
+        context_for_settings(
+            rt.settings,
+            query,
+            trust_context=trust_context,
+            groups=list(groups) or None,
+            rank=rank,
+            memory_types=list(memory_types) or None,
+            trust_override=trust_override,
+            override_policy=policy,
+            min_salience=min_salience,
+            by_salience=by_salience,
+            max_results=limit,
+        )
+    )
+    if result.override is not None and not result.override.accepted:
+        click.echo(
+            "warning: trust override rejected (" + "; ".join(result.override.violations) + "); baseline trust used",
+            err=True,
+        )
+    if rt.json:
+        emit_json(result.to_dict())
+    else:
+        click.echo(result.text())

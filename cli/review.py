@@ -1,0 +1,31 @@
+"""``graph-trust review``: the review DB (``review init PATH`` creates the documented schema)."""
+
+from __future__ import annotations
+
+import click
+
+from graph_trust.cli.common import emit_json
+
+
+@click.group()
+def review() -> None:
+    """Work with the review DB (the promotion pipeline's candidates)."""
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review init review.sqlite3
+  graph-trust sync --review-db review.sqlite3
+""")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+def init(path: str, as_json: bool) -> None:
+    """Create a review DB at PATH with the documented `candidates` schema (idempotent)."""
+    from graph_trust.sync.review_db import COLUMNS, init_review_db
+
+    p = init_review_db(path)
+    if as_json:
+        emit_json({"path": str(p), "table": "candidates", "columns": list(COLUMNS)})
+    else:
+        click.echo(f"review DB ready: {p} (table candidates)")

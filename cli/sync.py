@@ -1,0 +1,196 @@
+"""``graph-trust sync | verify | runs | rollback``: the nightly trust sync and its tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from graph_trust.cli.common import common_options, emit_json, run, runtime, table
+from graph_trust.errors import RunFailedError
+
+REVIEW_DB = click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+                         help="Review DB (default: config review.path or $GRAPH_TRUST_REVIEW_DB).")
+
+SYNC_EXAMPLES = """
+\b
+Examples:
+  graph-trust sync --review-db review.sqlite3            # nightly run (incremental)
+  graph-trust sync --review-db review.sqlite3 --dry-run  # what would change, write nothing
+  graph-trust sync --full --json > sync-report.json      # recompute everything, report for monitoring
+  graph-trust sync --relink                              # relink orphaned candidates, then sync
+\b
+Exit codes: 0 ok; 2 usage, config, review DB, lock or connection error;
+3 the run failed part-way (every applied batch journaled: rerun to converge, or rollback).
+"""
+
+
+class _Bars:
+    """click progress bars on stderr, one per phase, only on a terminal and without --json."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.bar: Any = None
+        self.phase: str | None = None
+
+    def __call__(self, phase: str, n: int, total: int | None) -> None:
+        if self.quiet or total is None:
+            return
+        if phase != self.phase:
+            self.close()
+            self.phase = phase
+            self.bar = click.progressbar(length=total, label=phase, file=click.get_text_stream("stderr"))
+            self.bar.__enter__()
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@click.command(epilog=SYNC_EXAMPLES)
+@REVIEW_DB
+@click.option("--dry-run", is_flag=True, help="Compute and report the changes; write nothing to the graph.")
+@click.option("--full", is_flag=True, help="Re-read every candidate and edge and re-aggregate every entity.")
+@click.option("--batch-size", type=click.IntRange(1, 10000), default=None, metavar="N",
+              help="Edges per write batch (default: config sync.batch_size, 1000).")
+@click.option("--relink", "with_relink", is_flag=True, help="Run `graph-trust relink` first, then sync.")
+@common_options
+def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | None, with_relink: bool) -> None:
+    """Write review decisions onto the graph as trust_score, journaled and idempotent.
+
+    Reads the review DB (status -> tier: promoted 1.0, corroborated 0.6, candidate 0.25;
+    rejected/expired: no boost; highest tier wins per edge), sets trust_score and its audit
+    properties on RELATES_TO edges matched by evidence uuid, clears edges no candidate
+    supports, and aggregates trust onto entities. Incremental by default: changed candidates
+    plus any edge whose trust disagrees with the review DB. Every change is journaled for
+    'graph-trust rollback RUN_ID'.
+    """
+    from graph_trust.sync import run_sync
+
+    rt = runtime({"review.path": review_db})
+    bars = _Bars(rt.quiet)
+    relinked = None
+    try:
+        if with_relink:
+            from graph_trust.sync.relink import relink
+
+            relinked = run(relink(rt.settings, dry_run=dry_run)).to_dict()
+        report = run(run_sync(rt.settings, dry_run=dry_run, full=full, batch_size=batch_size,
+                              progress=bars)).to_dict()
+    except KeyboardInterrupt:
+        raise RunFailedError("sync interrupted; every applied batch is journaled: run `graph-trust sync` again "
+                             "to converge") from None
+    finally:
+        bars.close()
+    if relinked is not None:
+        report["relink"] = relinked
+    if rt.json:
+        emit_json(report)
+    else:
+        click.echo(render_sync(report))
+
+
+def render_sync(d: dict) -> str:
+    head = "dry run (nothing written)" if d["dry_run"] else f"run {d['run_id']}"
+    lines = [
+        f"{head}: {d['candidates_read']} candidates read; edges: {d['edges_set']} set, "
+        f"{d['edges_cleared']} cleared, {d['edges_unchanged']} unchanged; {d['entities_updated']} entities "
+        f"updated; {d['duration_s']} s",
+    ]
+    if d["drift_healed"]:
+        lines.append(f"{d['drift_healed']} edge(s) had drifted from the last run and were corrected")
+    if d["quarantined_count"]:
+        lines.append(f"{d['quarantined_count']} candidate(s) quarantined:")
+        lines += [f"  {q['id']}: {q['reason']}" for q in d["quarantined"][:10]]
+    if d["unmatched_count"]:
+        lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
+                     + ", ".join(u["id"] for u in d["unmatched"][:10]))
+        lines.append(f"hint: {d['unmatched_hint']}")
+    if d.get("lock_takeover_pid"):
+        lines.append(f"note: took over a sync lock left by dead process {d['lock_takeover_pid']}")
+    return "\n".join(lines)
+
+
+@click.command(epilog="""
+\b
+Examples:
+  graph-trust verify --review-db review.sqlite3
+  graph-trust verify --json || alert "graph trust drifted"
+\b
+Exit codes: 0 in sync; 1 drift found; 2 usage, config, review DB or connection error.
+""")
+@REVIEW_DB
+@click.option("--examples", type=click.IntRange(0, 1000), default=5, show_default=True,
+              help="Examples shown per drift kind.")
+@common_options
+def verify(review_db: str | None, examples: int) -> None:
+    """Check the graph's trust properties against the review DB (read-only, exact)."""
+    from graph_trust.sync import verify as do_verify
+
+    rt = runtime({"review.path": review_db})
+    report = run(do_verify(rt.settings, examples=examples)).to_dict()
+    if rt.json:
+        emit_json(report)
+    else:
+        state = "in sync" if report["in_sync"] else "DRIFT"
+        click.echo(f"{state}: {report['edges_checked']} edges with trust and {report['entities_checked']} "
+                   f"entities checked; {report['unmatched_count']} unmatched, {report['quarantined_count']} "
+                   "quarantined candidates")
+        for kind, n in report["drift"].items():
+            if n:
+                click.echo(f"  {kind}: {n}")
+                for ex in report["examples"][kind]:
+                    click.echo(f"    {ex}")
+    if not report["in_sync"]:
+        click.get_current_context().exit(1)
+
+
+@click.command(epilog="""
+\b
+Examples:
+  graph-trust runs
+  graph-trust runs --limit 5 --json
+""")
+@click.option("--limit", type=click.IntRange(1, 10000), default=20, show_default=True, help="How many runs.")
+@common_options
+def runs(limit: int) -> None:
+    """List recent sync, rollback and relink runs (newest first)."""
+    from graph_trust.sync import list_runs
+
+    rt = runtime()
+    items = list_runs(rt.settings, limit=limit)
+    if rt.json:
+        emit_json(items)
+        return
+    rows = [[r["run_id"], r["kind"], r["status"], r["started_at"], r["ended_at"] or "",
+             " ".join(f"{k}={v}" for k, v in r["counts"].items() if v)] for r in items]
+    click.echo(table(rows, ["run", "kind", "status", "started", "ended", "counts"]) if rows else "no runs yet")
+
+
+@click.command(epilog="""
+\b
+Examples:
+  graph-trust runs                        # find the run id
+  graph-trust rollback sync-20261122T020000Z-1a2b3c
+  graph-trust rollback RUN_ID --force     # even if a later run changed the same properties
+  graph-trust rollback relink-...         # a relink run: restores the review DB's evidence JSON
+""")
+@click.argument("run_id")
+@click.option("--force", is_flag=True, help="Restore even if a later run changed the same properties.")
+@common_options
+def rollback(run_id: str, force: bool) -> None:
+    """Restore exactly the values a run replaced (journaled as a new run)."""
+    from graph_trust.sync import rollback as do_rollback
+
+    rt = runtime()
+    report = run(do_rollback(rt.settings, run_id, force=force))
+    d = report.to_dict() if hasattr(report, "to_dict") else report
+    if rt.json:
+        emit_json(d)
+    elif "edges_restored" in d:
+        click.echo(f"rolled back {d['rolled_back']} as {d['run_id']}: {d['edges_restored']} edges and "
+                   f"{d['entities_restored']} entities restored" + (" (forced)" if d["forced"] else ""))
+    else:
+        click.echo(f"rolled back {run_id}: {d}")

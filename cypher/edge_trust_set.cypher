@@ -1,0 +1,13 @@
+// Write trust properties on RELATES_TO edges matched by uuid (a null value removes the property).
+// Parameters: $rows, a list of maps {uuid, trust_score, trust_status, trust_run_id,
+// trust_updated_at, memory_type, sensitivity, scope}. Returns matched: edges written.
+UNWIND $rows AS row
+MATCH ()-[r:RELATES_TO {uuid: row.uuid}]->()
+SET r.trust_score = row.trust_score,
+    r.trust_status = row.trust_status,
+    r.trust_run_id = row.trust_run_id,
+    r.trust_updated_at = row.trust_updated_at,
+    r.memory_type = row.memory_type,
+    r.sensitivity = row.sensitivity,
+    r.scope = row.scope
+RETURN count(r) AS matched

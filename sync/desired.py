@@ -1,0 +1,213 @@
+"""Desired trust per edge, kept in the state store and updated incrementally.
+
+``refresh_candidates`` brings the state store's copy of the review DB (``sync_candidates``,
+one per review source and graph) up to date in one transaction over one read snapshot of
+the review DB (ATTACHed read-only): rows SQLite can take as they are go through one
+``INSERT ... SELECT`` (``FAST_PATH``), the others through ``evidence.edge_uuid_of`` in
+Python, a batch at a time, which gives each unusable row its quarantine reason. A normal run
+reads only rows whose ``updated_at`` is at or after the last refresh (minus a safety margin)
+and drops rows that left the review DB; ``full`` (or changed tiers) re-reads everything.
+
+Every edge whose candidates changed (its old and new edge uuid) is recorded in
+``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
+for those edges only with ``DESIRED_SQL`` (a window function: highest tier wins, see
+``policy``). ``sync_touched`` rows stay until a run has written their edges, so a failed run
+loses nothing. Memory stays flat: nothing holds more than one batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.sync.policy import Policy
+from graph_trust.sync.review_db import ReviewDB, review_error
+from graph_trust.sync.state import StateStore, now_iso
+
+# Rows updated this long before the last refresh are read again (clock skew between the
+# pipeline that writes updated_at and this machine).
+SAFETY_MARGIN = timedelta(minutes=10)
+
+
+def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:
+    """(Re)create ``temp.tiers`` (status, score, rank) from the policy."""
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS tiers (status TEXT PRIMARY KEY, score REAL)")
+    con.execute("DELETE FROM temp.tiers")
+    con.executemany("INSERT INTO temp.tiers VALUES (?, ?)", list(policy.tiers.items()))
+
+
+# Winner per edge: scored statuses first, then highest score, then status name, then id.
+# {source_rows} is the candidates considered: all of a source, or those on touched edges.
+DESIRED_SQL = """
+SELECT :source, graph, edge_uuid, score, status, memory_type, sensitivity, scope FROM (
+    SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type, c.sensitivity, c.scope,
+           row_number() OVER (PARTITION BY c.graph, c.edge_uuid
+                              ORDER BY t.score IS NULL, t.score DESC, c.status, c.id) AS rn
+    FROM {source_rows} JOIN temp.tiers t ON t.status = c.status
+    WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL
+) WHERE rn = 1 AND score IS NOT NULL
+"""
+ALL_ROWS = "sync_candidates c"
+TOUCHED_ROWS = ("sync_touched x JOIN sync_candidates c ON c.source = x.source AND c.graph = x.graph "
+                "AND c.edge_uuid = x.uuid")
+
+
+def _text(value) -> str | None:
+    """Optional text columns: None stays None, everything else becomes its text."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def parse_row(row: dict, policy: Policy, graph_of: Callable[[str | None], str]) -> tuple:
+    """One review row -> a ``sync_candidates`` tuple (without source): reason set when unusable."""
+    cid = str(row["id"])
+    uuid, reason = edge_uuid_of(row["evidence_refs_json"])
+    status = row["status"]
+    if reason is None and not policy.knows(status):
+        reason = f"unknown status {status!r} (known: {', '.join(sorted(policy.tiers))})"
+    group = row.get("group_id")
+    graph = graph_of(None if group is None else str(group))
+    return (cid, graph, uuid, status if isinstance(status, str) else _text(status),
+            _text(row.get("memory_type")), _text(row.get("sensitivity")), _text(row.get("scope")), reason)
+
+
+# Rows SQLite can take as they are (well-formed evidence, known status) are copied by one
+# INSERT ... SELECT over the ATTACHed review DB; every other row goes through
+# evidence.edge_uuid_of / parse_row in Python, which decides and gives the quarantine reason.
+# The fast path accepts a subset of what Python accepts and extracts the same uuid.
+_EID = "json_extract(evidence_refs_json, '$[0].evidence_id')"
+FAST_PATH = f"""(CASE WHEN typeof(evidence_refs_json) = 'text' AND json_valid(evidence_refs_json)
+                    AND instr(evidence_refs_json, '\\u0000') = 0 THEN
+    CASE WHEN json_type(evidence_refs_json) = 'array' AND json_type(evidence_refs_json, '$[0]') = 'object'
+         AND json_type(evidence_refs_json, '$[0].evidence_id') = 'text'
+    THEN length(trim({_EID}, ' ' || char(9, 10, 13, 11, 12))) > 0
+         AND typeof(status) = 'text' AND status IN (SELECT status FROM temp.tiers)
+    ELSE 0 END
+ELSE 0 END)"""
+
+
+def _text_sql(col: str) -> str:
+    return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
+
+
+def source_for(review: ReviewDB, graph_key: str) -> str:
+    """The state store's key for one review source synced onto one graph."""
+    return hashlib.sha256(f"{review.source_key()}|{graph_key}".encode()).hexdigest()[:16]
+
+
+def _tiers_hash(policy: Policy) -> str:
+    return hashlib.sha256(json.dumps(policy.tiers, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
+                       *, source: str, graph_key: str, full: bool, batch_size: int = 2000, neo4j: bool = False,
+                       default_graph: str = "", progress: Callable[[int], None] | None = None) -> tuple[int, bool]:
+    """Bring ``sync_candidates``, ``sync_touched`` and ``sync_desired`` up to date.
+
+    Returns ``(rows read, whether the next diff must cover every edge)``: true after a full
+    re-read until a run completes its edge phase (:func:`full_diff_done`).
+    """
+    con = store.con
+    load_tiers(con, policy)
+    row = con.execute("SELECT refreshed_at, tiers_hash, full_diff_pending FROM sync_sources WHERE source = ?",
+                      (source,)).fetchone()
+    since = None
+    if row and not full and row[1] == _tiers_hash(policy):
+        since = (datetime.fromisoformat(row[0].replace("Z", "+00:00")) - SAFETY_MARGIN).isoformat()
+    started = now_iso()
+    fields = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
+    inner = review.select_sql(fields, since is not None, schema="review")
+    params = {"since": since, "source": source, "db": default_graph, "neo4j": int(neo4j)}
+    gid = "CAST(group_id AS TEXT)"
+    changed_ids = "SELECT CAST(id AS TEXT) FROM temp.changed"
+    gone_ids = "SELECT id FROM temp.gone"
+    touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
+             "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
+    read = 0
+    try:
+        con.execute("ATTACH DATABASE ? AS review", (review.uri(),))
+    except sqlite3.Error as exc:
+        raise review_error(review.path, exc) from None
+    try:
+        with store.tx() as c:
+            if since is None:
+                c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
+            else:  # the edges changed rows pointed at before, and those of rows that left
+                c.execute("DROP TABLE IF EXISTS temp.changed")
+                c.execute(f"CREATE TEMP TABLE changed AS {inner}", params)
+                inner = "SELECT * FROM temp.changed"
+                c.execute("DROP TABLE IF EXISTS temp.gone")
+                c.execute(f'CREATE TEMP TABLE gone AS SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
+                          f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
+                c.execute(touch.format(ids=changed_ids), params)
+                c.execute(touch.format(ids=gone_ids), params)
+                c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
+            cur = c.execute(
+                "INSERT OR REPLACE INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
+                " sensitivity, scope, reason) "
+                f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
+                f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
+                f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}", params)
+            read += max(cur.rowcount, 0)
+            if progress:
+                progress(read)
+            slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}", params)
+            names = [d[0] for d in slow.description]
+            while batch := slow.fetchmany(batch_size):
+                c.executemany(
+                    "INSERT OR REPLACE INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
+                    " sensitivity, scope, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(source, *parse_row(dict(zip(names, r)), policy, graph_of)) for r in batch])
+                read += len(batch)
+                if progress:
+                    progress(len(batch))
+            if since is None:
+                c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
+                c.execute("DELETE FROM sync_touched WHERE source = ?", (source,))
+                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS), params)
+            else:  # the edges changed rows point at now, then their desired state
+                c.execute(touch.format(ids=changed_ids), params)
+                c.execute("DELETE FROM sync_desired WHERE source = :source AND EXISTS (SELECT 1 FROM sync_touched x "
+                          "WHERE x.source = :source AND x.graph = sync_desired.graph AND x.uuid = sync_desired.uuid)",
+                          params)
+                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS) + " ", params)
+            pending = 1 if since is None else (row[2] if row else 1)
+            c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
+                      (source, started, _tiers_hash(policy), pending, graph_key))
+    except sqlite3.Error as exc:
+        raise review_error(review.path, exc) from None
+    finally:
+        con.execute("DETACH DATABASE review")
+    return read, bool(pending)
+
+
+def touch_edges(c: sqlite3.Connection, graph_key: str, graph: str, uuids: list[str]) -> None:
+    """Have the next runs on ``graph_key`` compare these edges (e.g. after a rollback changed them)."""
+    c.executemany("INSERT OR IGNORE INTO sync_touched SELECT source, ?, ? FROM sync_sources WHERE graph_key = ?",
+                  [(graph, u, graph_key) for u in uuids])
+
+
+def full_diff_done(c: sqlite3.Connection, source: str) -> None:
+    """A run compared every edge after a full re-read: later runs may go incremental."""
+    c.execute("UPDATE sync_sources SET full_diff_pending = 0 WHERE source = ?", (source,))
+
+
+def quarantined(store: StateStore, source: str, limit: int | None = None) -> tuple[int, list[dict]]:
+    """(count, [{id, reason}...]) of the candidates currently quarantined for ``source``."""
+    n = store.con.execute("SELECT count(*) FROM sync_candidates WHERE source = ? AND reason IS NOT NULL",
+                          (source,)).fetchone()[0]
+    sql = "SELECT id, reason FROM sync_candidates WHERE source = ? AND reason IS NOT NULL ORDER BY id"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
+
+
+__all__ = ["DESIRED_SQL", "FAST_PATH", "load_tiers", "parse_row", "quarantined", "refresh_candidates",
+           "source_for", "full_diff_done", "touch_edges"]

@@ -1,0 +1,40 @@
+"""Promotion policy: review status -> trust tier, and which candidate wins an edge.
+
+Tiers come from ``settings.sync.tiers`` (status -> score, or None for "no boost"). Defaults:
+promoted 1.0, corroborated 0.6, candidate 0.25, rejected and expired None.
+
+When several candidates point at one edge, **the highest tier wins**: the edge gets the
+largest score among its candidates, and its ``trust_status`` is that candidate's status.
+Statuses with no score (rejected, expired) rank below every scored status, so they clear an
+edge only when no other candidate on it carries a score. Ties (two statuses configured with
+the same score) break by status name, then by candidate id, so the result is deterministic.
+A status not in the tiers is unknown and its candidate is quarantined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Policy:
+    tiers: dict[str, float | None]
+
+    def knows(self, status: object) -> bool:
+        return isinstance(status, str) and status in self.tiers
+
+    def score(self, status: str) -> float | None:
+        return self.tiers[status]
+
+    def rank_key(self, status: str, candidate_id: str) -> tuple:
+        """Sort key: the smallest key wins (highest score, then status name, then id)."""
+        s = self.tiers.get(status)
+        return (0 if s is not None else 1, -(s or 0.0), status, candidate_id)
+
+    def winner(self, candidates: list[tuple[str, str]]) -> tuple[str, str] | None:
+        """``(status, candidate id)`` that wins among ``candidates``, or None for none."""
+        return min(candidates, key=lambda c: self.rank_key(c[0], c[1]), default=None)
+
+
+def policy_of(settings) -> Policy:
+    return Policy(dict(settings.sync.tiers))

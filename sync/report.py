@@ -1,0 +1,68 @@
+"""Reports of sync, verify, rollback and runs: dataclasses with a stable JSON form."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+REPORT_LIMIT = 1000  # at most this many ids per list in a report (the *_count fields are exact)
+RELINK_HINT = ("these candidates point at edge uuids the graph does not have (re-extraction or migration?): "
+               "run `graph-trust relink` to match them to the current edges, then sync again")
+
+
+@dataclass
+class SyncReport:
+    run_id: str
+    graph: str
+    dry_run: bool
+    full: bool
+    status: str = "ok"
+    candidates_read: int = 0
+    edges_set: int = 0
+    edges_unchanged: int = 0
+    edges_cleared: int = 0
+    entities_updated: int = 0
+    unmatched_count: int = 0
+    unmatched: list[dict[str, Any]] = field(default_factory=list)
+    unmatched_hint: str | None = None
+    quarantined_count: int = 0
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
+    drift_healed: int = 0
+    recovered_journal_rows: int = 0
+    lock_takeover_pid: int | None = None
+    batches: int = 0
+    phase_s: dict[str, float] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class VerifyReport:
+    graph: str
+    in_sync: bool
+    drift: dict[str, int]
+    examples: dict[str, list[dict[str, Any]]]
+    edges_checked: int = 0
+    entities_checked: int = 0
+    unmatched_count: int = 0
+    quarantined_count: int = 0
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RollbackReport:
+    run_id: str
+    rolled_back: str
+    edges_restored: int = 0
+    entities_restored: int = 0
+    forced: bool = False
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

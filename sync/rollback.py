@@ -1,0 +1,121 @@
+"""``graph-trust rollback RUN_ID``: restore exactly the values a sync run replaced.
+
+The run's ``applied`` journal rows give each element's previous values; they are written
+back in journaled batches under a new run of kind ``rollback`` (so a rollback can itself be
+audited and rolled back), and the target run becomes ``rolled_back``. If a later run changed
+the same elements (and was not itself rolled back), the rollback refuses with
+:class:`RollbackConflictError` naming those runs, unless ``force``. Relink runs
+(``relink-...``) are handed to relink's own rollback, which restores the review DB.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from graph_trust.config import Settings
+from graph_trust.errors import InputError, NotFoundError, RollbackConflictError, RunFailedError
+from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.desired import touch_edges
+from graph_trust.sync.graphstate import Graphs
+from graph_trust.sync.report import RollbackReport
+from graph_trust.sync.runner import config_hash, graph_key, recover_dead_runs
+from graph_trust.sync.state import StateStore
+from graph_trust.sync.writer import Change, JournaledWriter, edge_values, entity_values
+
+CONFLICTS_SQL = """
+SELECT j2.run_id, r2.kind, count(*) AS n
+FROM sync_journal j1
+JOIN sync_journal j2 ON j2.graph_key = j1.graph_key AND j2.kind = j1.kind AND j2.graph = j1.graph
+                     AND j2.uuid = j1.uuid AND j2.state = 'applied'
+JOIN sync_runs r2 ON r2.run_id = j2.run_id
+WHERE j1.run_id = :run AND j1.state = 'applied' AND r2.seq > :seq AND r2.status != 'rolled_back'
+  AND NOT (r2.kind = 'rollback' AND r2.target_run IN (SELECT run_id FROM sync_runs WHERE status = 'rolled_back'))
+GROUP BY j2.run_id, r2.kind ORDER BY min(r2.seq)
+"""
+
+
+async def rollback(settings: Settings, run_id: str, *, force: bool = False, graph: Any = None) -> Any:
+    """Roll back ``run_id``; returns a :class:`RollbackReport` (relink runs: relink's report)."""
+    if run_id.startswith("relink-"):
+        from graph_trust.sync.relink_store import rollback as relink_rollback
+
+        return relink_rollback(settings, run_id, force=force)
+    from graph_trust.connection import open_graph
+
+    store = StateStore.for_settings(settings)
+    try:
+        run = store.run(run_id)
+        if run is None:
+            raise NotFoundError(f"no sync run {run_id!r} in the state store {store.path} (see `graph-trust runs`)")
+        if run["kind"] != "sync":
+            raise InputError(f"run {run_id} is a {run['kind']}, not a sync; roll back a sync run")
+        if run["status"] == "rolled_back":
+            raise InputError(f"run {run_id} is already rolled back")
+        if run["dry_run"]:
+            raise InputError(f"run {run_id} was a dry run and changed nothing")
+        if graph is not None:
+            return await _rollback(graph, settings, store, run, force)
+        async with open_graph(settings) as g:
+            return await _rollback(g, settings, store, run, force)
+    finally:
+        store.close()
+
+
+async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, force: bool) -> RollbackReport:
+    gk = graph_key(g)
+    if run["graph_key"] != gk:
+        raise InputError(f"run {run['run_id']} was on graph {run['graph']}, not {g.address.display}; "
+                         "pass --graph to name it")
+    t0 = time.monotonic()
+    with sync_lock(settings.state_dir, gk, g.address.display):
+        await recover_dead_runs(store, g, gk)
+        conflicts = [{"run_id": r, "kind": k, "elements": n}
+                     for r, k, n in store.con.execute(CONFLICTS_SQL, {"run": run["run_id"], "seq": run["seq"]})]
+        if conflicts and not force:
+            listed = ", ".join(f"{c['run_id']} ({c['elements']} element(s))" for c in conflicts)
+            raise RollbackConflictError(
+                f"cannot roll back {run['run_id']}: later run(s) changed the same properties: {listed}; "
+                "roll those back first, or pass --force to restore this run's previous values anyway")
+        new_id, _ = store.start_run(kind="rollback", graph_key=gk, graph=g.address.display, dry_run=False,
+                                    full=False, config_hash=config_hash(settings), target_run=run["run_id"])
+        report = RollbackReport(run_id=new_id, rolled_back=run["run_id"], forced=bool(conflicts), conflicts=conflicts)
+        writer = JournaledWriter(store, new_id, gk)
+        graphs = Graphs(g)
+        try:
+            rows = store.con.execute(
+                "SELECT graph, kind, uuid, old_json FROM sync_journal WHERE run_id = ? AND state = 'applied' "
+                "ORDER BY kind, graph, uuid", (run["run_id"],)).fetchall()
+            bs = settings.sync.batch_size
+            i = 0
+            while i < len(rows):
+                graph, kind = rows[i][0], rows[i][1]
+                chunk = []
+                while i < len(rows) and rows[i][0] == graph and rows[i][1] == kind and len(chunk) < bs:
+                    chunk.append(rows[i])
+                    i += 1
+                gg = graphs(graph)
+                uuids = [r[2] for r in chunk]
+                if kind == "edge":
+                    current = {e["uuid"]: edge_values(e) for e in await gg.query("edge_trust_read", uuids=uuids)}
+                    changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
+                    res = await writer.edges(gg, graph, changes, mark_dirty=False)
+                    report.edges_restored += len(res.applied)
+                    with store.tx() as c:  # the next sync compares these edges again
+                        touch_edges(c, gk, graph, [ch.uuid for ch in res.applied])
+                else:
+                    current = {e["uuid"]: entity_values(e) for e in await gg.query("entity_trust_inputs", uuids=uuids)}
+                    changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
+                    await writer.entities(gg, graph, changes, [])
+                    report.entities_restored += len(changes)
+        except BaseException as exc:
+            store.finish_run(new_id, "failed", report.to_dict(), error=str(exc) or type(exc).__name__)
+            raise RunFailedError(f"rollback {new_id} of {run['run_id']} failed part-way: {exc}; the restored "
+                                 f"batches are journaled; run the rollback again with --force to finish") from exc
+        report.duration_s = round(time.monotonic() - t0, 3)
+        store.finish_run(new_id, "ok", {"edges_restored": report.edges_restored,
+                                        "entities_restored": report.entities_restored})
+        with store.tx() as c:
+            c.execute("UPDATE sync_runs SET status = 'rolled_back' WHERE run_id = ?", (run["run_id"],))
+        return report

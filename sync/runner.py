@@ -1,0 +1,495 @@
+"""Python entry points of the nightly sync: ``run_sync``, ``sync_graph``, ``ensure_indexes``, ``list_runs``.
+
+One run, holding the graph's sync lock:
+
+1. settle what a dead run left (``writer.recover``);
+2. refresh the state store's copy of the review DB (changed rows only, or all with ``full``);
+3. refresh the shadow of what the graph holds: per-bucket checksums, re-reading buckets that
+   differ (a full scan with ``full`` or the first time a graph is seen);
+4. compute, in SQLite, the edges whose desired trust differs from what they hold, and write
+   them in journaled batches;
+5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from graph_trust.config import Settings
+from graph_trust.errors import GraphTrustError, RunFailedError
+from graph_trust.sync import graphstate
+from graph_trust.sync.aggregate import aggregate, same_score
+from graph_trust.sync.desired import full_diff_done, load_tiers, quarantined, refresh_candidates, source_for
+from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.policy import policy_of
+from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
+from graph_trust.sync.review_db import ReviewDB
+from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
+from graph_trust.sync.writer import (Change, JournaledWriter, edge_values, entity_values, props_equal, recover,
+                                     write_edges)
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int | None], None]
+
+
+def graph_key(g: Any) -> str:
+    """Stable id of a graph (server address + default database), never holding credentials."""
+    return hashlib.sha256(f"{g.address.display}|{g.database}".encode()).hexdigest()[:16]
+
+
+def config_hash(settings: Settings) -> str:
+    relevant = {"tiers": settings.sync.tiers, "aggregation": settings.sync.aggregation,
+                "review": settings.review.model_dump(mode="json")}
+    return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+async def ensure_indexes(g: Any) -> None:
+    """Create the RELATES_TO.uuid and Entity.uuid range indexes if missing (idempotent, every group)."""
+    names = set(await g.graph_names()) | {g.database} if g.dialect == "falkordb" else {g.database}
+    graphs = graphstate.Graphs(g)
+    for name in sorted(names):
+        gg = graphs(name)
+        for stmt in ("rel_uuid_index", "entity_uuid_index"):
+            try:
+                await gg.write(stmt)
+            except GraphTrustError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - FalkorDB reports an existing index as an error
+                if "already indexed" not in str(exc):
+                    raise
+
+
+async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
+    """Mark runs whose process died as failed and settle their pending journal rows."""
+    settled = await recover(store, graphstate.Graphs(g), gk)
+    for run_id in store.unfinished_runs(gk):
+        store.finish_run(run_id, "failed", store.run(run_id)["counts"],
+                         error="the process running it stopped before it finished (journal settled)")
+    return settled
+
+
+def _noop(phase: str, n: int, total: int | None) -> None:
+    pass
+
+
+async def run_sync(settings: Settings, *, review_db: str | Path | None = None, dry_run: bool = False,
+                   full: bool = False, batch_size: int | None = None, progress: Progress | None = None,
+                   graph: Any = None) -> SyncReport:
+    """Sync the review DB's decisions onto the graph in ``settings`` (or the open ``graph``)."""
+    from graph_trust.connection import open_graph
+
+    review = ReviewDB.open(review_db, settings.review)
+    store = StateStore.for_settings(settings)
+    try:
+        if graph is not None:
+            return await sync_graph(graph, settings, store, review, dry_run=dry_run, full=full,
+                                    batch_size=batch_size, progress=progress)
+        async with open_graph(settings) as g:
+            return await sync_graph(g, settings, store, review, dry_run=dry_run, full=full,
+                                    batch_size=batch_size, progress=progress)
+    finally:
+        review.close()
+        store.close()
+
+
+async def sync_demo(settings: Settings, review_db: str | Path, graph: Any = None) -> SyncReport:
+    """The demo's sync over its bundled review DB (a full run)."""
+    return await run_sync(settings, review_db=review_db, full=True, graph=graph)
+
+
+async def sync_graph(g: Any, settings: Settings, store: StateStore, review: ReviewDB, *, dry_run: bool = False,
+                     full: bool = False, batch_size: int | None = None,
+                     progress: Progress | None = None) -> SyncReport:
+    gk = graph_key(g)
+    with sync_lock(settings.state_dir, gk, g.address.display) as lock:
+        recovered = await recover_dead_runs(store, g, gk)
+        run_id, _ = store.start_run(kind="sync", graph_key=gk, graph=g.address.display, dry_run=dry_run, full=full,
+                                    config_hash=config_hash(settings))
+        report = SyncReport(run_id=run_id, graph=g.address.display, dry_run=dry_run, full=full,
+                            recovered_journal_rows=recovered, lock_takeover_pid=lock.took_over_pid)
+        job = _SyncJob(g, settings, store, review, report, gk, batch_size or settings.sync.batch_size,
+                       progress or _noop)
+        t0 = time.monotonic()
+        try:
+            await job.run()
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+            await job.settle_after_failure()
+            report.status = "interrupted"
+            store.finish_run(run_id, "interrupted", job.counts(), error="interrupted")
+            raise RunFailedError(
+                f"sync run {run_id} was interrupted after {job.writer.batches} batch(es); every applied batch is "
+                f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`") from exc
+        except Exception as exc:
+            await job.settle_after_failure()
+            report.status = "failed"
+            msg = str(exc) or type(exc).__name__
+            store.finish_run(run_id, "failed", job.counts(), error=msg)
+            raise RunFailedError(
+                f"sync run {run_id} failed after {job.writer.batches} batch(es): {msg}; every applied batch is "
+                f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`") from exc
+        report.duration_s = round(time.monotonic() - t0, 3)
+        store.finish_run(run_id, "ok", job.counts())
+        return report
+
+
+class _SyncJob:
+    def __init__(self, g, settings, store, review, report, gk, batch_size, progress):
+        self.g, self.settings, self.store, self.review = g, settings, store, review
+        self.report, self.gk, self.bs, self.progress = report, gk, batch_size, progress
+        self.con = store.con
+        self.source = source_for(review, gk)
+        self.policy = policy_of(settings)
+        self.writer = JournaledWriter(store, report.run_id, gk)
+        self.graphs = graphstate.Graphs(g)
+        self._inflight: tuple | None = None  # (graph, batch, changes, write task, rows) of the batch in flight
+        self._total: int | None = None
+        self.now = now_iso()
+
+    def counts(self) -> dict[str, Any]:
+        r = self.report
+        return {k: getattr(r, k) for k in ("candidates_read", "edges_set", "edges_unchanged", "edges_cleared",
+                                           "entities_updated", "unmatched_count", "quarantined_count",
+                                           "drift_healed", "batches")}
+
+    async def settle_after_failure(self) -> None:
+        """Best effort: let the write in flight finish, then settle this run's pending batches now
+        (the next run does it otherwise)."""
+        if self._inflight is not None:
+            await asyncio.gather(self._inflight[3], return_exceptions=True)
+            self._inflight = None
+        try:
+            await asyncio.wait_for(recover(self.store, self.graphs, self.gk), timeout=10)
+        except BaseException as exc:  # noqa: BLE001 - the graph may be gone; the journal stays pending
+            log.info("could not settle the pending batch now (%r); the next run will", exc)
+
+    def _lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.report.phase_s[phase] = round(now - self._t, 3)
+        self._t = now
+
+    async def run(self) -> None:
+        r = self.report
+        full = r.full
+        self._t = time.monotonic()
+        if not r.dry_run:
+            await ensure_indexes(self.g)
+        r.candidates_read, everything = refresh_candidates(
+            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk, full=full,
+            neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
+            progress=lambda n: self.progress("candidates", n, None))
+        r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
+        with self.store.tx() as c:
+            c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
+                      "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
+        load_tiers(self.con, self.policy)
+        self._lap("candidates")
+        graphs = self._graphs()
+        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
+        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+        self.con.execute("DELETE FROM temp.keys")
+        for graph in graphs:
+            await self._refresh_shadow(graph, exact=exact)
+        if exact:
+            with self.store.tx() as c:
+                c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.gk, now_iso()))
+        self._lap("graph_state")
+        self._build_work(everything=everything or exact)
+        self._lap("diff")
+        await self._write_edges(full=full)
+        self._report_unmatched()
+        if not r.dry_run:  # every touched edge was written; the unmatched ones are retried next run
+            with self.store.tx() as c:
+                c.execute("DELETE FROM sync_touched WHERE source = ?", (self.source,))
+                c.execute("DELETE FROM sync_unmatched WHERE source = ?", (self.source,))
+                c.execute("INSERT INTO sync_unmatched SELECT ?, graph, uuid FROM temp.unmatched", (self.source,))
+                full_diff_done(c, self.source)
+        self._lap("edges")
+        if not r.dry_run:
+            if full:
+                for graph in graphs:
+                    await self._aggregate_all(graph)
+            await self._aggregate()
+        self._lap("entities")
+        r.batches = self.writer.batches
+
+    def _graphs(self) -> list[str]:
+        rows = self.con.execute(
+            "SELECT DISTINCT graph FROM sync_desired WHERE source = :s UNION SELECT DISTINCT graph FROM sync_touched "
+            "WHERE source = :s UNION SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = :gk "
+            "UNION SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = :gk", {"s": self.source, "gk": self.gk})
+        return sorted({row[0] for row in rows} | {self.g.database})
+
+    async def _refresh_shadow(self, graph: str, *, exact: bool) -> None:
+        gg = self.graphs(graph)
+        graph_sums = await graphstate.edge_checksums(gg)
+        if exact:
+            buckets = sorted(set(graph_sums) | set(graphstate.shadow_checksums(self.con, self.gk, graph)))
+            with self.store.tx() as c:
+                c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+            self.con.execute("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
+                             f"{', '.join(p + ' ' for p in EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
+            foreign = await gg.query("edges_with_foreign_props")
+            self.con.executemany(
+                f"INSERT OR REPLACE INTO temp.foreign_props VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
+                [(graph, e["uuid"], *(e.get(p) for p in EDGE_PROPS)) for e in foreign])
+        else:
+            buckets = graphstate.differing_buckets(graph_sums, graphstate.shadow_checksums(self.con, self.gk, graph))
+        for b in buckets:
+            edges = await graphstate.edges_in_bucket(gg, b)
+            with self.store.tx() as c:
+                if not exact:
+                    self.report.drift_healed += _count_differences(c, self.gk, graph, b, edges)
+                    lo, hi = graphstate.bucket_range(b)
+                    c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_shadow WHERE graph_key = ? "
+                              "AND graph = ? AND uuid >= ? AND uuid < ?", (self.gk, graph, lo, hi))
+                    c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_desired WHERE source = ? "
+                              "AND graph = ? AND uuid >= ? AND uuid < ?", (self.source, graph, lo, hi))
+                    c.executemany("INSERT OR IGNORE INTO temp.keys VALUES (?, ?)", [(graph, e["uuid"]) for e in edges])
+                graphstate.replace_shadow_bucket(c, self.gk, graph, b, [edge_values(e) | {"uuid": e["uuid"]}
+                                                                        for e in edges])
+
+    def _build_work(self, *, everything: bool) -> None:
+        """``temp.work``: edges whose desired trust differs from the shadow (all edges, or the keys:
+        touched, unmatched and drifted ones)."""
+        c = self.con
+        differs = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status "
+                   "OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity "
+                   "OR s.scope IS NOT d.scope)")
+        cols = "d.trust_score, d.trust_status, d.memory_type, d.sensitivity, d.scope"
+        c.execute("DROP TABLE IF EXISTS temp.work")
+        p = {"gk": self.gk, "source": self.source}
+        if everything:
+            c.execute(f"""
+                CREATE TEMP TABLE work AS
+                SELECT d.graph AS graph, d.uuid AS uuid, {cols}
+                FROM sync_desired d LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = d.graph AND s.uuid = d.uuid
+                WHERE d.source = :source AND {differs}
+                UNION ALL
+                SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
+                WHERE s.graph_key = :gk AND NOT EXISTS (
+                    SELECT 1 FROM sync_desired d WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
+            """, p)
+        else:
+            c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source", p)
+            c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source", p)
+            c.execute(f"""
+                CREATE TEMP TABLE work AS
+                SELECT k.graph AS graph, k.uuid AS uuid, {cols}
+                FROM temp.keys k
+                LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
+                LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = k.graph AND s.uuid = k.uuid
+                WHERE (d.uuid IS NOT NULL AND {differs}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
+            """, p)
+        desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
+        to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
+        self.report.edges_unchanged = desired - to_set
+        c.execute("DROP TABLE IF EXISTS temp.unmatched")
+        c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+
+    def _old_values(self, graph: str, uuids: list[str]) -> dict[str, dict]:
+        """Previous values from the shadow (exact after the refresh) or the foreign-props scan."""
+        out: dict[str, dict] = {}
+        q = ",".join("?" * len(uuids))
+        cols = ", ".join(EDGE_PROPS)
+        for row in self.con.execute(f"SELECT uuid, {cols} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
+                                    f"AND uuid IN ({q})", (self.gk, graph, *uuids)):
+            out[row[0]] = dict(zip(EDGE_PROPS, row[1:]))
+        has_foreign = self.con.execute("SELECT 1 FROM temp.sqlite_master WHERE name = 'foreign_props'").fetchone()
+        if has_foreign:
+            for row in self.con.execute(f"SELECT uuid, {cols} FROM temp.foreign_props WHERE graph = ? "
+                                        f"AND uuid IN ({q})", (graph, *uuids)):
+                out.setdefault(row[0], dict(zip(EDGE_PROPS, row[1:])))
+        return out
+
+    async def _write_edges(self, *, full: bool) -> None:
+        """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
+        while batch k's write runs (each batch is journaled before its own write starts)."""
+        total = self.con.execute("SELECT count(*) FROM temp.work").fetchone()[0]
+        cur = self.con.execute("SELECT graph, uuid, trust_score, trust_status, memory_type, sensitivity, scope "
+                               "FROM temp.work ORDER BY graph, uuid")
+        batches: list[tuple[str, list[tuple]]] = []
+        pending: list[tuple] = []
+        while rows := cur.fetchmany(self.bs):
+            batches.clear()
+            for row in rows:
+                if pending and (row[0] != pending[0][0] or len(pending) >= self.bs):
+                    batches.append((pending[0][0], pending))
+                    pending = []
+                pending.append(row)
+            for graph, batch in batches:
+                await self._edge_batch(graph, batch, full=full)
+        if pending:
+            await self._edge_batch(pending[0][0], pending, full=full)
+        await self._drain()
+
+    async def _drain(self) -> None:
+        """Wait for the batch in flight and settle it."""
+        item, self._inflight = self._inflight, None
+        await self._settle_item(item)
+
+    async def _settle_item(self, item: tuple | None) -> None:
+        if item is None:
+            return
+        graph, batch_no, changes, task, n_rows = item
+        matched = await task
+        res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=not self.report.full)
+        self._count(graph, res.applied, [c.uuid for c in res.missing])
+        self.progress("edges", n_rows, self._work_total())
+
+    def _work_total(self) -> int:
+        if self._total is None:
+            self._total = self.con.execute("SELECT count(*) FROM temp.work").fetchone()[0]
+        return self._total
+
+    def _count(self, graph: str, applied: list[Change], missing: list[str]) -> None:
+        r = self.report
+        for ch in applied:
+            if ch.new["trust_score"] is None:
+                r.edges_cleared += 1
+            else:
+                r.edges_set += 1
+        if missing:
+            self.con.executemany("INSERT OR IGNORE INTO temp.unmatched VALUES (?, ?)", [(graph, u) for u in missing])
+
+    async def _edge_batch(self, graph: str, rows: list[tuple], *, full: bool) -> None:
+        r = self.report
+        gg = self.graphs(graph)
+        uuids = [row[1] for row in rows]
+        if full:
+            old = self._old_values(graph, uuids)
+            current = None
+        else:  # read back: existence, endpoints and exact previous values
+            current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
+            with self.store.tx() as c:  # the shadow follows what was read
+                graphstate.upsert_shadow(c, self.gk, graph, [edge_values(e) | {"uuid": u} for u, e in current.items()])
+        changes, missing = [], []
+        for row in rows:
+            if row[2] is not None:
+                new = {"trust_score": row[2], "trust_status": row[3], "trust_run_id": r.run_id,
+                       "trust_updated_at": self.now, "memory_type": row[4], "sensitivity": row[5], "scope": row[6]}
+            else:
+                new = dict.fromkeys(EDGE_PROPS)
+            if current is not None:
+                cur = current.get(row[1])
+                if cur is None:
+                    missing.append(row[1])
+                    continue
+                before = edge_values(cur)
+                if props_equal(before, new, ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")) \
+                        and (new["trust_score"] is not None or before == new):
+                    r.edges_unchanged += new["trust_score"] is not None
+                    continue
+                changes.append(Change(row[1], before, new, (cur.get("source_uuid"), cur.get("target_uuid"))))
+            else:
+                changes.append(Change(row[1], old.get(row[1], dict.fromkeys(EDGE_PROPS)), new))
+        if r.dry_run:
+            if current is None:
+                found = {x["uuid"] for x in await gg.query("edge_uuids_exist", uuids=uuids)}
+                missing += [c.uuid for c in changes if c.uuid not in found]
+                changes = [c for c in changes if c.uuid in found]
+            self._count(graph, changes, missing)
+            self.progress("edges", len(rows), self._work_total())
+            return
+        self._count(graph, [], missing)
+        if not changes:
+            self.progress("edges", len(rows), self._work_total())
+            return
+        batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
+        task = asyncio.ensure_future(write_edges(gg, changes))
+        previous, self._inflight = self._inflight, (graph, batch_no, changes, task, len(rows))
+        await self._settle_item(previous)  # settle the previous batch while this one is written
+
+    def _report_unmatched(self) -> None:
+        r = self.report
+        base = ("FROM sync_candidates c JOIN temp.unmatched u ON u.graph = c.graph AND u.uuid = c.edge_uuid "
+                "JOIN temp.tiers t ON t.status = c.status WHERE c.source = ? AND c.reason IS NULL "
+                "AND t.score IS NOT NULL")
+        r.unmatched_count = self.con.execute(f"SELECT count(*) {base}", (self.source,)).fetchone()[0]
+        r.unmatched = [{"id": i, "edge_uuid": u, "graph": gname} for i, u, gname in self.con.execute(
+            f"SELECT c.id, c.edge_uuid, c.graph {base} ORDER BY c.id LIMIT {REPORT_LIMIT}", (self.source,))]
+        r.unmatched_hint = RELINK_HINT if r.unmatched_count else None
+
+    def _entity_changes(self, rows: list[dict]) -> list[Change]:
+        """Entities whose aggregated trust differs from what they hold."""
+        method = self.settings.sync.aggregation
+        changes = []
+        for row in rows:
+            before = entity_values(row)
+            score = aggregate(row.get("scores") or [], method)
+            if not same_score(score, before["trust_score"]):
+                changes.append(Change(row["uuid"], before,
+                                      {"trust_score": score, "trust_run_id": self.report.run_id if score is not None else None}))
+        return changes
+
+    async def _aggregate_all(self, graph: str) -> None:
+        """``--full``: re-aggregate every entity of ``graph``, one uuid range at a time, in the graph."""
+        gg = self.graphs(graph)
+        method = self.settings.sync.aggregation
+        buckets = sorted(r["bucket"] for r in await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
+                         if r["bucket"] is not None)
+        for b in buckets:
+            self.report.entities_updated += await self.writer.entity_range(gg, graph, b, method)
+            self.progress("entities", 1, len(buckets))
+        with self.store.tx() as c:  # everything of this graph is aggregated now
+            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+
+    async def _aggregate(self) -> None:
+        """Re-aggregate the entities on the dirty list (touching edges that changed)."""
+        r = self.report
+        graphs = [row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = ?",
+                                                     (self.gk,))]
+        total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.gk,)).fetchone()[0]
+        for graph in graphs:
+            gg = self.graphs(graph)
+            after = ""
+            while True:
+                uuids = [u for (u,) in self.con.execute(
+                    "SELECT uuid FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid > ? ORDER BY uuid LIMIT ?",
+                    (self.gk, graph, after, self.bs))]
+                if not uuids:
+                    break
+                after = uuids[-1]
+                changes = self._entity_changes(await gg.query("entity_trust_inputs", uuids=uuids))
+                await self.writer.entities(gg, graph, changes, uuids)
+                r.entities_updated += len(changes)
+                self.progress("entities", len(uuids), total)
+
+
+def _count_differences(c, gk: str, graph: str, bucket: str, edges: list[dict]) -> int:
+    """How many edges of a re-read bucket differ from the shadow (drift found and healed)."""
+    lo, hi = graphstate.bucket_range(bucket)
+    shadow = {row[0]: dict(zip(EDGE_PROPS, row[1:])) for row in c.execute(
+        f"SELECT uuid, {', '.join(EDGE_PROPS)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
+        "AND uuid >= ? AND uuid < ?", (gk, graph, lo, hi))}
+    seen = {e["uuid"] for e in edges}
+    n = sum(1 for u in shadow if u not in seen)
+    n += sum(1 for e in edges if e["uuid"] not in shadow or not props_equal(edge_values(e), shadow[e["uuid"]], EDGE_PROPS))
+    return n
+
+
+def list_runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
+    """Recent runs in the state store, newest first (``graph-trust runs``)."""
+    store = StateStore.for_settings(settings)
+    try:
+        items = store.runs(limit=limit)
+        has_relink = store.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'").fetchone()
+        if has_relink:  # relink's runs live in its own table of the same store
+            cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "
+                                    "ORDER BY started_at DESC LIMIT ?", (limit,))
+            items += [{"run_id": r[0], "kind": "relink", "started_at": r[1], "ended_at": r[2], "status": r[3],
+                       "counts": json.loads(r[4] or "{}")} for r in cur]
+            items.sort(key=lambda r: r["started_at"], reverse=True)
+        return items[:limit]
+    finally:
+        store.close()
+
+
+__all__ = ["ensure_indexes", "graph_key", "list_runs", "run_sync", "sync_demo", "sync_graph"]

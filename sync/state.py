@@ -1,0 +1,207 @@
+"""The sync state store: SQLite at ``state_path(settings, "state.sqlite3")`` (WAL, busy timeout).
+
+Tables (created if missing; other features keep their own tables in the same file):
+
+``sync_runs``        one row per run: id, kind (sync | rollback), graph, times, status
+                     (running | ok | failed | interrupted | rolled_back), counts, config hash
+``sync_journal``     every property change a run made, with the previous value, written
+                     *before* the graph write (state ``pending``) and marked ``applied`` or
+                     ``void`` after it
+``sync_quarantine``  candidates a run could not use, with the reason
+``sync_candidates``  the state store's parsed copy of the review DB (per review source and graph)
+``sync_sources``     per review source and graph: when the copy was last refreshed
+``sync_desired``     desired trust per edge (the winning candidate's), kept up to date incrementally
+``sync_touched``     edges whose candidates changed and that no run has written yet
+``sync_unmatched``   scored edges the graph did not have at the last attempt (retried every run)
+``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties
+``sync_graphs``      per graph: when the shadow was last rebuilt from a full scan
+``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from graph_trust.config import Settings, state_path
+from graph_trust.errors import StateStoreError
+
+BUSY_TIMEOUT_MS = 30_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sync_runs (
+    run_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, kind TEXT NOT NULL, graph_key TEXT NOT NULL,
+    graph TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL,
+    dry_run INTEGER NOT NULL DEFAULT 0, full INTEGER NOT NULL DEFAULT 0, counts_json TEXT,
+    config_hash TEXT, pid INTEGER, target_run TEXT, error TEXT
+);
+CREATE INDEX IF NOT EXISTS sync_runs_graph ON sync_runs (graph_key, seq);
+CREATE TABLE IF NOT EXISTS sync_journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, batch INTEGER NOT NULL,
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, kind TEXT NOT NULL, uuid TEXT NOT NULL,
+    old_json TEXT, new_json TEXT, state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sync_journal_run ON sync_journal (run_id, batch, uuid);
+CREATE INDEX IF NOT EXISTS sync_journal_key ON sync_journal (graph_key, kind, graph, uuid);
+CREATE TABLE IF NOT EXISTS sync_quarantine (
+    run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, reason TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sync_quarantine_run ON sync_quarantine (run_id);
+CREATE TABLE IF NOT EXISTS sync_sources (source TEXT PRIMARY KEY, refreshed_at TEXT NOT NULL, tiers_hash TEXT,
+    full_diff_pending INTEGER NOT NULL DEFAULT 0, graph_key TEXT);
+CREATE TABLE IF NOT EXISTS sync_desired (
+    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, trust_score REAL NOT NULL, trust_status TEXT,
+    memory_type TEXT, sensitivity TEXT, scope TEXT, PRIMARY KEY (source, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_touched (
+    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (source, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_unmatched (
+    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (source, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_candidates (
+    source TEXT NOT NULL, id TEXT NOT NULL, graph TEXT, edge_uuid TEXT, status TEXT,
+    memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT,
+    PRIMARY KEY (source, id)
+);
+CREATE INDEX IF NOT EXISTS sync_candidates_edge ON sync_candidates (source, graph, edge_uuid);
+CREATE INDEX IF NOT EXISTS sync_candidates_quarantined ON sync_candidates (source, id) WHERE reason IS NOT NULL;
+CREATE TABLE IF NOT EXISTS sync_shadow (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
+    trust_score REAL, trust_status TEXT, trust_run_id TEXT, trust_updated_at TEXT,
+    memory_type TEXT, sensitivity TEXT, scope TEXT,
+    PRIMARY KEY (graph_key, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sync_dirty (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
+    PRIMARY KEY (graph_key, graph, uuid)
+) WITHOUT ROWID;
+"""
+
+EDGE_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at",
+              "memory_type", "sensitivity", "scope")
+COMPARED_PROPS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
+ENTITY_PROPS = ("trust_score", "trust_run_id")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_run_id() -> str:
+    return "sync-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+
+
+def connect_state(path: Path) -> sqlite3.Connection:
+    """Open (and create) the state store at ``path``: WAL, busy timeout, autocommit mode."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(f"file:{quote(str(path))}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                              isolation_level=None, check_same_thread=False)
+        con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = NORMAL")
+        con.executescript(SCHEMA)
+    except sqlite3.Error as exc:
+        raise StateStoreError(f"state store {path} is unusable: {exc}") from None
+    return con
+
+
+class StateStore:
+    """Runs, journal, quarantine and the sync caches, in one SQLite file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.con = connect_state(path)
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> StateStore:
+        return cls(state_path(settings, "state.sqlite3"))
+
+    def close(self) -> None:
+        self.con.close()
+
+    @contextmanager
+    def tx(self):
+        """One IMMEDIATE transaction (committed on success, rolled back on error)."""
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StateStoreError(f"state store {self.path}: {exc}") from None
+        try:
+            yield self.con
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                self.con.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StateStoreError(f"state store {self.path}: {exc}") from None
+
+    # -- runs --
+
+    def start_run(self, *, kind: str, graph_key: str, graph: str, dry_run: bool, full: bool,
+                  config_hash: str, target_run: str | None = None, pid: int | None = None) -> tuple[str, str]:
+        """Insert a running run; returns ``(run_id, started_at)``."""
+        run_id, started = new_run_id(), now_iso()
+        with self.tx() as c:
+            seq = c.execute("SELECT coalesce(max(seq), 0) + 1 FROM sync_runs").fetchone()[0]
+            c.execute(
+                "INSERT INTO sync_runs (run_id, seq, kind, graph_key, graph, started_at, status, dry_run, full,"
+                " config_hash, pid, target_run) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                (run_id, seq, kind, graph_key, graph, started, int(dry_run), int(full), config_hash, pid, target_run),
+            )
+        return run_id, started
+
+    def finish_run(self, run_id: str, status: str, counts: dict[str, Any] | None = None,
+                   error: str | None = None) -> None:
+        with self.tx() as c:
+            c.execute("UPDATE sync_runs SET status = ?, ended_at = ?, counts_json = ?, error = ? WHERE run_id = ?",
+                      (status, now_iso(), json.dumps(counts or {}, sort_keys=True), error, run_id))
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        cur = self.con.execute("SELECT * FROM sync_runs WHERE run_id = ?", (run_id,))
+        row = cur.fetchone()
+        return None if row is None else _run_dict(cur.description, row)
+
+    def runs(self, graph_key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM sync_runs", []
+        if graph_key is not None:
+            sql += " WHERE graph_key = ?"
+            params.append(graph_key)
+        cur = self.con.execute(sql + " ORDER BY seq DESC LIMIT ?", (*params, limit))
+        return [_run_dict(cur.description, r) for r in cur.fetchall()]
+
+    def last_ok_start(self, graph_key: str) -> str | None:
+        row = self.con.execute(
+            "SELECT started_at FROM sync_runs WHERE graph_key = ? AND kind = 'sync' AND status = 'ok' AND dry_run = 0"
+            " ORDER BY seq DESC LIMIT 1", (graph_key,)).fetchone()
+        return row[0] if row else None
+
+    def unfinished_runs(self, graph_key: str) -> list[str]:
+        """Runs still marked running for this graph (their process died; the caller holds the lock)."""
+        return [r[0] for r in self.con.execute(
+            "SELECT run_id FROM sync_runs WHERE graph_key = ? AND status = 'running' ORDER BY seq", (graph_key,))]
+
+    # -- quarantine --
+
+    def add_quarantine(self, run_id: str, rows: list[tuple[str, str]]) -> None:
+        if rows:
+            with self.tx() as c:
+                c.executemany("INSERT INTO sync_quarantine VALUES (?, ?, ?)", [(run_id, i, r) for i, r in rows])
+
+
+def _run_dict(description, row) -> dict[str, Any]:
+    d = dict(zip([x[0] for x in description], row))
+    d["counts"] = json.loads(d.pop("counts_json") or "{}")
+    d["dry_run"] = bool(d["dry_run"])
+    d["full"] = bool(d["full"])
+    return d

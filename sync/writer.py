@@ -1,0 +1,235 @@
+"""Journaled batch writes: every batch is journaled before it is written.
+
+For each batch: (1) the previous and new values of every element are inserted in
+``sync_journal`` as ``pending`` and committed; (2) the batch is written to the graph in one
+statement per kind of change (one atomic query on FalkorDB, one managed transaction on
+Neo4j); (3) in one state-store transaction the journal rows become ``applied`` (or ``void``
+for elements the graph does not have), the shadow copy is updated and the entities to
+re-aggregate are recorded. A crash between (1) and (3) leaves ``pending`` rows: the next run
+or rollback (holding the lock) reads those elements back and marks each row ``applied`` or
+``void`` by what the graph holds (:func:`recover`). So an applied change is always journaled,
+and a rerun converges because it compares desired state with what the graph holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_trust.sync.aggregate import same_score
+from graph_trust.sync.graphstate import bucket_range, upsert_shadow
+from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
+
+_EMPTY_EDGE = dict.fromkeys(EDGE_PROPS)
+_EMPTY_ENTITY = dict.fromkeys(ENTITY_PROPS)
+
+
+@dataclass
+class Change:
+    """One element's change: ``old`` and ``new`` hold every owned property (None = absent)."""
+
+    uuid: str
+    old: dict[str, Any]
+    new: dict[str, Any]
+    endpoints: tuple[str | None, str | None] = (None, None)
+
+
+@dataclass
+class BatchResult:
+    applied: list[Change] = field(default_factory=list)
+    missing: list[Change] = field(default_factory=list)
+
+
+def props_equal(a: dict[str, Any], b: dict[str, Any], props: tuple[str, ...]) -> bool:
+    for p in props:
+        x, y = a.get(p), b.get(p)
+        if p == "trust_score":
+            if not same_score(x, y):
+                return False
+        elif (None if x is None else str(x)) != (None if y is None else str(y)):
+            return False
+    return True
+
+
+def edge_values(row: dict[str, Any]) -> dict[str, Any]:
+    return {p: (float(row[p]) if p == "trust_score" and row.get(p) is not None else row.get(p)) for p in EDGE_PROPS}
+
+
+def entity_values(row: dict[str, Any]) -> dict[str, Any]:
+    return {p: (float(row[p]) if p == "trust_score" and row.get(p) is not None else row.get(p)) for p in ENTITY_PROPS}
+
+
+async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
+    """Write edge changes; return the uuids the graph has (matched)."""
+    sets = [{"uuid": c.uuid, **c.new} for c in changes if c.new.get("trust_score") is not None]
+    clears = [c.uuid for c in changes if c.new.get("trust_score") is None]
+    matched = 0
+    if sets:
+        matched += int((await gg.write("edge_trust_set", rows=sets))[0]["matched"])
+    if clears:
+        matched += int((await gg.write("edge_trust_clear", uuids=clears))[0]["matched"])
+    if matched >= len(changes):
+        return {c.uuid for c in changes}
+    rows = await gg.query("edge_uuids_exist", uuids=[c.uuid for c in changes])
+    return {r["uuid"] for r in rows}
+
+
+async def write_entities(gg: Any, changes: list[Change]) -> set[str]:
+    sets = [{"uuid": c.uuid, **c.new} for c in changes if c.new.get("trust_score") is not None]
+    clears = [c.uuid for c in changes if c.new.get("trust_score") is None]
+    if sets:
+        await gg.write("entity_trust_set", rows=sets)
+    if clears:
+        await gg.write("entity_trust_clear", uuids=clears)
+    return {c.uuid for c in changes}  # entities come from a read in the same run
+
+
+class JournaledWriter:
+    """Writes batches of one run, journaling each before it is written."""
+
+    def __init__(self, store: StateStore, run_id: str, graph_key: str):
+        self.store = store
+        self.run_id = run_id
+        self.graph_key = graph_key
+        self.batches = 0
+
+    def _journal(self, graph: str, kind: str, changes: list[Change]) -> int:
+        self.batches += 1
+        batch = self.batches
+        with self.store.tx() as c:
+            c.executemany(
+                "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                [(self.run_id, batch, self.graph_key, graph, kind, ch.uuid, json.dumps(ch.old, sort_keys=True),
+                  json.dumps(ch.new, sort_keys=True)) for ch in changes])
+        return batch
+
+    def _settle(self, c, batch: int, changes: list[Change], applied: set[str]) -> None:
+        c.execute("UPDATE sync_journal SET state = 'applied' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
+        c.executemany("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ? AND uuid = ?",
+                      [(self.run_id, batch, ch.uuid) for ch in changes if ch.uuid not in applied])
+
+    def begin_edges(self, graph: str, changes: list[Change]) -> int:
+        """Step 1: journal the batch as pending (committed before any write); returns its number."""
+        return self._journal(graph, "edge", changes)
+
+    def finish_edges(self, graph: str, batch: int, changes: list[Change], matched: set[str], *,
+                     mark_dirty: bool) -> BatchResult:
+        """Step 3: after the write, settle the journal, update the shadow, list entities to re-aggregate."""
+        res = BatchResult([c for c in changes if c.uuid in matched], [c for c in changes if c.uuid not in matched])
+        with self.store.tx() as c:
+            self._settle(c, batch, changes, matched)
+            upsert_shadow(c, self.graph_key, graph, [{"uuid": ch.uuid, **ch.new} for ch in res.applied])
+            if mark_dirty:
+                mark_entities_dirty(c, self.graph_key, graph,
+                                    [u for ch in res.applied for u in ch.endpoints if u is not None])
+        return res
+
+    async def edges(self, gg: Any, graph: str, changes: list[Change], *, mark_dirty: bool) -> BatchResult:
+        """Journal, write and settle one batch of edge changes."""
+        batch = self.begin_edges(graph, changes)
+        matched = await write_edges(gg, changes)
+        return self.finish_edges(graph, batch, changes, matched, mark_dirty=mark_dirty)
+
+    async def entities(self, gg: Any, graph: str, changes: list[Change], done: list[str]) -> None:
+        """Write entity changes and take ``done`` (all entities of the batch) off the dirty list."""
+        batch = self._journal(graph, "entity", changes) if changes else None
+        if changes:
+            await write_entities(gg, changes)
+        with self.store.tx() as c:
+            if batch is not None:
+                self._settle(c, batch, changes, {ch.uuid for ch in changes})
+            c.executemany("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid = ?",
+                          [(self.graph_key, graph, u) for u in done])
+
+
+    async def entity_range(self, gg: Any, graph: str, bucket: str, method: str) -> int:
+        """``--full`` aggregation of one uuid range of entities, computed and written in the graph.
+
+        The range's current trusted entities are journaled first as one ``entity_range`` marker
+        (pending); the aggregate statement returns each entity it changed with its previous
+        values, which become ``applied`` entity rows while the marker is voided, in one
+        transaction. :func:`recover` settles a marker left pending by comparing the range
+        with the values it recorded. Returns how many entities changed.
+        """
+        lo, hi = bucket_range(bucket)
+        old = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
+        batch = self._journal(graph, "entity_range", [Change(bucket, old, {})])
+        rows = await gg.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=self.run_id)
+        changes = [Change(r["uuid"], {"trust_score": r["old_score"], "trust_run_id": r["old_run_id"]},
+                          {"trust_score": r["trust_score"],
+                           "trust_run_id": self.run_id if r["trust_score"] is not None else None}) for r in rows]
+        with self.store.tx() as c:
+            c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
+            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", changes)
+            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
+                      (self.graph_key, graph, lo, hi))
+        return len(changes)
+
+
+def insert_applied(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change]) -> None:
+    c.executemany(
+        "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'applied')",
+        [(run_id, batch, graph_key, graph, kind, ch.uuid, json.dumps(ch.old, sort_keys=True),
+          json.dumps(ch.new, sort_keys=True)) for ch in changes])
+
+
+def mark_entities_dirty(c, graph_key: str, graph: str, uuids: list[str]) -> None:
+    c.executemany("INSERT OR IGNORE INTO sync_dirty VALUES (?, ?, ?)", [(graph_key, graph, u) for u in uuids])
+
+
+async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
+    """Settle ``pending`` journal rows left by dead runs of this graph (caller holds the lock).
+
+    Each pending element is read back: if the graph holds the new values the row becomes
+    ``applied`` (and the shadow follows), otherwise ``void``. Returns rows settled.
+    """
+    con = store.con
+    rows = con.execute("SELECT seq, run_id, batch, graph, kind, uuid, old_json, new_json FROM sync_journal "
+                       "WHERE graph_key = ? AND state = 'pending' ORDER BY seq", (graph_key,)).fetchall()
+    by_key: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}
+    for seq, run_id, batch, graph, kind, uuid, old_json, new_json in rows:
+        if kind == "entity_range":
+            await _recover_range(store, graphs(graph), graph_key, graph, seq, run_id, batch, uuid, json.loads(old_json))
+            continue
+        by_key.setdefault((graph, kind), []).append((seq, uuid, json.loads(new_json)))
+    for (graph, kind), items in by_key.items():
+        gg = graphs(graph)
+        for i in range(0, len(items), 1000):
+            chunk = items[i:i + 1000]
+            uuids = [u for _, u, _ in chunk]
+            if kind == "edge":
+                current = {r["uuid"]: r for r in await gg.query("edge_trust_read", uuids=uuids)}
+                props = EDGE_PROPS
+            else:
+                current = {r["uuid"]: r for r in await gg.query("entity_trust_inputs", uuids=uuids)}
+                props = ENTITY_PROPS
+            with store.tx() as c:
+                for seq, uuid, new in chunk:
+                    cur = current.get(uuid)
+                    ok = cur is not None and props_equal(cur, new, props)
+                    c.execute("UPDATE sync_journal SET state = ? WHERE seq = ?", ("applied" if ok else "void", seq))
+                    if kind == "edge" and cur is not None:
+                        upsert_shadow(c, graph_key, graph, [edge_values(cur) | {"uuid": uuid}])
+                        mark_entities_dirty(c, graph_key, graph,
+                                            [u for u in (cur.get("source_uuid"), cur.get("target_uuid")) if u])
+    return len(rows)
+
+
+async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str, seq: int, run_id: str, batch: int,
+                         bucket: str, old: dict[str, dict]) -> None:
+    """Settle a pending ``entity_range`` marker: journal what differs from the values it recorded."""
+    lo, hi = bucket_range(bucket)
+    cur = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
+    changes = [Change(u, old.get(u, dict(_EMPTY_ENTITY)), cur.get(u, dict(_EMPTY_ENTITY)))
+               for u in sorted(set(old) | set(cur))
+               if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]
+    with store.tx() as c:
+        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (seq,))
+        insert_applied(c, run_id, batch, graph_key, graph, "entity", changes)
+
+
+__all__ = ["BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "props_equal", "recover",
+           "write_edges", "write_entities", "_EMPTY_EDGE", "_EMPTY_ENTITY"]

@@ -1,0 +1,37 @@
+"""relink over the Neo4j wire protocol (ArcadeDB in CI; real Neo4j with GRAPH_TRUST_TEST_NEO4J_URI):
+the neo4j dialect of relink's Cypher, one database holding every group, rollback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from migration_fixture import build_graph_without_vector_procedure, build_migration, evidence_column  # noqa: E402
+
+from graph_trust.connection import open_graph  # noqa: E402
+from graph_trust.embedder import HashingEmbedder  # noqa: E402
+from graph_trust.sync.relink import relink, rollback_relink  # noqa: E402
+
+pytestmark = pytest.mark.bolt
+EMB = HashingEmbedder()
+
+
+async def test_migration_relinks_over_bolt_and_rolls_back(bolt_settings, tmp_path, unique):
+    async with open_graph(bolt_settings) as g:
+        assert g.dialect == "neo4j"
+        m = await build_migration(g, EMB, tmp_path, f"b{unique}", builder=build_graph_without_vector_procedure)
+        before = evidence_column(m.review_db)
+        report = await relink(bolt_settings, review_db=str(m.review_db), conn=g, embedder=EMB)
+    after = evidence_column(m.review_db)
+    written = {cid: json.loads(t)[0]["evidence_id"] for cid, t in after.items() if t != before[cid]}
+    resolvable = [cid for cid, c in m.cases.items() if c.resolvable]
+    assert all(m.expected.get(cid) == new for cid, new in written.items()), written
+    assert sum(written.get(cid) == m.expected[cid] for cid in resolvable) / len(resolvable) >= 0.95
+    assert report.orphaned == len(m.cases) and report.vectors_fetched > 0  # cosine used over Bolt too
+    assert rollback_relink(bolt_settings, report.run_id)["restored"] == report.written
+    assert evidence_column(m.review_db) == before

@@ -1,0 +1,120 @@
+"""Crashes mid-run: SIGINT to the CLI, and the graph going away. State stays consistent; a rerun converges."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graph_trust.config import load_settings
+from graph_trust.connection import open_graph
+from graph_trust.errors import RunFailedError
+from graph_trust.sync import run_sync, verify
+from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db
+
+
+def _journal(state_db: Path, sql: str, params=()) -> list[tuple]:
+    con = sqlite3.connect(state_db)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def _trust(props: dict) -> dict[str, float]:
+    return {u: p["trust_score"] for u, p in props.items() if p["trust_score"] is not None}
+
+
+def _cli(config: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graph_trust.cli.main", "--config", str(config), *args]
+                          if False else [sys.executable, "-c", "from graph_trust.cli.main import main; main()",
+                                         *args, "--config", str(config)],
+                          capture_output=True, text=True, timeout=300)
+
+
+async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, unique, embedded_path):
+    group = f"g_{unique}"
+    edges = await bulk_graph(graph, group, 3000)
+    rows = bulk_rows(edges, group)
+    db = review_db(tmp_path / "r.sqlite3", rows)
+    config = tmp_path / "graph-trust.yaml"
+    config.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+                                      "state_dir": str(settings.state_dir), "review": {"path": str(db)}}))
+    state_db = settings.state_dir / "state.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-c", "from graph_trust.cli.main import main; main()", "sync",
+                             "--config", str(config), "--batch-size", "5", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until a few batches are applied
+        if state_db.exists():
+            try:
+                n = _journal(state_db, "SELECT count(DISTINCT batch) FROM sync_journal WHERE state = 'applied'")[0][0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= 5:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, (out, err)
+    assert "interrupted" in err and err.count("\n") == 1  # one clear line
+    run_id, status = _journal(state_db, "SELECT run_id, status FROM sync_runs WHERE kind = 'sync'")[0]
+    assert status == "interrupted"
+    assert _journal(state_db, "SELECT count(*) FROM sync_journal WHERE state = 'pending'")[0][0] == 0
+    applied = {u for (u,) in _journal(state_db, "SELECT uuid FROM sync_journal WHERE run_id = ? AND kind = 'edge' "
+                                                "AND state = 'applied'", (run_id,))}
+    on_graph = _trust(await edge_props(graph, group))
+    assert 0 < len(on_graph) < len(expected_state(rows))  # really interrupted part-way
+    assert set(on_graph) == applied  # every change on the graph is journaled, nothing else
+    rerun = _cli(config, "sync", "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    assert _trust(await edge_props(graph, group)) == expected_state(rows)
+    v = _cli(config, "verify", "--json")
+    assert v.returncode == 0, v.stdout
+
+
+async def test_graph_going_away_mid_run(tmp_path, unique):
+    path = tmp_path / "own-graph"
+    settings = load_settings(overrides={"graph.uri": f"embedded:{path}", "graph.database": f"t_{unique}",
+                                        "state_dir": str(tmp_path / "state"), "sync.retries": 1}, environ={})
+    group = f"g_{unique}"
+    async with open_graph(settings) as g:
+        edges = await bulk_graph(g, group, 200)
+    rows = bulk_rows(edges, group)
+    db = review_db(tmp_path / "r.sqlite3", rows)
+    batches = []
+
+    def kill_after_three(phase: str, n: int, total: int | None) -> None:
+        if phase == "edges":
+            batches.append(n)
+            if len(batches) == 3:
+                pid = int((path / "falkordb.pid").read_text())
+                os.kill(pid, signal.SIGTERM)  # the server stops (saving its data)
+                while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+                    time.sleep(0.02)
+
+    with pytest.raises(RunFailedError, match=r"failed after \d+ batch\(es\).*again to converge"):
+        await run_sync(settings, review_db=db, batch_size=10, full=True, progress=kill_after_three)
+    state_db = tmp_path / "state" / "state.sqlite3"
+    run_id, status, error = _journal(state_db, "SELECT run_id, status, error FROM sync_runs")[0]
+    assert status == "failed" and "graph" in error
+    applied = {u for (u,) in _journal(state_db, "SELECT uuid FROM sync_journal WHERE state = 'applied'")}
+    pending = {u for (u,) in _journal(state_db, "SELECT uuid FROM sync_journal WHERE state = 'pending'")}
+    assert len(applied) >= 30 and len(pending) >= 10  # batches written, then one journaled whose write failed
+    async with open_graph(settings) as g:  # the server comes back with what was written
+        on_graph = set(_trust(await edge_props(g, group)))
+        assert applied <= on_graph and on_graph - applied <= pending  # nothing written unjournaled
+        rep = await run_sync(settings, review_db=db, graph=g)
+        assert rep.recovered_journal_rows == len(pending)
+        assert _trust(await edge_props(g, group)) == expected_state(rows)
+        assert (await verify(settings, review_db=db, graph=g)).in_sync
+    settled = dict(_journal(state_db, "SELECT uuid, state FROM sync_journal WHERE run_id = ?", (run_id,)))
+    assert {u for u, st in settled.items() if st == "applied"} == on_graph  # the journal now says exactly what happened
+    assert set(settled.values()) <= {"applied", "void"}

@@ -1,0 +1,124 @@
+"""End-to-end sync on a real embedded FalkorDB built through graphiti-core's API."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_trust.sync import rollback, run_sync, verify
+from sync_fixtures import FACTS, build, edge_props, entity_trust, review_db, row, set_rows, state_of
+
+
+@pytest.fixture
+async def world(graph, settings, tmp_path, unique):
+    group = f"g_{unique}"
+    uuids = await build(graph, group)
+    u = [uuids[f.fact] for f in FACTS]
+    rows = [
+        row("c1", u[0], "promoted", group, memory_type="fact", sensitivity="low", scope="ops"),
+        row("c2", u[1], "corroborated", group),
+        row("c3", u[2], "candidate", group),
+        row("c4", u[3], "rejected", group),
+        row("c5", u[2], "promoted", group),        # same edge as c3: highest tier wins
+        row("c6", u[4], "expired", group),
+        row("c7", "no-such-edge", "promoted", group),
+        row("c8", None, "promoted", group, ev="{not json"),
+    ]
+    db = review_db(tmp_path / "review.sqlite3", rows)
+    return graph, settings, db, group, u
+
+
+async def test_sync_sets_scores_and_aggregates(world):
+    graph, settings, db, group, u = world
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    assert props[u[0]]["trust_score"] == 1.0 and props[u[0]]["trust_status"] == "promoted"
+    assert (props[u[0]]["memory_type"], props[u[0]]["sensitivity"], props[u[0]]["scope"]) == ("fact", "low", "ops")
+    assert props[u[1]]["trust_score"] == 0.6
+    assert props[u[2]]["trust_score"] == 1.0 and props[u[2]]["trust_status"] == "promoted"
+    assert props[u[3]]["trust_score"] is None and props[u[4]]["trust_score"] is None
+    assert props[u[0]]["trust_run_id"] == rep.run_id
+    assert rep.edges_set == 3 and rep.edges_cleared == 0
+    assert rep.unmatched_count == 1 and rep.unmatched[0]["id"] == "c7" and "relink" in rep.unmatched_hint
+    assert rep.quarantined_count == 1 and rep.quarantined[0]["id"] == "c8"
+    ent = await entity_trust(graph, group)
+    assert ent["billing-db"] == 1.0 and ent["db-host-1"] == 0.6 and ent["auth-service"] is None
+    assert rep.entities_updated == 4  # billing-db, 03:00 UTC, db-host-1, team-data
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync, v.drift
+    again = await run_sync(settings, review_db=db, graph=graph)
+    assert (again.edges_set, again.edges_cleared, again.entities_updated) == (0, 0, 0)
+    assert again.edges_unchanged == 3
+
+
+async def test_changes_manual_edits_and_rollback(world):
+    graph, settings, db, group, u = world
+    first = await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c1'")
+    set_rows(db, "DELETE FROM candidates WHERE id = 'c2'")
+    await graph.for_group(group).run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.trust_score = 0.01",
+                                          {"u": u[2]}, write=True)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert not v.in_sync and v.drift["edge_wrong_trust"] == 1 and v.drift["edge_stale_trust"] == 2
+    second = await run_sync(settings, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    assert props[u[0]]["trust_score"] is None and props[u[0]]["memory_type"] is None
+    assert props[u[1]]["trust_score"] is None
+    assert props[u[2]]["trust_score"] == 1.0
+    assert second.edges_cleared == 2 and second.edges_set == 1 and second.drift_healed == 1
+    assert (await entity_trust(graph, group))["03:00 UTC"] is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    # roll back the second run: the graph returns to what the first run left (incl. the manual edit)
+    rb = await rollback(settings, second.run_id, graph=graph)
+    assert rb.edges_restored == 3
+    props = await edge_props(graph, group)
+    assert props[u[0]]["trust_score"] == 1.0 and props[u[0]]["trust_run_id"] == first.run_id
+    assert props[u[2]]["trust_score"] == 0.01
+    assert (await entity_trust(graph, group))["03:00 UTC"] == 1.0
+
+
+@pytest.mark.parametrize("method", ["max", "mean", "noisy_or"])
+async def test_full_run_aggregation_in_graph_matches_python(world, method):
+    graph, settings, db, group, u = world
+    settings.sync.aggregation = method
+    full = await run_sync(settings, review_db=db, graph=graph, full=True)
+    v = await verify(settings, review_db=db, graph=graph)  # verify aggregates in Python
+    assert v.in_sync, v.drift
+    ent = await entity_trust(graph, group)
+    # billing-db touches u0 (1.0), u1 (0.6), u2 (1.0, promoted wins) and u4 (no trust)
+    want = {"max": 1.0, "mean": (1.0 + 0.6 + 1.0) / 3, "noisy_or": 1.0 - 0.0 * 0.4 * 0.0}[method]
+    assert abs(ent["billing-db"] - want) < 1e-9
+    assert full.entities_updated == 4
+    set_rows(db, "UPDATE candidates SET status = 'candidate', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c2'")
+    inc = await run_sync(settings, review_db=db, graph=graph)
+    assert inc.entities_updated >= 1 and (await verify(settings, review_db=db, graph=graph)).in_sync
+    await rollback(settings, inc.run_id, graph=graph)
+    await rollback(settings, full.run_id, graph=graph)
+    assert set((await entity_trust(graph, group)).values()) == {None}
+    assert _scores(await edge_props(graph, group)) == {}
+
+
+def _scores(props):
+    return {k: v["trust_score"] for k, v in props.items() if v["trust_score"] is not None}
+
+
+async def test_rollback_refuses_when_a_later_run_changed_the_same_properties(world):
+    from graph_trust.errors import NotFoundError, RollbackConflictError
+
+    graph, settings, db, group, u = world
+    first = await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'corroborated', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c1'")
+    second = await run_sync(settings, review_db=db, graph=graph)
+    with pytest.raises(RollbackConflictError, match=second.run_id):
+        await rollback(settings, first.run_id, graph=graph)
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] == 0.6  # nothing restored
+    with pytest.raises(NotFoundError):
+        await rollback(settings, "sync-nope", graph=graph)
+    await rollback(settings, second.run_id, graph=graph)  # newest first: no conflict
+    await rollback(settings, first.run_id, graph=graph)   # the later run is rolled back now
+    assert _scores(await edge_props(graph, group)) == {}
+    assert set((await entity_trust(graph, group)).values()) == {None}
+    forced = await run_sync(settings, review_db=db, graph=graph)
+    later = await run_sync(settings, review_db=db, graph=graph, full=True)
+    assert later.edges_set == 0
+    rb = await rollback(settings, forced.run_id, graph=graph, force=True)
+    assert rb.edges_restored == 3
