@@ -80,7 +80,11 @@ class GraphConnection:
 
     async def settle(self) -> None:
         """Wait for the index builds graphiti-core's FalkorDriver starts on construction/clone."""
+        from graph_trust.graphiti import settle_clones
+
         drivers = [self.driver, *(c.driver for c in self._clones.values())]
+        for d in drivers:
+            await settle_clones(d)
         for task in [t for d in drivers if (t := getattr(d, "_init_task", None)) is not None]:
             try:
                 await task

@@ -344,6 +344,17 @@ async def _untrusted_scopes(routes, cross_encoder, query, vector, config, search
 _CLONES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
+async def settle_clones(driver: Any) -> None:
+    """Wait for the index builds of the clones :func:`trust_search` made of ``driver``."""
+    for clone in _CLONES.pop(driver, {}).values():
+        task = getattr(clone, "_init_task", None)
+        if task is not None:
+            try:
+                await task
+            except Exception:  # noqa: BLE001 - "already indexed" and the like
+                pass
+
+
 def _routes(driver: Any, group_ids: list[str] | None) -> list[tuple[Any, list[str] | None]]:
     """(driver, group_ids) per graph to search: FalkorDB keeps each group in its own graph.
 

@@ -40,7 +40,8 @@ async def ograph(graph, unique):
     embedder = HashingEmbedder()
     group = f"g_{unique}"
     uuids = await build_graph(graph.for_group(group).driver, embedder, FACTS, group)
-    return make_graphiti(graph.driver, embedder=embedder), group, uuids
+    # Graphiti bound to the group's graph: its search_ then needs no per-call driver clone.
+    return make_graphiti(graph.for_group(group).driver, embedder=embedder), group, uuids
 
 
 def _copy(recipe, limit):
