@@ -52,8 +52,8 @@ SELECT :source, graph, edge_uuid, score, status, memory_type, sensitivity, scope
 ) WHERE rn = 1 AND score IS NOT NULL
 """
 ALL_ROWS = "sync_candidates c"
-TOUCHED_ROWS = ("sync_touched x JOIN sync_candidates c ON c.source = x.source AND c.graph = x.graph "
-                "AND c.edge_uuid = x.uuid")
+TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c ON c.source = x.source AND c.graph = x.graph "
+                "AND c.edge_uuid = x.uuid")  # CROSS JOIN: SQLite loops over the (few) touched edges
 
 
 def _text(value) -> str | None:
@@ -144,8 +144,14 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                 c.execute(f"CREATE TEMP TABLE changed AS {inner}", params)
                 inner = "SELECT * FROM temp.changed"
                 c.execute("DROP TABLE IF EXISTS temp.gone")
-                c.execute(f'CREATE TEMP TABLE gone AS SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
-                          f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
+                c.execute("CREATE TEMP TABLE gone (id TEXT)")
+                n_review = c.execute(f'SELECT count(*) FROM review."{review.table}"').fetchone()[0]
+                n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
+                n_new = c.execute("SELECT count(*) FROM temp.changed WHERE CAST(id AS TEXT) NOT IN "
+                                  "(SELECT id FROM sync_candidates WHERE source = :source)", params).fetchone()[0]
+                if n_copy + n_new != n_review:  # some candidates left the review DB: find which
+                    c.execute(f'INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
+                              f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
                 c.execute(touch.format(ids=changed_ids), params)
                 c.execute(touch.format(ids=gone_ids), params)
                 c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
@@ -174,9 +180,8 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                 c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS), params)
             else:  # the edges changed rows point at now, then their desired state
                 c.execute(touch.format(ids=changed_ids), params)
-                c.execute("DELETE FROM sync_desired WHERE source = :source AND EXISTS (SELECT 1 FROM sync_touched x "
-                          "WHERE x.source = :source AND x.graph = sync_desired.graph AND x.uuid = sync_desired.uuid)",
-                          params)
+                c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
+                          "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
                 c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS) + " ", params)
             pending = 1 if since is None else (row[2] if row else 1)
             c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",

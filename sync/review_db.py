@@ -194,11 +194,6 @@ class ReviewDB:
         """Read-only URI of the file (to ATTACH it to the state store's connection)."""
         return f"file:{quote(str(self.path.resolve()))}?mode=ro"
 
-    def iter_ids(self, batch_size: int = 5000) -> Iterator[list[str]]:
-        """Every candidate id, in order (to find candidates that disappeared)."""
-        for batch in self.iter_batches(fields=("id",), batch_size=batch_size):
-            yield [r["id"] for r in batch]
-
     def source_key(self) -> str:
         """Identity of this review source (path, table, mapping) for the state store's copy."""
         cols = ",".join(f"{k}={v}" for k, v in sorted(self.columns.items()) if v)

@@ -39,9 +39,9 @@ GROUP BY j2.run_id, r2.kind ORDER BY min(r2.seq)
 async def rollback(settings: Settings, run_id: str, *, force: bool = False, graph: Any = None) -> Any:
     """Roll back ``run_id``; returns a :class:`RollbackReport` (relink runs: relink's report)."""
     if run_id.startswith("relink-"):
-        from graph_trust.sync.relink_store import rollback as relink_rollback
+        from graph_trust.sync.relink import rollback_relink
 
-        return relink_rollback(settings, run_id, force=force)
+        return rollback_relink(settings, run_id, force=force)
     from graph_trust.connection import open_graph
 
     store = StateStore.for_settings(settings)

@@ -51,9 +51,17 @@ def config_hash(settings: Settings) -> str:
     return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-async def ensure_indexes(g: Any) -> None:
-    """Create the RELATES_TO.uuid and Entity.uuid range indexes if missing (idempotent, every group)."""
-    names = set(await g.graph_names()) | {g.database} if g.dialect == "falkordb" else {g.database}
+async def ensure_indexes(g: Any, only: list[str] | None = None) -> None:
+    """Create the RELATES_TO.uuid and Entity.uuid range indexes where missing (idempotent).
+
+    FalkorDB: in every existing graph (group), or those of ``only`` that exist (so a group
+    name nothing uses never creates an empty graph), plus the default graph. Neo4j: the database.
+    """
+    if g.dialect == "falkordb":
+        existing = set(await g.graph_names())
+        names = (existing if only is None else existing & set(only)) | {g.database}
+    else:
+        names = {g.database}
     graphs = graphstate.Graphs(g)
     for name in sorted(names):
         gg = graphs(name)
@@ -132,6 +140,8 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
             report.status = "failed"
             msg = str(exc) or type(exc).__name__
             store.finish_run(run_id, "failed", job.counts(), error=msg)
+            if job.writer.batches == 0 and isinstance(exc, GraphTrustError):
+                raise  # nothing was written: the typed error (review DB, connection, ...) says it all
             raise RunFailedError(
                 f"sync run {run_id} failed after {job.writer.batches} batch(es): {msg}; every applied batch is "
                 f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`") from exc
@@ -179,8 +189,6 @@ class _SyncJob:
         r = self.report
         full = r.full
         self._t = time.monotonic()
-        if not r.dry_run:
-            await ensure_indexes(self.g)
         r.candidates_read, everything = refresh_candidates(
             self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk, full=full,
             neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
@@ -193,6 +201,8 @@ class _SyncJob:
         self._lap("candidates")
         graphs = self._graphs()
         exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
+        if not r.dry_run and (exact or self._new_graphs(graphs)):
+            await ensure_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
         self.con.execute("DELETE FROM temp.keys")
         for graph in graphs:
@@ -219,6 +229,12 @@ class _SyncJob:
             await self._aggregate()
         self._lap("entities")
         r.batches = self.writer.batches
+
+    def _new_graphs(self, graphs: list[str]) -> bool:
+        """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""
+        known = {row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?",
+                                                   (self.gk,))}
+        return bool(set(graphs) - known - {self.g.database})
 
     def _graphs(self) -> list[str]:
         rows = self.con.execute(
@@ -409,8 +425,8 @@ class _SyncJob:
 
     def _report_unmatched(self) -> None:
         r = self.report
-        base = ("FROM sync_candidates c JOIN temp.unmatched u ON u.graph = c.graph AND u.uuid = c.edge_uuid "
-                "JOIN temp.tiers t ON t.status = c.status WHERE c.source = ? AND c.reason IS NULL "
+        base = ("FROM temp.unmatched u CROSS JOIN sync_candidates c ON c.source = ? AND c.graph = u.graph "
+                "AND c.edge_uuid = u.uuid JOIN temp.tiers t ON t.status = c.status WHERE c.reason IS NULL "
                 "AND t.score IS NOT NULL")
         r.unmatched_count = self.con.execute(f"SELECT count(*) {base}", (self.source,)).fetchone()[0]
         r.unmatched = [{"id": i, "edge_uuid": u, "graph": gname} for i, u, gname in self.con.execute(

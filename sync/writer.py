@@ -21,7 +21,6 @@ from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.graphstate import bucket_range, upsert_shadow
 from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
-_EMPTY_EDGE = dict.fromkeys(EDGE_PROPS)
 _EMPTY_ENTITY = dict.fromkeys(ENTITY_PROPS)
 
 
@@ -65,12 +64,16 @@ async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
     sets = [{"uuid": c.uuid, **c.new} for c in changes if c.new.get("trust_score") is not None]
     clears = [c.uuid for c in changes if c.new.get("trust_score") is None]
     matched = 0
-    if sets:
+    if sets and gg.dialect == "neo4j":  # see cypher/edge_trust_set.*: the dialects take different shapes
+        by_uuid = {row.pop("uuid"): row for row in sets}
+        matched += int((await gg.write("edge_trust_set", uuids=list(by_uuid), by_uuid=by_uuid))[0]["matched"])
+    elif sets:
         matched += int((await gg.write("edge_trust_set", rows=sets))[0]["matched"])
     if clears:
         matched += int((await gg.write("edge_trust_clear", uuids=clears))[0]["matched"])
-    if matched >= len(changes):
+    if matched == len(changes):
         return {c.uuid for c in changes}
+    # some uuid is missing (or, with duplicate edge uuids, matched twice): ask which exist
     rows = await gg.query("edge_uuids_exist", uuids=[c.uuid for c in changes])
     return {r["uuid"] for r in rows}
 
@@ -148,24 +151,29 @@ class JournaledWriter:
         """``--full`` aggregation of one uuid range of entities, computed and written in the graph.
 
         The range's current trusted entities are journaled first as one ``entity_range`` marker
-        (pending); the aggregate statement returns each entity it changed with its previous
-        values, which become ``applied`` entity rows while the marker is voided, in one
-        transaction. :func:`recover` settles a marker left pending by comparing the range
-        with the values it recorded. Returns how many entities changed.
+        (pending). The aggregate statement sets every entity with a trusted edge whose value
+        changes and returns each entity it visited with its previous values; entities that had
+        trust and were not visited have no trusted edge left and are cleared. Then, in one
+        transaction, the changes become ``applied`` entity rows and the marker is voided.
+        :func:`recover` settles a marker left pending by comparing the range with the values it
+        recorded. Returns how many entities changed.
         """
         lo, hi = bucket_range(bucket)
         old = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
         batch = self._journal(graph, "entity_range", [Change(bucket, old, {})])
         rows = await gg.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=self.run_id)
         changes = [Change(r["uuid"], {"trust_score": r["old_score"], "trust_run_id": r["old_run_id"]},
-                          {"trust_score": r["trust_score"],
-                           "trust_run_id": self.run_id if r["trust_score"] is not None else None}) for r in rows]
+                          {"trust_score": r["trust_score"], "trust_run_id": self.run_id}) for r in rows if r["changed"]]
+        visited = {r["uuid"] for r in rows}
+        stale = [Change(u, before, dict(_EMPTY_ENTITY)) for u, before in old.items() if u not in visited]
+        if stale:
+            await gg.write("entity_trust_clear", uuids=[c.uuid for c in stale])
         with self.store.tx() as c:
             c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
-            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", changes)
+            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", changes + stale)
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
                       (self.graph_key, graph, lo, hi))
-        return len(changes)
+        return len(changes) + len(stale)
 
 
 def insert_applied(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change]) -> None:
@@ -232,4 +240,4 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
 
 
 __all__ = ["BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "props_equal", "recover",
-           "write_edges", "write_entities", "_EMPTY_EDGE", "_EMPTY_ENTITY"]
+           "write_edges", "write_entities"]

@@ -1,4 +1,9 @@
-"""Build small graphs through graphiti-core's own API (EntityNode/EntityEdge .save(), no LLM)."""
+"""Build small graphs through graphiti-core's own API (EntityNode/EntityEdge .save(), no LLM).
+
+``vector_procedure=False`` is for ArcadeDB's Bolt endpoint, which lacks Neo4j's
+``db.create.set*VectorProperty``: the same objects are written with graphiti-core's own Neo4j
+save queries built with ``has_aoss=True`` (no vector call; embeddings stored as float lists).
+"""
 
 from __future__ import annotations
 
@@ -24,8 +29,35 @@ def stable_uuid(*parts: str) -> str:
     return str(uuid5(NAMESPACE_URL, "/".join(parts)))
 
 
-async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, indices: bool = True):
-    """Save ``facts`` into ``driver``'s graph; return {fact text: edge uuid}."""
+async def _save(obj, driver, vector_procedure: bool) -> None:
+    """``obj.save(driver)``, or graphiti-core's Neo4j save query without the vector procedure."""
+    if vector_procedure:
+        await obj.save(driver)
+        return
+    from graphiti_core.driver.driver import GraphProvider
+    from graphiti_core.models.edges.edge_db_queries import get_entity_edge_save_query
+    from graphiti_core.models.nodes.node_db_queries import get_entity_node_save_query
+
+    if isinstance(obj, EntityNode):
+        data = {"uuid": obj.uuid, "name": obj.name, "name_embedding": obj.name_embedding,
+                "group_id": obj.group_id, "summary": obj.summary, "created_at": obj.created_at}
+        query, key = get_entity_node_save_query(GraphProvider.NEO4J, ":".join(dict.fromkeys([*obj.labels, "Entity"])), has_aoss=True), "entity_data"
+    else:
+        data = {"source_uuid": obj.source_node_uuid, "target_uuid": obj.target_node_uuid, "uuid": obj.uuid,
+                "name": obj.name, "group_id": obj.group_id, "fact": obj.fact, "fact_embedding": obj.fact_embedding,
+                "episodes": obj.episodes, "created_at": obj.created_at, "expired_at": obj.expired_at,
+                "valid_at": obj.valid_at, "invalid_at": obj.invalid_at, "reference_time": obj.reference_time}
+        query, key = get_entity_edge_save_query(GraphProvider.NEO4J, has_aoss=True), "edge_data"
+    data.update({k: v for k, v in (obj.attributes or {}).items() if k not in data})
+    await driver.execute_query(query, **{key: data})
+
+
+async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, indices: bool = True,
+                      vector_procedure: bool = True):
+    """Save ``facts`` into ``driver``'s graph; return {fact text: edge uuid}.
+
+    ``vector_procedure=False``: ArcadeDB's Bolt endpoint (see the module docstring); create the
+    indexes with ``graph_trust.service.init_graph`` then (``indices`` runs Graphiti's DDL as is)."""
     if indices:
         await driver.build_indices_and_constraints()
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -36,7 +68,7 @@ async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, ind
                 node = EntityNode(uuid=stable_uuid(group_id, "n", name), name=name, group_id=group_id,
                                   labels=["Entity"], summary=f"{name} entity", created_at=now)
                 await node.generate_name_embedding(embedder)
-                await node.save(driver)
+                await _save(node, driver, vector_procedure)
                 nodes[name] = node
     out = {}
     for f in facts:
@@ -54,6 +86,6 @@ async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, ind
             attributes={} if f.trust is None else {"trust_score": f.trust},
         )
         await edge.generate_embedding(embedder)
-        await edge.save(driver)
+        await _save(edge, driver, vector_procedure)
         out[f.fact] = edge.uuid
     return out

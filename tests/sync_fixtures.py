@@ -67,12 +67,6 @@ async def entity_trust(graph, group: str) -> dict[str, float | None]:
     return {r["name"]: r["t"] for r in rows}
 
 
-def state_of(props: dict[str, dict]) -> dict:
-    """Comparable final state (without run ids and times)."""
-    return {u: (p["trust_score"], p["trust_status"], p["memory_type"], p["sensitivity"], p["scope"])
-            for u, p in props.items()}
-
-
 BULK_ENTITIES = """
 UNWIND $rows AS row
 CREATE (:Entity {uuid: row.uuid, name: row.name, group_id: row.group_id, summary: row.name, labels: ['Entity']})

@@ -32,11 +32,11 @@ def _trust(props: dict) -> dict[str, float]:
     return {u: p["trust_score"] for u, p in props.items() if p["trust_score"] is not None}
 
 
+CLI = [sys.executable, "-c", "from graph_trust.cli.main import main; main()"]
+
+
 def _cli(config: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "graph_trust.cli.main", "--config", str(config), *args]
-                          if False else [sys.executable, "-c", "from graph_trust.cli.main import main; main()",
-                                         *args, "--config", str(config)],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([*CLI, *args, "--config", str(config)], capture_output=True, text=True, timeout=300)
 
 
 async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, unique, embedded_path):
@@ -48,8 +48,7 @@ async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, un
     config.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
                                       "state_dir": str(settings.state_dir), "review": {"path": str(db)}}))
     state_db = settings.state_dir / "state.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-c", "from graph_trust.cli.main import main; main()", "sync",
-                             "--config", str(config), "--batch-size", "5", "--json"],
+    proc = subprocess.Popen([*CLI, "sync", "--config", str(config), "--batch-size", "5", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until a few batches are applied

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import FACTS, build, edge_props, entity_trust, review_db, row, set_rows, state_of
+from sync_fixtures import FACTS, build, edge_props, entity_trust, review_db, row, set_rows
 
 
 @pytest.fixture
@@ -88,10 +88,19 @@ async def test_full_run_aggregation_in_graph_matches_python(world, method):
     want = {"max": 1.0, "mean": (1.0 + 0.6 + 1.0) / 3, "noisy_or": 1.0 - 0.0 * 0.4 * 0.0}[method]
     assert abs(ent["billing-db"] - want) < 1e-9
     assert full.entities_updated == 4
+    # an entity holding trust with no trusted edge (a manual edit) is cleared by the next full run
+    await graph.for_group(group).run_text("MATCH (n:Entity {name: 'auth-service'}) SET n.trust_score = 0.9", {},
+                                          write=True)
+    refull = await run_sync(settings, review_db=db, graph=graph, full=True)
+    assert refull.entities_updated == 1 and (await entity_trust(graph, group))["auth-service"] is None
     set_rows(db, "UPDATE candidates SET status = 'candidate', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c2'")
     inc = await run_sync(settings, review_db=db, graph=graph)
     assert inc.entities_updated >= 1 and (await verify(settings, review_db=db, graph=graph)).in_sync
     await rollback(settings, inc.run_id, graph=graph)
+    await rollback(settings, refull.run_id, graph=graph)
+    assert (await entity_trust(graph, group))["auth-service"] == 0.9  # restored exactly
+    await graph.for_group(group).run_text("MATCH (n:Entity {name: 'auth-service'}) REMOVE n.trust_score", {},
+                                          write=True)
     await rollback(settings, full.run_id, graph=graph)
     assert set((await entity_trust(graph, group)).values()) == {None}
     assert _scores(await edge_props(graph, group)) == {}

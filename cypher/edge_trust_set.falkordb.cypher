@@ -1,4 +1,5 @@
 // Write trust properties on RELATES_TO edges matched by uuid (a null value removes the property).
+// FalkorDB: UNWIND over the rows, each looked up through the uuid index.
 // Parameters: $rows, a list of maps {uuid, trust_score, trust_status, trust_run_id,
 // trust_updated_at, memory_type, sensitivity, scope}. Returns matched: edges written.
 UNWIND $rows AS row

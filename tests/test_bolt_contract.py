@@ -1,0 +1,459 @@
+"""Bolt contract: every statement in ``cypher/`` (neo4j dialect), sent through graph-trust's own
+``GraphConnection`` and the official neo4j driver, returns what Neo4j would.
+
+ArcadeDB's Bolt endpoint in CI; real Neo4j when GRAPH_TRUST_TEST_NEO4J_URI is set. Each case
+runs on a fresh database holding a small Graphiti-shaped graph (two groups, saved with
+graphiti-core's own Neo4j save queries) and asserts the rows and the graph afterwards.
+``test_every_cypher_file_has_a_contract_case`` fails when a new file in ``cypher/`` has no case.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import neo4j.exceptions
+import pytest
+
+from builders import Fact, build_graph, stable_uuid
+from graph_trust import queries
+from graph_trust.connection import GraphConnection, open_graph
+from graph_trust.embedder import HashingEmbedder
+
+pytestmark = pytest.mark.bolt
+EMB = HashingEmbedder()
+NOW = "2026-02-01T00:00:00+00:00"
+SYNC_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at", "memory_type", "sensitivity", "scope")
+
+G1_FACTS = [
+    Fact("billing-db", "RUNS_ON", "db-host-1", "billing-db runs on db-host-1"),
+    Fact("billing-db", "OWNED_BY", "team-data", "billing-db is owned by team-data"),
+    Fact("auth-service", "DEPENDS_ON", "billing-db", "auth-service reads billing-db for entitlements"),
+    Fact("auth-service", "LISTENS_ON", "8443", "auth-service listens on port 8443 with TLS"),
+    Fact("payments-api", "DEPENDS_ON", "auth-service", "payments-api calls auth-service to check tokens"),
+    Fact("team-data", "ON_CALL", "alice", "alice is on call for team-data this week"),
+]
+G2_FACTS = [
+    Fact("cron-host", "RUNS", "backup job", "cron-host runs the backup job nightly"),
+    Fact("log-shipper", "RUNS_ON", "cron-host", "log-shipper runs on cron-host"),
+]
+
+
+@dataclass
+class Ctx:
+    g: GraphConnection
+    groups: tuple[str, str]
+    edges: dict[str, dict]  # uuid -> {fact, source, target, group, source_name, target_name}
+    nodes: dict[str, dict]  # uuid -> {name, group}
+
+    def e(self, i: int, group: int = 0) -> str:
+        """The uuid of fact ``i`` of group 0 (G1_FACTS) or 1 (G2_FACTS)."""
+        fact = (G1_FACTS, G2_FACTS)[group][i].fact
+        return next(u for u, e in self.edges.items() if e["fact"] == fact)
+
+    def n(self, name: str) -> str:
+        return next(u for u, n in self.nodes.items() if n["name"] == name)
+
+    async def rel(self, uuid: str) -> dict:
+        """Every property of one edge except the embedding."""
+        rows = await self.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u RETURN properties(r) AS p",
+                                     {"u": uuid}, write=False)
+        assert len(rows) == 1, rows
+        return {k: v for k, v in rows[0]["p"].items() if k != "fact_embedding"}
+
+    async def node(self, uuid: str) -> dict:
+        rows = await self.g.run_text("MATCH (n:Entity) WHERE n.uuid = $u RETURN properties(n) AS p",
+                                     {"u": uuid}, write=False)
+        assert len(rows) == 1, rows
+        return {k: v for k, v in rows[0]["p"].items() if k != "name_embedding"}
+
+    async def set_trust(self, scores: dict[str, float], **extra) -> None:
+        """Give edges trust through the product's own edge_trust_set."""
+        rows = {u: {"trust_score": s, "trust_status": "verified", "trust_run_id": "r0", "trust_updated_at": NOW,
+                    "memory_type": None, "sensitivity": None, "scope": None, **extra} for u, s in scores.items()}
+        out = await self.g.write("edge_trust_set", uuids=list(rows), by_uuid=rows)
+        assert out == [{"matched": len(rows)}]
+
+
+CASES: dict[str, Callable[[Ctx], Awaitable[None]]] = {}
+
+
+def case(*names: str):
+    def register(fn):
+        for name in names:
+            CASES[name] = fn
+        return fn
+    return register
+
+
+@pytest.fixture
+async def ctx(bolt, bolt_settings, unique):
+    async with open_graph(bolt_settings) as g:
+        assert g.dialect == "neo4j"
+        # graphiti-core's Neo4jDriver starts building its indexes on construction; on ArcadeDB an
+        # index created while the graph is being written can miss entries, so let it finish first.
+        await g.settle()
+        groups = (f"a{unique}", f"b{unique}")
+        edges, nodes = {}, {}
+        for group, facts in zip(groups, (G1_FACTS, G2_FACTS), strict=True):
+            uuids = await build_graph(g.driver, EMB, facts, group, indices=False, vector_procedure=not bolt.arcadedb)
+            for f in facts:
+                s, t = stable_uuid(group, "n", f.subject), stable_uuid(group, "n", f.object)
+                nodes[s], nodes[t] = {"name": f.subject, "group": group}, {"name": f.object, "group": group}
+                edges[uuids[f.fact]] = {"fact": f.fact, "source": s, "target": t, "group": group,
+                                        "source_name": f.subject, "target_name": f.object, "name": f.predicate}
+        yield Ctx(g, groups, edges, nodes)
+
+
+# --- RELATES_TO writes ---------------------------------------------------------------------------
+
+@case("edge_trust_set")
+async def _edge_trust_set(c: Ctx):
+    e1, e2, e3 = c.e(0), c.e(1), c.e(0, 1)
+    rows = {
+        e1: {"trust_score": 0.6, "trust_status": "verified", "trust_run_id": "r1", "trust_updated_at": NOW,
+             "memory_type": None, "sensitivity": None, "scope": None},
+        e2: {"trust_score": 1 / 3, "trust_status": "confidence", "trust_run_id": "r1", "trust_updated_at": NOW,
+             "memory_type": "procedural", "sensitivity": "low", "scope": "team"},
+        "no-such-edge": {"trust_score": 1.0, "trust_status": "verified", "trust_run_id": "r1",
+                         "trust_updated_at": NOW, "memory_type": None, "sensitivity": None, "scope": None},
+    }
+    assert await c.g.write("edge_trust_set", uuids=list(rows), by_uuid=rows) == [{"matched": 2}]
+    p1, p2 = await c.rel(e1), await c.rel(e2)
+    assert {k: p1.get(k) for k in SYNC_PROPS} == rows[e1] and not {"memory_type", "scope"} & set(p1)
+    assert p2["trust_score"] == 1 / 3 and isinstance(p2["trust_score"], float)  # bit-exact
+    assert {k: p2[k] for k in SYNC_PROPS} == rows[e2]
+    assert p2["fact"] == c.edges[e2]["fact"] and p2["group_id"] == c.groups[0]  # Graphiti's own props kept
+    assert "trust_score" not in await c.rel(e3)
+    # A null value removes the property; an integer stays an integer.
+    again = {e2: rows[e2] | {"trust_score": 1, "memory_type": None, "scope": None}}
+    assert await c.g.write("edge_trust_set", uuids=[e2], by_uuid=again) == [{"matched": 1}]
+    p2 = await c.rel(e2)
+    assert p2["trust_score"] == 1 and "memory_type" not in p2 and "scope" not in p2 and p2["sensitivity"] == "low"
+    assert await c.g.write("edge_trust_set", uuids=[], by_uuid={}) == [{"matched": 0}]
+
+
+@case("edge_trust_clear")
+async def _edge_trust_clear(c: Ctx):
+    e1, e2 = c.e(0), c.e(1)
+    await c.set_trust({e1: 0.7, e2: 0.9}, memory_type="semantic", scope="ops")
+    assert await c.g.write("edge_trust_clear", uuids=[e1, "no-such-edge"]) == [{"matched": 1}]
+    p1 = await c.rel(e1)
+    assert not set(SYNC_PROPS) & set(p1) and p1["fact"] == c.edges[e1]["fact"]
+    assert (await c.rel(e2))["trust_score"] == 0.9
+    assert await c.g.write("edge_trust_clear", uuids=[e1]) == [{"matched": 1}]  # clearing twice is harmless
+
+
+# --- RELATES_TO reads ----------------------------------------------------------------------------
+
+@case("edge_trust_read")
+async def _edge_trust_read(c: Ctx):
+    e1, e2 = c.e(2), c.e(3)
+    await c.set_trust({e1: 0.25}, sensitivity="high")
+    rows = await c.g.query("edge_trust_read", uuids=[e1, e2, "no-such-edge"])
+    by = {r["uuid"]: r for r in rows}
+    assert sorted(by) == sorted([e1, e2])
+    assert by[e1] == {"uuid": e1, "source_uuid": c.edges[e1]["source"], "target_uuid": c.edges[e1]["target"],
+                      "trust_score": 0.25, "trust_status": "verified", "trust_run_id": "r0",
+                      "trust_updated_at": NOW, "memory_type": None, "sensitivity": "high", "scope": None}
+    assert by[e2]["trust_score"] is None and by[e2]["source_uuid"] == c.edges[e2]["source"]
+    assert await c.g.query("edge_trust_read", uuids=[]) == []
+
+
+@case("edge_uuids_exist")
+async def _edge_uuids_exist(c: Ctx):
+    e1, e2 = c.e(0), c.e(1, 1)
+    rows = await c.g.query("edge_uuids_exist", uuids=[e1, e2, "no-such-edge", e1, c.n("billing-db")])
+    assert sorted(r["uuid"] for r in rows) == sorted([e1, e2])  # distinct; node uuids are not edges
+    assert await c.g.query("edge_uuids_exist", uuids=[]) == []
+
+
+@case("edges_with_foreign_props")
+async def _edges_with_foreign_props(c: Ctx):
+    e1, e2, e3 = c.e(0), c.e(1), c.e(2)
+    assert await c.g.query("edges_with_foreign_props") == []
+    await c.set_trust({e1: 0.5})  # trust_score present: not foreign
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.trust_status = 'manual', r.scope = 'x'",
+                       {"u": e2}, write=True)
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.memory_type = 'episodic'",
+                       {"u": e3}, write=True)
+    rows = sorted(await c.g.query("edges_with_foreign_props"), key=lambda r: r["uuid"])
+    expected = [
+        {"uuid": e2, "trust_status": "manual", "trust_run_id": None, "trust_updated_at": None,
+         "memory_type": None, "sensitivity": None, "scope": "x"},
+        {"uuid": e3, "trust_status": None, "trust_run_id": None, "trust_updated_at": None,
+         "memory_type": "episodic", "sensitivity": None, "scope": None},
+    ]
+    assert rows == sorted(expected, key=lambda r: r["uuid"])
+
+
+@case("edges_with_trust")
+async def _edges_with_trust(c: Ctx):
+    ordered = sorted(c.edges)
+    scores = {u: 0.1 * (i + 1) for i, u in enumerate(ordered) if i != 3}  # one edge without trust
+    await c.set_trust(scores)
+    lo, hi = ordered[1], ordered[-2]  # lo inclusive, hi exclusive
+    rows = await c.g.query("edges_with_trust", lo=lo, hi=hi)
+    expected = [u for u in ordered if lo <= u < hi and u in scores]
+    assert sorted(r["uuid"] for r in rows) == expected and len(expected) == len(ordered) - 4
+    for r in rows:
+        assert r["trust_score"] == scores[r["uuid"]] and r["trust_status"] == "verified"
+        assert (r["source_uuid"], r["target_uuid"]) == (c.edges[r["uuid"]]["source"], c.edges[r["uuid"]]["target"])
+    assert len(await c.g.query("edges_with_trust", lo="", hi="~")) == len(scores)
+
+
+@case("edge_trust_checksums")
+async def _edge_trust_checksums(c: Ctx):
+    ordered = sorted(c.edges)
+    scores = {u: round(0.05 + 0.1 * i, 2) for i, u in enumerate(ordered[:-1])}
+    await c.set_trust(scores, memory_type="semantic")
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'ops'", {"u": ordered[0]},
+                       write=True)
+    expected = collections.defaultdict(lambda: [0, 0.0, 0])
+    for u, s in scores.items():
+        b = expected[u[:1]]
+        b[0] += 1
+        b[1] += s
+        b[2] += len("verified") + len("semantic") + (len("ops") if u == ordered[0] else 0)
+    rows = await c.g.query("edge_trust_checksums", prefix=1)
+    got = {r["bucket"]: [r["n"], r["score_sum"], r["text_len"]] for r in rows}
+    assert sorted(got) == sorted(expected)
+    for bucket, (n, total, text_len) in expected.items():
+        assert got[bucket][0] == n and got[bucket][2] == text_len
+        assert got[bucket][1] == pytest.approx(total, abs=1e-12)
+
+
+# --- Entity reads and writes ---------------------------------------------------------------------
+
+@case("entities_in_range")
+async def _entities_in_range(c: Ctx):
+    ordered = sorted(c.nodes)
+    lo, hi = ordered[2], ordered[-3]
+    rows = await c.g.query("entities_in_range", lo=lo, hi=hi)
+    assert sorted(r["uuid"] for r in rows) == [u for u in ordered if lo <= u < hi]
+    assert sorted(r["uuid"] for r in await c.g.query("entities_in_range", lo="", hi="~")) == ordered
+    assert await c.g.query("entities_in_range", lo="~", hi="~~") == []
+
+
+@case("entity_trust_set")
+async def _entity_trust_set(c: Ctx):
+    a, b = c.n("billing-db"), c.n("alice")
+    rows = [{"uuid": a, "trust_score": 0.75, "trust_run_id": "r1"}, {"uuid": b, "trust_score": 1 / 7, "trust_run_id": "r1"},
+            {"uuid": "no-such-node", "trust_score": 1.0, "trust_run_id": "r1"}]
+    assert await c.g.write("entity_trust_set", rows=rows) == [{"matched": 2}]
+    na, nb = await c.node(a), await c.node(b)
+    assert (na["trust_score"], na["trust_run_id"], na["name"]) == (0.75, "r1", "billing-db")
+    assert nb["trust_score"] == 1 / 7
+    assert "trust_score" not in await c.node(c.n("8443"))
+
+
+@case("entity_trust_clear")
+async def _entity_trust_clear(c: Ctx):
+    a, b = c.n("billing-db"), c.n("alice")
+    await c.g.write("entity_trust_set", rows=[{"uuid": u, "trust_score": 0.5, "trust_run_id": "r1"} for u in (a, b)])
+    assert await c.g.write("entity_trust_clear", uuids=[a, "no-such-node"]) == [{"matched": 1}]
+    na = await c.node(a)
+    assert "trust_score" not in na and "trust_run_id" not in na and na["name"] == "billing-db"
+    assert (await c.node(b))["trust_score"] == 0.5
+
+
+@case("entities_with_trust_in_range")
+async def _entities_with_trust_in_range(c: Ctx):
+    ordered = sorted(c.nodes)
+    trusted = {u: 0.1 * (i + 1) for i, u in enumerate(ordered) if i % 2 == 0}
+    await c.g.write("entity_trust_set", rows=[{"uuid": u, "trust_score": s, "trust_run_id": "r2"}
+                                              for u, s in trusted.items()])
+    lo, hi = ordered[1], ordered[-1]
+    rows = await c.g.query("entities_with_trust_in_range", lo=lo, hi=hi)
+    expected = [{"uuid": u, "trust_score": trusted[u], "trust_run_id": "r2"} for u in ordered if lo <= u < hi and u in trusted]
+    assert sorted(rows, key=lambda r: r["uuid"]) == expected and expected
+
+
+@case("entity_buckets")
+async def _entity_buckets(c: Ctx):
+    for prefix in (1, 2):
+        rows = await c.g.query("entity_buckets", prefix=prefix)
+        assert {r["bucket"]: r["n"] for r in rows} == dict(collections.Counter(u[:prefix] for u in c.nodes))
+
+
+@case("entity_groups")
+async def _entity_groups(c: Ctx):
+    assert await c.g.query("entity_groups") == [{"group_id": g} for g in sorted(c.groups)]
+
+
+@case("graph_has_entities")
+async def _graph_has_entities(c: Ctx):
+    assert await c.g.query("graph_has_entities") == [{"found": 1}]
+    await c.g.run_text("MATCH (n:Entity) DETACH DELETE n", {}, write=True)
+    assert await c.g.query("graph_has_entities") == []
+
+
+@case("entity_trust_inputs")
+async def _entity_trust_inputs(c: Ctx):
+    db, auth, alice = c.n("billing-db"), c.n("auth-service"), c.n("alice")
+    scores = {c.e(0): 0.2, c.e(1): 0.4, c.e(2): 0.8, c.e(5): 0.9}
+    await c.set_trust(scores)
+    await c.g.write("entity_trust_set", rows=[{"uuid": db, "trust_score": 0.3, "trust_run_id": "r9"}])
+    rows = {r["uuid"]: r for r in await c.g.query("entity_trust_inputs", uuids=[db, auth, c.n("8443"), "no-such-node"])}
+    assert sorted(rows) == sorted([db, auth, c.n("8443")])
+    assert sorted(rows[db]["scores"]) == [0.2, 0.4, 0.8]  # edges 0, 1 (out) and 2 (in)
+    assert (rows[db]["trust_score"], rows[db]["trust_run_id"]) == (0.3, "r9")
+    assert rows[auth]["scores"] == [0.8] and rows[auth]["trust_score"] is None
+    assert rows[c.n("8443")]["scores"] == []  # its one edge has no trust
+    assert [r["scores"] for r in await c.g.query("entity_trust_inputs", uuids=[alice])] == [[0.9]]
+
+
+def _expected_aggregate(c: Ctx, scores: dict[str, float], how: str) -> dict[str, float]:
+    per_node = collections.defaultdict(list)
+    for u, s in scores.items():
+        per_node[c.edges[u]["source"]].append(s)
+        per_node[c.edges[u]["target"]].append(s)
+    out = {}
+    for n, xs in per_node.items():
+        if how == "max":
+            out[n] = max(xs)
+        elif how == "mean":
+            out[n] = sum(xs) / len(xs)
+        else:
+            p = 1.0
+            for x in xs:
+                p *= 1.0 - x
+            out[n] = 1.0 - p
+    return out
+
+
+def _aggregate_case(how: str) -> Callable[[Ctx], Awaitable[None]]:
+    async def run(c: Ctx) -> None:
+        await _aggregate(c, how)
+    return run
+
+
+async def _aggregate(c: Ctx, how: str):
+    name = f"entity_trust_aggregate_{how}"
+    scores = {c.e(0): 0.2, c.e(1): 0.4, c.e(2): 0.8, c.e(0, 1): 0.5}
+    await c.set_trust(scores)
+    expected = _expected_aggregate(c, scores, how)
+    rows = await c.g.write(name, lo="", hi="~", run_id="r1")
+    got = {r["uuid"]: r for r in rows}
+    assert sorted(got) == sorted(expected), how  # only entities with a trusted edge
+    for u, r in got.items():
+        assert r["trust_score"] == pytest.approx(expected[u], abs=1e-12), (how, c.nodes[u]["name"])
+        assert (r["changed"], r["old_score"], r["old_run_id"]) == (True, None, None)
+        node = await c.node(u)
+        assert node["trust_score"] == pytest.approx(expected[u], abs=1e-12) and node["trust_run_id"] == "r1"
+    assert "trust_score" not in await c.node(c.n("alice"))
+    # Unchanged inputs: nothing is rewritten; a range limits the work.
+    again = {r["uuid"]: r for r in await c.g.write(name, lo="", hi="~", run_id="r2")}
+    assert all(not r["changed"] and r["old_run_id"] == "r1" for r in again.values()) and sorted(again) == sorted(got)
+    one = sorted(expected)[0]
+    await c.set_trust({next(u for u in scores if one in (c.edges[u]["source"], c.edges[u]["target"])): 0.95})
+    ranged = await c.g.write(name, lo=one, hi=one + "0", run_id="r3")
+    assert [r["uuid"] for r in ranged] == [one] and ranged[0]["changed"] and ranged[0]["old_run_id"] == "r1"
+    assert (await c.node(one))["trust_run_id"] == "r3"
+
+
+for _how in ("max", "mean", "noisy_or"):
+    CASES[f"entity_trust_aggregate_{_how}"] = _aggregate_case(_how)
+
+
+# --- indexes -------------------------------------------------------------------------------------
+
+@case("rel_uuid_index", "entity_uuid_index", "index_names")
+async def _indexes(c: Ctx):
+    for _ in range(2):  # idempotent
+        await c.g.write("rel_uuid_index")
+        await c.g.write("entity_uuid_index")
+    rows = await c.g.query("index_names")
+    assert rows and all(set(r) == {"name"} for r in rows)
+    names = {r["name"] for r in rows}
+    assert {"relation_uuid", "entity_uuid"} <= names
+    detail = await c.g.run_text("SHOW INDEXES YIELD name, labelsOrTypes, properties RETURN *", {}, write=False)
+    by_name = {r["name"]: r for r in detail}
+    assert (by_name["relation_uuid"]["labelsOrTypes"], by_name["relation_uuid"]["properties"]) == (["RELATES_TO"], ["uuid"])
+    assert (by_name["entity_uuid"]["labelsOrTypes"], by_name["entity_uuid"]["properties"]) == (["Entity"], ["uuid"])
+
+
+# --- relink --------------------------------------------------------------------------------------
+
+@case("relink_edges_page")
+async def _relink_edges_page(c: Ctx):
+    ordered = sorted(c.edges)
+    seen, after = [], ""
+    while True:
+        page = await c.g.query("relink_edges_page", after=after, group_ids=None, limit=3)
+        if not page:
+            break
+        assert len(page) <= 3
+        seen += page
+        after = page[-1]["uuid"]
+    assert [r["uuid"] for r in seen] == ordered  # keyset paging in uuid order, nothing twice
+    for r in seen:
+        e = c.edges[r["uuid"]]
+        assert r == {"uuid": r["uuid"], "group_id": e["group"], "name": e["name"], "fact": e["fact"],
+                     "source_name": e["source_name"], "target_name": e["target_name"]}
+    only_b = await c.g.query("relink_edges_page", after="", group_ids=[c.groups[1]], limit=100)
+    assert [r["uuid"] for r in only_b] == sorted(u for u, e in c.edges.items() if e["group"] == c.groups[1])
+    assert await c.g.query("relink_edges_page", after="", group_ids=[], limit=100) == []
+
+
+@case("relink_edge_embeddings")
+async def _relink_edge_embeddings(c: Ctx):
+    e1, e2 = c.e(0), c.e(1, 1)
+    rows = {r["uuid"]: r["embedding"] for r in await c.g.query("relink_edge_embeddings", uuids=[e1, e2, "nope"])}
+    assert sorted(rows) == sorted([e1, e2])
+    for u, emb in rows.items():
+        assert list(emb) == (await EMB.create_batch([c.edges[u]["fact"]]))[0]  # floats round-trip exactly
+
+
+# --- benchmark fixtures --------------------------------------------------------------------------
+
+@case("bench_create_entities", "bench_create_relates_to")
+async def _bench_create(c: Ctx):
+    group = "bench"
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    nodes = [{"uuid": f"bn-{i}", "name": f"bench node {i}", "group_id": group, "summary": f"s{i}",
+              "created_at": created} for i in range(3)]
+    await c.g.write("bench_create_entities", nodes=nodes)
+    got = sorted([await c.node(n["uuid"]) for n in nodes], key=lambda p: p["uuid"])
+    assert [(p["name"], p["group_id"], p["summary"], list(p["labels"])) for p in got] == \
+        [(n["name"], group, n["summary"], ["Entity"]) for n in nodes]
+    edges = [{"uuid": f"be-{i}", "source_uuid": f"bn-{i}", "target_uuid": f"bn-{i + 1}", "name": "NEXT",
+              "fact": f"bench fact {i}", "group_id": group, "created_at": created,
+              "fact_embedding": [0.1 * i, 1 / 3, -0.0]} for i in range(2)]
+    await c.g.write("bench_create_relates_to", edges=edges)
+    read = {r["uuid"]: r for r in await c.g.query("edge_trust_read", uuids=["be-0", "be-1"])}
+    assert {u: (r["source_uuid"], r["target_uuid"]) for u, r in read.items()} == \
+        {"be-0": ("bn-0", "bn-1"), "be-1": ("bn-1", "bn-2")}
+    emb = {r["uuid"]: list(r["embedding"]) for r in await c.g.query("relink_edge_embeddings", uuids=["be-0", "be-1"])}
+    assert emb == {"be-0": [0.0, 1 / 3, -0.0], "be-1": [0.1, 1 / 3, -0.0]}
+    p = await c.rel("be-1")
+    assert (p["name"], p["fact"], p["group_id"], list(p["episodes"])) == ("NEXT", "bench fact 1", group, [])
+
+
+# --- the tests (after every case is registered) -------------------------------------------------
+
+def test_every_cypher_file_has_a_contract_case():
+    names = queries.names()
+    assert sorted(set(names) - set(CASES)) == [], "cypher/ files without a Bolt contract case"
+    assert sorted(set(CASES) - set(names)) == [], "contract cases for files that no longer exist"
+    assert all(queries.load(n, "neo4j") for n in names)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+async def test_cypher_contract(ctx, name):
+    await CASES[name](ctx)
+
+
+async def test_wrong_parameter_name_fails_loudly(ctx):
+    """A misspelt parameter is the server's ParameterMissing error, never a silent no-op."""
+    e1 = ctx.e(0)
+    row = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_score": 0.5}
+    with pytest.raises(neo4j.exceptions.ClientError) as err:
+        await ctx.g.write("edge_trust_set", uuids=[e1], by_uid={e1: row})
+    assert err.value.code == "Neo.ClientError.Statement.ParameterMissing"
+    with pytest.raises(neo4j.exceptions.ClientError) as err:
+        await ctx.g.query("entities_in_range", lo="", high="~")
+    assert err.value.code == "Neo.ClientError.Statement.ParameterMissing"
+    assert "trust_score" not in await ctx.rel(e1)

@@ -1,0 +1,52 @@
+"""The sync commands through the real ``graph-trust`` CLI: JSON reports, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import yaml
+
+from cli_helpers import run_cli
+from sync_fixtures import FACTS, build, edge_props, row, review_db
+
+
+async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, embedded_path):
+    group = f"g_{unique}"
+    uuids = await build(graph, group)
+    u = [uuids[f.fact] for f in FACTS]
+    init = run_cli("review", "init", str(tmp_path / "r.sqlite3"), "--json")
+    assert init.code == 0 and init.json()["table"] == "candidates"
+    db = review_db(tmp_path / "r.sqlite3", [row("c1", u[0], "promoted", group), row("c2", "gone", "promoted", group),
+                                            row("c3", None, "promoted", group, ev="[]")])
+    cfg = tmp_path / "graph-trust.yaml"
+    cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+                                   "state_dir": str(settings.state_dir)}))
+    common = ("--config", str(cfg), "--json")
+
+    dry = run_cli("sync", "--review-db", str(db), "--dry-run", *common)
+    assert dry.code == 0, dry.err
+    d = dry.json()
+    for key in ("run_id", "dry_run", "candidates_read", "edges_set", "edges_unchanged", "edges_cleared",
+                "entities_updated", "unmatched", "quarantined", "duration_s"):
+        assert key in d
+    assert d["dry_run"] and d["edges_set"] == 1 and d["unmatched"][0]["id"] == "c2"
+    assert d["quarantined"] == [{"id": "c3", "reason": "evidence_refs_json is an empty list"}]
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] is None  # dry run wrote nothing
+
+    drift = run_cli("verify", "--review-db", str(db), *common)
+    assert drift.code == 1 and drift.json()["drift"]["edge_missing_trust"] == 1
+
+    real = run_cli("sync", "--review-db", str(db), *common)
+    assert real.code == 0 and real.json()["edges_set"] == 1
+    run_id = real.json()["run_id"]
+    ok = run_cli("verify", "--review-db", str(db), *common)
+    assert ok.code == 0 and ok.json()["in_sync"]
+    runs = run_cli("runs", *common)
+    assert [r["run_id"] for r in runs.json()][:2] == [run_id, d["run_id"]]
+
+    rb = run_cli("rollback", run_id, *common)
+    assert rb.code == 0 and rb.json()["edges_restored"] == 1
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] is None
+    again = run_cli("rollback", run_id, *common)
+    assert again.code == 2 and again.err.strip() == f"error: run {run_id} is already rolled back"
+
+    missing = run_cli("sync", "--review-db", str(tmp_path / "nope.sqlite3"), *common)
+    assert missing.code == 2 and missing.err.count("\n") == 1 and "does not exist" in missing.err
