@@ -1,0 +1,44 @@
+"""Installed, only graph_trust.* is importable; telemetry is off unless the user turns it on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _py(code: str, env: dict[str, str] | None = None) -> str:
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k != "GRAPHITI_TELEMETRY_ENABLED"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/",
+                         env={**base, **(env or {})}, check=True)
+    return out.stdout.strip()
+
+
+def test_only_graph_trust_is_importable_from_this_install():
+    out = _py("import importlib.util as u; print([u.find_spec(n) is None for n in ('sync', 'cli', 'cypher')]);"
+              "import graph_trust.sync, graph_trust.cli.main, graph_trust.cypher; print('ok')")
+    assert out.splitlines() == ["[True, True, True]", "ok"]
+
+
+def test_wheel_holds_only_graph_trust(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path), str(ROOT)], check=True, capture_output=True)
+    wheel = next(tmp_path.glob("graph_trust-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert tops == {"graph_trust", next(t for t in tops if t.endswith(".dist-info"))}
+    for expected in ("graph_trust/sync/runner.py", "graph_trust/cli/main.py", "graph_trust/cypher/edge_trust_clear.cypher",
+                     "graph_trust/data/sample_graph.json"):
+        assert expected in names
+
+
+def test_graphiti_telemetry_is_off_unless_turned_on():
+    code = ("import graph_trust; from graphiti_core.telemetry.telemetry import is_telemetry_enabled; "
+            "print(is_telemetry_enabled())")
+    assert _py(code) == "False"
+    assert _py(code, {"GRAPHITI_TELEMETRY_ENABLED": "true"}) == "True"
