@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+import traceback
 
 import click
 
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
         rv = cli.main(args=args, prog_name="graph-trust", standalone_mode=False)
     except GraphTrustError as exc:
         if debug:
-            raise
+            traceback.print_exc()
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - last resort: one line, traceback under --debug
         if debug:
-            raise
+            traceback.print_exc()
         click.echo(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", err=True)
         sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)

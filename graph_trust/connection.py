@@ -20,7 +20,7 @@ import tenacity
 from graph_trust import queries
 from graph_trust.address import GraphAddress, parse_address
 from graph_trust.config import Settings
-from graph_trust.errors import GraphAuthError, GraphConnectionError
+from graph_trust.errors import GraphAuthError, GraphConnectionError, GraphTrustError
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,8 @@ class GraphConnection:
                 await self.run_text("RETURN 1 AS ok", {}, write=False)
             else:
                 await self.driver.client.connection.ping()
+        except GraphTrustError:
+            raise
         except Exception as exc:  # noqa: BLE001
             translated = _translate(exc, self.address, self.database)
             if translated is not None:
@@ -189,6 +191,12 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
         pw = address.password.get_secret_value() if address.password else None
         database = database or "neo4j"
         driver = Neo4jDriver(address.uri, address.user, pw, database=database)
+        # graphiti-core starts building its ~30 indexes as the driver is constructed. Hold that
+        # until the ping succeeds: against a dead or refusing server it would retry for ~30 s,
+        # multiply failed logins (servers lock the user out) and leave unawaited coroutines.
+        if driver._init_task is not None:
+            driver._init_task.cancel()
+            driver._init_task = None
     else:
         socket_path = None
         if address.kind == "embedded":
@@ -210,6 +218,10 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
     try:
         if check:
             await conn.ping()
+        if address.kind == "neo4j":
+            import asyncio
+
+            driver._init_task = asyncio.get_running_loop().create_task(driver.build_indices_and_constraints())
         yield conn
     finally:
         try:

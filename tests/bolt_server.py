@@ -317,6 +317,9 @@ def _serve() -> None:
     finally:
         server.stop()
         print("\ngraph-trust test server stopped", flush=True)
+        # The server is down; skip the JVM's own shutdown, which can wait forever on a thread
+        # left by a Bolt client that wrote and exited (seen as a 25 s SIGTERM/SIGKILL stop).
+        os._exit(0)
 
 
 if __name__ == "__main__":

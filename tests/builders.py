@@ -41,7 +41,8 @@ async def _save(obj, driver, vector_procedure: bool) -> None:
     if isinstance(obj, EntityNode):
         data = {"uuid": obj.uuid, "name": obj.name, "name_embedding": obj.name_embedding,
                 "group_id": obj.group_id, "summary": obj.summary, "created_at": obj.created_at}
-        query, key = get_entity_node_save_query(GraphProvider.NEO4J, ":".join(dict.fromkeys([*obj.labels, "Entity"])), has_aoss=True), "entity_data"
+        labels = ":".join(dict.fromkeys([*obj.labels, "Entity"]))
+        query, key = get_entity_node_save_query(GraphProvider.NEO4J, labels, has_aoss=True), "entity_data"
     else:
         data = {"source_uuid": obj.source_node_uuid, "target_uuid": obj.target_node_uuid, "uuid": obj.uuid,
                 "name": obj.name, "group_id": obj.group_id, "fact": obj.fact, "fact_embedding": obj.fact_embedding,

@@ -80,10 +80,14 @@ def bolt_server(tmp_path_factory):
 @pytest.fixture
 def bolt(bolt_server, unique):
     """ArcadeDB: a fresh database with Graphiti's fulltext indexes; real Neo4j: the shared
-    database (tests isolate by group_id)."""
+    database, emptied first (tests own it: sync's full runs and verify see the whole database)."""
     from bolt_server import create_graphiti_fulltext_indexes
 
     if not bolt_server.arcadedb:
+        from neo4j import GraphDatabase
+
+        with GraphDatabase.driver(bolt_server.uri, auth=bolt_server.auth) as driver:
+            driver.execute_query("MATCH (n) DETACH DELETE n", database_=bolt_server.database)
         return bolt_server
     ep = bolt_server.create_database(f"t_{unique}")
     create_graphiti_fulltext_indexes(ep)

@@ -126,4 +126,4 @@ def test_unknown_group(tmp_path):
 
 def test_debug_shows_traceback():
     r = run_cli("search", "x", "--graph", "mysql://db:1", "--debug")
-    assert r.code != 0 and "Traceback" in r.err
+    assert r.code == 2 and "Traceback" in r.err and r.err.rstrip().splitlines()[-1].startswith("error: ")
