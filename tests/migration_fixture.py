@@ -188,38 +188,8 @@ async def build_migration(conn, embedder, tmp_path: Path, prefix: str, *, builde
 
 
 async def build_graph_without_vector_procedure(driver, embedder, facts: list[Fact], group_id: str) -> dict[str, str]:
-    """Like ``builders.build_graph`` for ArcadeDB's Bolt endpoint: graphiti-core's own Neo4j save
-    queries with ``has_aoss=True`` (no ``db.create.set*VectorProperty``, which ArcadeDB lacks;
-    embeddings stored as plain float lists). See /work/notes/arcadedb-findings.md."""
-    from datetime import datetime, timezone
-
-    from builders import stable_uuid
-    from graphiti_core.driver.driver import GraphProvider
-    from graphiti_core.models.edges.edge_db_queries import get_entity_edge_save_query
-    from graphiti_core.models.nodes.node_db_queries import get_entity_node_save_query
-
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    names: dict[str, str] = {}
-    for f in facts:
-        for name in (f.subject, f.object):
-            if name not in names:
-                names[name] = stable_uuid(group_id, "n", name)
-                await driver.execute_query(
-                    get_entity_node_save_query(GraphProvider.NEO4J, "Entity", has_aoss=True),
-                    entity_data={"uuid": names[name], "name": name, "group_id": group_id, "summary": name,
-                                 "created_at": now, "name_embedding": (await embedder.create_batch([name]))[0]})
-    out = {}
-    for f in facts:
-        uuid = stable_uuid(group_id, "e", f.fact)
-        await driver.execute_query(
-            get_entity_edge_save_query(GraphProvider.NEO4J, has_aoss=True),
-            edge_data={"source_uuid": names[f.subject], "target_uuid": names[f.object], "uuid": uuid,
-                       "name": f.predicate, "group_id": group_id, "fact": f.fact,
-                       "fact_embedding": (await embedder.create_batch([f.fact]))[0], "episodes": [],
-                       "created_at": now, "expired_at": None, "valid_at": now, "invalid_at": None,
-                       "reference_time": now})
-        out[f.fact] = uuid
-    return out
+    """``builders.build_graph`` for ArcadeDB's Bolt endpoint (no vector procedure, no Graphiti DDL)."""
+    return await build_graph(driver, embedder, facts, group_id, indices=False, vector_procedure=False)
 
 
 def write_review_db(path: Path, rows: list[tuple]) -> None:
