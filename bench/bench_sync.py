@@ -14,8 +14,8 @@ Then, in the same process and on the same graph, it measures:
   writes alone, and the edge writes plus the reference design's one-statement aggregation;
 * ``full``: ``run_sync(full=True)`` (first run: reads the review DB, writes and journals
   edges, aggregates entities);
-* ``loop``: one query per candidate (read the row, parse its evidence, ``MATCH ... SET``) on
-  a subsample, extrapolated to N;
+* ``loop``: one query per candidate (read the row, parse its evidence, ``MATCH ... SET`` of the
+  same seven properties, with the FalkorDB client directly) on a subsample, extrapolated to N;
 * ``incremental``: 1% of candidates changed, then a normal run; and a run with no change;
 * memory: tracemalloc peak of a full sync at ``--small`` and at N candidates, and peak RSS.
 """
@@ -138,17 +138,38 @@ async def raw_ceiling(g, review: Path, run_id: str, entity_uuids: list[str], bs:
     return edges_s, total, reference, len(rows)
 
 
+LOOP_SET = """
+MATCH ()-[r:RELATES_TO {uuid: $uuid}]->()
+SET r.trust_score = $trust_score, r.trust_status = $trust_status, r.trust_run_id = $trust_run_id,
+    r.trust_updated_at = $trust_updated_at, r.memory_type = $memory_type, r.sensitivity = $sensitivity,
+    r.scope = $scope
+"""
+LOOP_CLEAR = """
+MATCH ()-[r:RELATES_TO {uuid: $uuid}]->()
+REMOVE r.trust_score, r.trust_status, r.trust_run_id, r.trust_updated_at, r.memory_type, r.sensitivity, r.scope
+"""
+
+
 async def per_candidate_loop(g, review: Path, sample: int) -> float:
-    """Seconds per candidate of the naive loop: read one row, parse it, one MATCH ... SET per candidate."""
+    """Seconds per candidate of the loop an operator would write: read one candidate row, parse
+    its evidence, one indexed ``MATCH ... SET`` of the same properties the sync writes (or
+    ``REMOVE`` for a rejected one), sent with the FalkorDB client directly (no retry wrapper)."""
     con = sqlite3.connect(review)
     ids = [r[0] for r in con.execute("SELECT id FROM candidates ORDER BY id LIMIT ?", (sample,))]
+    graph = g.driver.client.select_graph(g.database)
     t = time.perf_counter()
     for cid in ids:
-        status, ev = con.execute("SELECT status, evidence_refs_json FROM candidates WHERE id = ?", (cid,)).fetchone()
+        status, ev, mt, sens, scope = con.execute(
+            "SELECT status, evidence_refs_json, memory_type, sensitivity, scope FROM candidates WHERE id = ?",
+            (cid,)).fetchone()
         edge, _ = edge_uuid_of(ev)
         score = TIERS[status]
-        await g.run_text("MATCH ()-[r:RELATES_TO {uuid: $uuid}]->() SET r.trust_score = $score, "
-                         "r.trust_status = $status", {"uuid": edge, "score": score, "status": status}, write=True)
+        if score is None:
+            await graph.query(LOOP_CLEAR, {"uuid": edge})
+        else:
+            await graph.query(LOOP_SET, {"uuid": edge, "trust_score": score, "trust_status": status,
+                                         "trust_run_id": "sync-loop", "trust_updated_at": NOW, "memory_type": mt,
+                                         "sensitivity": sens, "scope": scope})
     dt = time.perf_counter() - t
     con.close()
     await g.run_text(CLEAR_ALL, {}, write=True)

@@ -147,8 +147,9 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                 c.execute("CREATE TEMP TABLE gone (id TEXT)")
                 n_review = c.execute(f'SELECT count(*) FROM review."{review.table}"').fetchone()[0]
                 n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
-                n_new = c.execute("SELECT count(*) FROM temp.changed WHERE CAST(id AS TEXT) NOT IN "
-                                  "(SELECT id FROM sync_candidates WHERE source = :source)", params).fetchone()[0]
+                n_new = c.execute("SELECT count(*) FROM temp.changed x WHERE x.id IS NOT NULL AND NOT EXISTS "
+                                  "(SELECT 1 FROM sync_candidates WHERE source = :source AND id = CAST(x.id AS TEXT))",
+                                  params).fetchone()[0]  # one primary-key lookup per changed row
                 if n_copy + n_new != n_review:  # some candidates left the review DB: find which
                     c.execute(f'INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
                               f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)

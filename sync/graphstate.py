@@ -79,16 +79,17 @@ def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, b
     upsert_shadow(con, graph_key, graph, edges)
 
 
+SHADOW_UPSERT = (f"INSERT OR REPLACE INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)}) "
+                 f"VALUES (?, ?, ?, {', '.join('?' for _ in EDGE_PROPS)})")
+SHADOW_DELETE = "DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid = ?"
+
+
 def upsert_shadow(con: sqlite3.Connection, graph_key: str, graph: str, edges: list[dict]) -> None:
     """Record edges' current trust properties; edges without trust_score leave the shadow."""
     keep = [e for e in edges if e.get("trust_score") is not None]
     drop = [e for e in edges if e.get("trust_score") is None]
-    con.executemany(
-        f"INSERT OR REPLACE INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)}) "
-        f"VALUES (?, ?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
-        [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in EDGE_PROPS)) for e in keep])
-    con.executemany("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid = ?",
-                    [(graph_key, graph, e["uuid"]) for e in drop])
+    con.executemany(SHADOW_UPSERT, [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in EDGE_PROPS)) for e in keep])
+    con.executemany(SHADOW_DELETE, [(graph_key, graph, e["uuid"]) for e in drop])
 
 
 def _prop(e: dict, p: str) -> Any:

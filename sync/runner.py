@@ -33,7 +33,7 @@ from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
 from graph_trust.sync.writer import (Change, JournaledWriter, edge_values, entity_values, props_equal, recover,
-                                     write_edges)
+                                     write_edges, write_range)
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +161,9 @@ class _SyncJob:
         self.graphs = graphstate.Graphs(g)
         self._inflight: tuple | None = None  # (graph, batch, changes, write task, rows) of the batch in flight
         self._total: int | None = None
+        self._range_inflight: tuple | None = None  # (graph, begun, write task) of the entity range in flight
+        self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
+        self._everything = False
         self.now = now_iso()
 
     def counts(self) -> dict[str, Any]:
@@ -175,6 +178,9 @@ class _SyncJob:
         if self._inflight is not None:
             await asyncio.gather(self._inflight[3], return_exceptions=True)
             self._inflight = None
+        if self._range_inflight is not None:  # its marker stays pending: recover settles it below
+            await asyncio.gather(self._range_inflight[2], return_exceptions=True)
+            self._range_inflight = None
         try:
             await asyncio.wait_for(recover(self.store, self.graphs, self.gk), timeout=10)
         except BaseException as exc:  # noqa: BLE001 - the graph may be gone; the journal stays pending
@@ -189,29 +195,36 @@ class _SyncJob:
         r = self.report
         full = r.full
         self._t = time.monotonic()
-        r.candidates_read, everything = refresh_candidates(
-            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk, full=full,
-            neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
-            progress=lambda n: self.progress("candidates", n, None))
-        r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
-        with self.store.tx() as c:
-            c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
-                      "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
-        load_tiers(self.con, self.policy)
+        # The graph computes its checksums (one aggregate query per graph known so far) while this
+        # process refreshes the candidates and the shadow's checksums in SQLite.
+        self._checksums = {name: asyncio.ensure_future(graphstate.edge_checksums(self.graphs(name)))
+                           for name in self._graphs()}
+        try:
+            graphs, shadow_sums = await _in_thread(self._prepare)
+        except BaseException:
+            for task in self._checksums.values():
+                task.cancel()
+            await asyncio.gather(*self._checksums.values(), return_exceptions=True)
+            raise
         self._lap("candidates")
-        graphs = self._graphs()
         exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
         if not r.dry_run and (exact or self._new_graphs(graphs)):
             await ensure_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
         self.con.execute("DELETE FROM temp.keys")
-        for graph in graphs:
-            await self._refresh_shadow(graph, exact=exact)
+        try:
+            for graph in graphs:
+                await self._refresh_shadow(graph, shadow_sums[graph], exact=exact)
+        finally:  # checksums of a graph that left the scope meanwhile (or after a failure)
+            for task in self._checksums.values():
+                task.cancel()
+            await asyncio.gather(*self._checksums.values(), return_exceptions=True)
+            self._checksums = {}
         if exact:
             with self.store.tx() as c:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.gk, now_iso()))
         self._lap("graph_state")
-        self._build_work(everything=everything or exact)
+        self._build_work(everything=self._everything or exact)
         self._lap("diff")
         await self._write_edges(full=full)
         self._report_unmatched()
@@ -230,24 +243,41 @@ class _SyncJob:
         self._lap("entities")
         r.batches = self.writer.batches
 
+    def _prepare(self) -> tuple[list[str], dict[str, dict]]:
+        """SQLite part of a run's start (runs in a worker thread): refresh the candidates, record
+        the quarantine, and compute the shadow's checksums of every graph in scope."""
+        r = self.report
+        r.candidates_read, self._everything = refresh_candidates(
+            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk,
+            full=r.full, neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
+            progress=lambda n: self.progress("candidates", n, None))
+        r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
+        with self.store.tx() as c:
+            c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
+                      "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
+        load_tiers(self.con, self.policy)
+        graphs = self._graphs()
+        return graphs, {name: graphstate.shadow_checksums(self.con, self.gk, name) for name in graphs}
+
     def _new_graphs(self, graphs: list[str]) -> bool:
         """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""
-        known = {row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?",
-                                                   (self.gk,))}
+        known = set(_distinct_graphs(self.con, "sync_shadow", "graph_key", self.gk))
         return bool(set(graphs) - known - {self.g.database})
 
     def _graphs(self) -> list[str]:
-        rows = self.con.execute(
-            "SELECT DISTINCT graph FROM sync_desired WHERE source = :s UNION SELECT DISTINCT graph FROM sync_touched "
-            "WHERE source = :s UNION SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = :gk "
-            "UNION SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = :gk", {"s": self.source, "gk": self.gk})
-        return sorted({row[0] for row in rows} | {self.g.database})
+        """Graphs in scope: those with desired, touched, shadow or dirty rows, and the default one."""
+        names = {self.g.database}
+        for table, key, value in (("sync_desired", "source", self.source), ("sync_touched", "source", self.source),
+                                  ("sync_shadow", "graph_key", self.gk), ("sync_dirty", "graph_key", self.gk)):
+            names.update(_distinct_graphs(self.con, table, key, value))
+        return sorted(names)
 
-    async def _refresh_shadow(self, graph: str, *, exact: bool) -> None:
+    async def _refresh_shadow(self, graph: str, shadow_sums: dict, *, exact: bool) -> None:
         gg = self.graphs(graph)
-        graph_sums = await graphstate.edge_checksums(gg)
+        task = self._checksums.pop(graph, None)
+        graph_sums = await (task if task is not None else graphstate.edge_checksums(gg))
         if exact:
-            buckets = sorted(set(graph_sums) | set(graphstate.shadow_checksums(self.con, self.gk, graph)))
+            buckets = sorted(set(graph_sums) | set(shadow_sums))
             with self.store.tx() as c:
                 c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
             self.con.execute("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
@@ -257,7 +287,7 @@ class _SyncJob:
                 f"INSERT OR REPLACE INTO temp.foreign_props VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
                 [(graph, e["uuid"], *(e.get(p) for p in EDGE_PROPS)) for e in foreign])
         else:
-            buckets = graphstate.differing_buckets(graph_sums, graphstate.shadow_checksums(self.con, self.gk, graph))
+            buckets = graphstate.differing_buckets(graph_sums, shadow_sums)
         for b in buckets:
             edges = await graphstate.edges_in_bucket(gg, b)
             with self.store.tx() as c:
@@ -451,11 +481,21 @@ class _SyncJob:
         method = self.settings.sync.aggregation
         buckets = sorted(r["bucket"] for r in await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
                          if r["bucket"] is not None)
-        for b in buckets:
-            self.report.entities_updated += await self.writer.entity_range(gg, graph, b, method)
+        for b in buckets:  # pipelined: range k is settled while range k+1 is written
+            begun = await self.writer.begin_range(gg, graph, b)  # journaled before its write starts
+            task = asyncio.ensure_future(write_range(gg, b, method, self.report.run_id, begun[2]))
+            previous, self._range_inflight = self._range_inflight, (graph, begun, task)
+            await self._settle_range(previous)
             self.progress("entities", 1, len(buckets))
+        item, self._range_inflight = self._range_inflight, None
+        await self._settle_range(item)
         with self.store.tx() as c:  # everything of this graph is aggregated now
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+
+    async def _settle_range(self, item: tuple | None) -> None:
+        if item is not None:
+            graph, begun, task = item
+            self.report.entities_updated += self.writer.finish_range(graph, begun, await task)
 
     async def _aggregate(self) -> None:
         """Re-aggregate the entities on the dirty list (touching edges that changed)."""
@@ -477,6 +517,27 @@ class _SyncJob:
                 await self.writer.entities(gg, graph, changes, uuids)
                 r.entities_updated += len(changes)
                 self.progress("entities", len(uuids), total)
+
+
+async def _in_thread(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` in a worker thread (SQLite releases the GIL, so the graph's queries proceed
+    meanwhile). If the run is cancelled, wait for ``fn`` to finish first: it holds the state
+    store's connection, which the failure handling uses next."""
+    fut = asyncio.get_running_loop().run_in_executor(None, fn)
+    try:
+        return await asyncio.shield(fut)
+    except asyncio.CancelledError:
+        await asyncio.wait({fut})
+        raise
+
+
+def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:
+    """``SELECT DISTINCT graph FROM table WHERE key = value`` as index seeks (one per graph) on the
+    table's ``(key, graph, uuid)`` primary key instead of a scan of every row."""
+    return [row[0] for row in con.execute(
+        f"WITH RECURSIVE d(graph) AS (SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v) UNION ALL "
+        f"SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v AND graph > d.graph) FROM d "
+        "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
 
 
 def _count_differences(c, gk: str, graph: str, bucket: str, edges: list[dict]) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph_trust.sync.aggregate import same_score
-from graph_trust.sync.graphstate import bucket_range, upsert_shadow
+from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
 from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
 _EMPTY_ENTITY = dict.fromkeys(ENTITY_PROPS)
@@ -49,6 +49,26 @@ def props_equal(a: dict[str, Any], b: dict[str, Any], props: tuple[str, ...]) ->
         elif (None if x is None else str(x)) != (None if y is None else str(y)):
             return False
     return True
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(..., sort_keys=True), built once
+_JSON_CACHE: dict[tuple, str] = {}
+_SIMPLE = (str, float, type(None))
+
+
+def journal_json(values: dict[str, Any]) -> str:
+    """``json.dumps(values, sort_keys=True)``. A batch repeats a handful of distinct value sets
+    (every new value shares the run id and time), so the text of str/float/None-only dicts is
+    memoized (bounded; floats keyed by their repr, so 0.0 and -0.0 never share an entry)."""
+    if all(type(v) in _SIMPLE for v in values.values()):
+        key = tuple((k, v) if type(v) is not float else (k, float, repr(v)) for k, v in values.items())
+        text = _JSON_CACHE.get(key)
+        if text is None:
+            if len(_JSON_CACHE) >= 1024:
+                _JSON_CACHE.clear()
+            text = _JSON_CACHE[key] = _ENCODER.encode(values)
+        return text
+    return _ENCODER.encode(values)
 
 
 def edge_values(row: dict[str, Any]) -> dict[str, Any]:
@@ -104,8 +124,8 @@ class JournaledWriter:
             c.executemany(
                 "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
-                [(self.run_id, batch, self.graph_key, graph, kind, ch.uuid, json.dumps(ch.old, sort_keys=True),
-                  json.dumps(ch.new, sort_keys=True)) for ch in changes])
+                [(self.run_id, batch, self.graph_key, graph, kind, ch.uuid, journal_json(ch.old),
+                  journal_json(ch.new)) for ch in changes])
         return batch
 
     def _settle(self, c, batch: int, changes: list[Change], applied: set[str]) -> None:
@@ -123,7 +143,7 @@ class JournaledWriter:
         res = BatchResult([c for c in changes if c.uuid in matched], [c for c in changes if c.uuid not in matched])
         with self.store.tx() as c:
             self._settle(c, batch, changes, matched)
-            upsert_shadow(c, self.graph_key, graph, [{"uuid": ch.uuid, **ch.new} for ch in res.applied])
+            shadow_written(c, self.graph_key, graph, res.applied)
             if mark_dirty:
                 mark_entities_dirty(c, self.graph_key, graph,
                                     [u for ch in res.applied for u in ch.endpoints if u is not None])
@@ -156,32 +176,59 @@ class JournaledWriter:
         trust and were not visited have no trusted edge left and are cleared. Then, in one
         transaction, the changes become ``applied`` entity rows and the marker is voided.
         :func:`recover` settles a marker left pending by comparing the range with the values it
-        recorded. Returns how many entities changed.
+        recorded. Returns how many entities changed. (The three steps are also available
+        separately, so a caller can settle one range while the next is written.)
         """
+        begun = await self.begin_range(gg, graph, bucket)
+        return self.finish_range(graph, begun, await write_range(gg, bucket, method, self.run_id, begun[2]))
+
+    async def begin_range(self, gg: Any, graph: str, bucket: str) -> tuple[str, int, dict[str, dict]]:
+        """Read the range's trusted entities and journal them as a pending ``entity_range`` marker
+        (committed before :func:`write_range` may start). Returns ``(bucket, batch, old)``."""
         lo, hi = bucket_range(bucket)
         old = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
-        batch = self._journal(graph, "entity_range", [Change(bucket, old, {})])
-        rows = await gg.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=self.run_id)
-        changes = [Change(r["uuid"], {"trust_score": r["old_score"], "trust_run_id": r["old_run_id"]},
-                          {"trust_score": r["trust_score"], "trust_run_id": self.run_id}) for r in rows if r["changed"]]
-        visited = {r["uuid"] for r in rows}
-        stale = [Change(u, before, dict(_EMPTY_ENTITY)) for u, before in old.items() if u not in visited]
-        if stale:
-            await gg.write("entity_trust_clear", uuids=[c.uuid for c in stale])
+        return bucket, self._journal(graph, "entity_range", [Change(bucket, old, {})]), old
+
+    def finish_range(self, graph: str, begun: tuple[str, int, dict[str, dict]], written: list[Change]) -> int:
+        """After :func:`write_range`: the changes become ``applied`` rows, the marker is voided."""
+        bucket, batch, _ = begun
+        lo, hi = bucket_range(bucket)
         with self.store.tx() as c:
             c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
-            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", changes + stale)
+            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", written)
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
                       (self.graph_key, graph, lo, hi))
-        return len(changes) + len(stale)
+        return len(written)
+
+
+async def write_range(gg: Any, bucket: str, method: str, run_id: str, old: dict[str, dict]) -> list[Change]:
+    """Aggregate one range in the graph and clear its stale entities; returns the changes made."""
+    lo, hi = bucket_range(bucket)
+    rows = await gg.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=run_id)
+    changes = [Change(r["uuid"], {"trust_score": r["old_score"], "trust_run_id": r["old_run_id"]},
+                      {"trust_score": r["trust_score"], "trust_run_id": run_id}) for r in rows if r["changed"]]
+    visited = {r["uuid"] for r in rows}
+    stale = [Change(u, before, dict(_EMPTY_ENTITY)) for u, before in old.items() if u not in visited]
+    if stale:
+        await gg.write("entity_trust_clear", uuids=[c.uuid for c in stale])
+    return changes + stale
 
 
 def insert_applied(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change]) -> None:
     c.executemany(
         "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'applied')",
-        [(run_id, batch, graph_key, graph, kind, ch.uuid, json.dumps(ch.old, sort_keys=True),
-          json.dumps(ch.new, sort_keys=True)) for ch in changes])
+        [(run_id, batch, graph_key, graph, kind, ch.uuid, journal_json(ch.old),
+          journal_json(ch.new)) for ch in changes])
+
+
+def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None:
+    """The shadow follows the values just written (as ``upsert_shadow`` records them)."""
+    c.executemany(SHADOW_UPSERT, [(graph_key, graph, ch.uuid, float(ch.new["trust_score"]),
+                                   *(v if v is None or type(v) is str else str(v)
+                                     for v in (ch.new.get(p) for p in EDGE_PROPS[1:])))
+                                  for ch in applied if ch.new.get("trust_score") is not None])
+    c.executemany(SHADOW_DELETE, [(graph_key, graph, ch.uuid) for ch in applied if ch.new.get("trust_score") is None])
 
 
 def mark_entities_dirty(c, graph_key: str, graph: str, uuids: list[str]) -> None:
@@ -239,5 +286,5 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
         insert_applied(c, run_id, batch, graph_key, graph, "entity", changes)
 
 
-__all__ = ["BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "props_equal", "recover",
-           "write_edges", "write_entities"]
+__all__ = ["BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "journal_json", "props_equal",
+           "recover", "write_edges", "write_entities", "write_range"]
