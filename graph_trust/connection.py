@@ -232,3 +232,13 @@ async def open_graph(settings: Settings, *, check: bool = True) -> AsyncIterator
             log.debug("closing the graph driver failed", exc_info=True)
         if server is not None:
             server.stop()
+
+
+@asynccontextmanager
+async def use_graph(settings: Settings, graph: GraphConnection | None = None) -> AsyncIterator[GraphConnection]:
+    """``graph`` if the caller already has one open, else a connection opened (and closed) here."""
+    if graph is not None:
+        yield graph
+        return
+    async with open_graph(settings) as g:
+        yield g

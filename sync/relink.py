@@ -245,13 +245,10 @@ async def relink(
             relink_store.check_writable(db)
         report = RelinkReport(run_id=None, dry_run=dry_run)
         args = (db, report, group, min_sim, marg, embedder, progress)
-        if conn is None:
-            from graph_trust.connection import open_graph
+        from graph_trust.connection import use_graph
 
-            async with open_graph(settings) as opened:
-                matched = await _match_orphans(opened, *args)
-        else:
-            matched = await _match_orphans(conn, *args)
+        async with use_graph(settings, conn) as g:
+            matched = await _match_orphans(g, *args)
         t = time.monotonic()
         _record_and_write(settings, db, report, matched)
         report.phases_s["write"] = time.monotonic() - t

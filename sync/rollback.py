@@ -42,7 +42,7 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
         from graph_trust.sync.relink import rollback_relink
 
         return rollback_relink(settings, run_id, force=force)
-    from graph_trust.connection import open_graph
+    from graph_trust.connection import use_graph
 
     store = StateStore.for_settings(settings)
     try:
@@ -55,9 +55,7 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
             raise InputError(f"run {run_id} is already rolled back")
         if run["dry_run"]:
             raise InputError(f"run {run_id} was a dry run and changed nothing")
-        if graph is not None:
-            return await _rollback(graph, settings, store, run, force)
-        async with open_graph(settings) as g:
+        async with use_graph(settings, graph) as g:
             return await _rollback(g, settings, store, run, force)
     finally:
         store.close()

@@ -92,15 +92,12 @@ async def run_sync(settings: Settings, *, review_db: str | Path | None = None, d
                    full: bool = False, batch_size: int | None = None, progress: Progress | None = None,
                    graph: Any = None) -> SyncReport:
     """Sync the review DB's decisions onto the graph in ``settings`` (or the open ``graph``)."""
-    from graph_trust.connection import open_graph
+    from graph_trust.connection import use_graph
 
     review = ReviewDB.open(review_db, settings.review)
     store = StateStore.for_settings(settings)
     try:
-        if graph is not None:
-            return await sync_graph(graph, settings, store, review, dry_run=dry_run, full=full,
-                                    batch_size=batch_size, progress=progress)
-        async with open_graph(settings) as g:
+        async with use_graph(settings, graph) as g:
             return await sync_graph(g, settings, store, review, dry_run=dry_run, full=full,
                                     batch_size=batch_size, progress=progress)
     finally:

@@ -31,14 +31,12 @@ KINDS = ("edge_missing_trust", "edge_wrong_trust", "edge_stale_trust", "entity_w
 async def verify(settings: Settings, *, review_db: str | Path | None = None, graph: Any = None,
                  examples: int = 5) -> VerifyReport:
     """Drift between the graph and the review DB (``in_sync`` False when any is found)."""
-    from graph_trust.connection import open_graph
+    from graph_trust.connection import use_graph
 
     review = ReviewDB.open(review_db, settings.review)
     store = StateStore.for_settings(settings)
     try:
-        if graph is not None:
-            return await verify_graph(graph, settings, store, review, examples)
-        async with open_graph(settings) as g:
+        async with use_graph(settings, graph) as g:
             return await verify_graph(g, settings, store, review, examples)
     finally:
         review.close()
