@@ -90,3 +90,13 @@ async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, ind
         await _save(edge, driver, vector_procedure)
         out[f.fact] = edge.uuid
     return out
+
+
+def expected_boosted(pool_explanations, facts: list[Fact], weight: float, limit: int):
+    """Final scores computed by hand (fused + trust x weight; no boost for invalidated facts)
+    from an unboosted pool, and the top-``limit`` order they imply (checked to have no ties)."""
+    trust = {f.fact: (f.trust if f.invalid_at is None else None) or 0.0 for f in facts}
+    expected = {e.uuid: e.fused + trust[e.text] * weight for e in pool_explanations}
+    top = sorted(expected.values(), reverse=True)
+    assert len(set(top[: limit + 1])) == limit + 1, "ties: the expected order would be ambiguous"
+    return expected, sorted(expected, key=lambda u: -expected[u])[:limit]

@@ -10,7 +10,7 @@ import itertools
 import pytest
 from graphiti_core.search import search_config_recipes as recipes
 
-from builders import build_graph
+from builders import build_graph, expected_boosted
 from graph_trust import graphiti as gt
 from graph_trust import service
 from graph_trust.connection import open_graph
@@ -72,11 +72,7 @@ async def test_boosted_fact_rises_and_trust_comes_from_attributes(bgraph):
     query, limit, w = "billing-db backup", 5, 0.75
     pool = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
-    trust = {f.fact: (f.trust if f.invalid_at is None else None) or 0.0 for f in FACTS}
-    expected = {e.uuid: e.fused + trust[e.text] * w for e in pool.edge_explanations}
-    top = sorted(expected.values(), reverse=True)
-    assert len(set(top[: limit + 1])) == limit + 1  # no ties: the expected order is unambiguous
-    expected_order = sorted(expected, key=lambda u: -expected[u])[:limit]
+    expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
     boosted = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
     assert [e.uuid for e in boosted.edges] == expected_order

@@ -8,7 +8,7 @@ import pytest
 from graphiti_core.search import search_config_recipes as recipes
 from graphiti_core.search.search_filters import SearchFilters
 
-from builders import Fact, build_graph
+from builders import Fact, build_graph, expected_boosted
 from graph_trust import graphiti as gt
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
@@ -76,11 +76,7 @@ async def test_boosted_fact_rises_exactly_as_computed(ograph):
     pool = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
     assert all((e.bm25_rank or 0) <= 2 * limit and (e.cosine_rank or 0) <= 2 * limit for e in pool.edge_explanations)
-    trust = {f.fact: (f.trust if f.invalid_at is None else None) or 0.0 for f in FACTS}
-    expected = {e.uuid: e.fused + trust[e.text] * w for e in pool.edge_explanations}
-    top = sorted(expected.values(), reverse=True)
-    assert len(set(top[: limit + 1])) == limit + 1  # no ties: the expected order is unambiguous
-    expected_order = sorted(expected, key=lambda u: -expected[u])[:limit]
+    expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
 
     boosted = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
