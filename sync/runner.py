@@ -355,7 +355,6 @@ class _SyncJob:
     async def _write_edges(self, *, full: bool) -> None:
         """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
         while batch k's write runs (each batch is journaled before its own write starts)."""
-        total = self.con.execute("SELECT count(*) FROM temp.work").fetchone()[0]
         cur = self.con.execute("SELECT graph, uuid, trust_score, trust_status, memory_type, sensitivity, scope "
                                "FROM temp.work ORDER BY graph, uuid")
         batches: list[tuple[str, list[tuple]]] = []

@@ -100,3 +100,33 @@ def expected_boosted(pool_explanations, facts: list[Fact], weight: float, limit:
     top = sorted(expected.values(), reverse=True)
     assert len(set(top[: limit + 1])) == limit + 1, "ties: the expected order would be ambiguous"
     return expected, sorted(expected, key=lambda u: -expected[u])[:limit]
+
+
+def copy_recipe(recipe, limit: int):
+    """A private copy of a search recipe with ``limit`` set (shared recipes stay untouched)."""
+    c = recipe.model_copy(deep=True)
+    c.limit = limit
+    return c
+
+
+async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits=(3, 5, 10)) -> int:
+    """trust_search at weight 0 returns exactly Graphiti's ``search_`` (edge and node RRF recipes):
+    same items, same order, same scores. Returns how many items were compared."""
+    from graphiti_core.search import search_config_recipes as recipes
+
+    from graph_trust import graphiti as gt
+
+    compared = 0
+    for vanilla_recipe, trust_recipe in [(recipes.EDGE_HYBRID_SEARCH_RRF, gt.EDGE_HYBRID_SEARCH_RRF_TRUST),
+                                         (recipes.NODE_HYBRID_SEARCH_RRF, gt.NODE_HYBRID_SEARCH_RRF_TRUST)]:
+        for limit in limits:
+            vanilla = await graphiti.search_(query, config=copy_recipe(vanilla_recipe, limit), group_ids=[group])
+            ours = await gt.trust_search(graphiti, query, config=copy_recipe(trust_recipe, limit),
+                                         group_ids=[group], trust_weight=0.0)
+            assert [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
+            assert ours.edge_reranker_scores == vanilla.edge_reranker_scores
+            assert [n.uuid for n in ours.nodes] == [n.uuid for n in vanilla.nodes]
+            assert ours.node_reranker_scores == vanilla.node_reranker_scores
+            assert len(ours.edge_explanations) == len(ours.edges)
+            compared += len(vanilla.edges) + len(vanilla.nodes)
+    return compared

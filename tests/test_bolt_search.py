@@ -5,12 +5,10 @@ FalkorDB tests in test_trust_search.py."""
 
 from __future__ import annotations
 
-import itertools
 
 import pytest
-from graphiti_core.search import search_config_recipes as recipes
 
-from builders import build_graph, expected_boosted
+from builders import assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted
 from graph_trust import graphiti as gt
 from graph_trust import service
 from graph_trust.connection import open_graph
@@ -33,12 +31,6 @@ async def bgraph(bolt, bolt_settings, unique):
         yield make_graphiti(g.driver, embedder=EMB), group, uuids
 
 
-def _copy(recipe, limit):
-    c = recipe.model_copy(deep=True)
-    c.limit = limit
-    return c
-
-
 async def test_fulltext_finds_facts_over_bolt(bgraph):
     """Guards the premise of the tests below: BM25 candidates really come from the server."""
     from graphiti_core.search.search_filters import SearchFilters
@@ -53,27 +45,18 @@ async def test_fulltext_finds_facts_over_bolt(bgraph):
 async def test_weight_zero_equals_graphiti_search_(bgraph):
     graphiti, group, _ = bgraph
     found = 0
-    for query, (vanilla_recipe, trust_recipe), limit in itertools.product(
-            QUERIES, [(recipes.EDGE_HYBRID_SEARCH_RRF, gt.EDGE_HYBRID_SEARCH_RRF_TRUST),
-                      (recipes.NODE_HYBRID_SEARCH_RRF, gt.NODE_HYBRID_SEARCH_RRF_TRUST)], (3, 10)):
-        vanilla = await graphiti.search_(query, config=_copy(vanilla_recipe, limit), group_ids=[group])
-        ours = await gt.trust_search(graphiti, query, config=_copy(trust_recipe, limit), group_ids=[group],
-                                     trust_weight=0.0)
-        assert [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
-        assert ours.edge_reranker_scores == vanilla.edge_reranker_scores
-        assert [n.uuid for n in ours.nodes] == [n.uuid for n in vanilla.nodes]
-        assert ours.node_reranker_scores == vanilla.node_reranker_scores
-        found += len(vanilla.edges) + len(vanilla.nodes)
+    for query in QUERIES:
+        found += await assert_weight_zero_is_search_(graphiti, query, group, limits=(3, 10))
     assert found  # the comparisons were not all between empty lists
 
 
 async def test_boosted_fact_rises_and_trust_comes_from_attributes(bgraph):
     graphiti, group, uuids = bgraph
     query, limit, w = "billing-db backup", 5, 0.75
-    pool = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
+    pool = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
     expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
-    boosted = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
+    boosted = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
     assert [e.uuid for e in boosted.edges] == expected_order
     promoted = uuids["The billing-db backup job runs at 03:00 UTC every night"]

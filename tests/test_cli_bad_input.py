@@ -3,7 +3,6 @@ no secret in the output."""
 
 from __future__ import annotations
 
-import os
 import socket
 import stat
 import subprocess

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 from graphiti_core.search.search_utils import rrf
-from hypothesis import given, settings as hsettings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from graph_trust import fusion

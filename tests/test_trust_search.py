@@ -8,7 +8,7 @@ import pytest
 from graphiti_core.search import search_config_recipes as recipes
 from graphiti_core.search.search_filters import SearchFilters
 
-from builders import Fact, build_graph, expected_boosted
+from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted
 from graph_trust import graphiti as gt
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
@@ -44,28 +44,10 @@ async def ograph(graph, unique):
     return make_graphiti(graph.for_group(group).driver, embedder=embedder), group, uuids
 
 
-def _copy(recipe, limit):
-    c = recipe.model_copy(deep=True)
-    c.limit = limit
-    return c
-
-
 @pytest.mark.parametrize("query", QUERIES)
 async def test_weight_zero_equals_graphiti_search_(ograph, query):
     graphiti, group, _ = ograph
-    for vanilla_recipe, trust_recipe in [
-        (recipes.EDGE_HYBRID_SEARCH_RRF, gt.EDGE_HYBRID_SEARCH_RRF_TRUST),
-        (recipes.NODE_HYBRID_SEARCH_RRF, gt.NODE_HYBRID_SEARCH_RRF_TRUST),
-    ]:
-        for limit in (3, 5, 10):
-            vanilla = await graphiti.search_(query, config=_copy(vanilla_recipe, limit), group_ids=[group])
-            ours = await gt.trust_search(graphiti, query, config=_copy(trust_recipe, limit), group_ids=[group],
-                                         trust_weight=0.0)
-            assert [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
-            assert ours.edge_reranker_scores == vanilla.edge_reranker_scores
-            assert [n.uuid for n in ours.nodes] == [n.uuid for n in vanilla.nodes]
-            assert ours.node_reranker_scores == vanilla.node_reranker_scores
-            assert len(ours.edge_explanations) == len(ours.edges)
+    assert await assert_weight_zero_is_search_(graphiti, query, group)
 
 
 async def test_boosted_fact_rises_exactly_as_computed(ograph):
@@ -73,12 +55,12 @@ async def test_boosted_fact_rises_exactly_as_computed(ograph):
     query, limit, w = "billing-db backup", 5, 0.5
     # The whole unboosted pool; every method list is shorter than 2 * limit, so the pool a
     # limit-5 search fuses is this same pool.
-    pool = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
+    pool = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
     assert all((e.bm25_rank or 0) <= 2 * limit and (e.cosine_rank or 0) <= 2 * limit for e in pool.edge_explanations)
     expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
 
-    boosted = await gt.trust_search(graphiti, query, config=_copy(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
+    boosted = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
     assert [e.uuid for e in boosted.edges] == expected_order
     assert boosted.edge_reranker_scores == [expected[u] for u in expected_order]
