@@ -94,3 +94,40 @@ def table(rows: list[list[Any]], headers: list[str]) -> str:
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class ProgressBars:
+    """click progress bars on stderr, one per phase; silent when ``quiet`` (``--json`` or no
+    terminal) or when a phase has no known total. Call with ``(phase, n, total)`` to advance
+    by ``n``; :meth:`at` moves to an absolute position. Use as a context manager."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.bar: Any = None
+        self.phase: str | None = None
+
+    def __call__(self, phase: str, n: int, total: int | None) -> None:
+        if self.quiet or total is None:
+            return
+        if phase != self.phase:
+            self.close()
+            self.phase = phase
+            self.bar = click.progressbar(length=total, label=phase, file=click.get_text_stream("stderr"))
+            self.bar.__enter__()
+        self.bar.update(n)
+
+    def at(self, phase: str, done: int, total: int | None) -> None:
+        """Progress given as a running count rather than an increment."""
+        pos = self.bar.pos if self.bar is not None and phase == self.phase else 0
+        self(phase, done - pos, total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+    def __enter__(self) -> ProgressBars:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
+from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, shorten, table
 
 EXAMPLES = """
 \b
@@ -45,22 +45,8 @@ def relink(review_db: str | None, dry_run: bool, min_similarity: float | None, m
 
     rt = runtime({"review.path": review_db, "relink.min_similarity": min_similarity,
                   "relink.margin": margin})
-    bar = None
-
-    def progress(stage: str, done: int, total: int) -> None:
-        nonlocal bar
-        if rt.quiet:
-            return
-        if bar is None:
-            bar = click.progressbar(length=total, label=stage, file=click.get_text_stream("stderr"))
-            bar.__enter__()
-        bar.update(done - bar.pos)
-
-    try:
-        report = run(do_relink(rt.settings, dry_run=dry_run, group=group, progress=progress))
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+    with ProgressBars(rt.quiet) as bars:
+        report = run(do_relink(rt.settings, dry_run=dry_run, group=group, progress=bars.at))
     for w in report.warnings:
         click.echo(f"warning: {w}", err=True)
     if rt.json:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import click
 
-from graph_trust.cli.common import common_options, emit_json, run, runtime, table
+from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, table
 from graph_trust.errors import RunFailedError
 
 REVIEW_DB = click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
@@ -23,30 +22,6 @@ Examples:
 Exit codes: 0 ok; 2 usage, config, review DB, lock or connection error;
 3 the run failed part-way (every applied batch journaled: rerun to converge, or rollback).
 """
-
-
-class _Bars:
-    """click progress bars on stderr, one per phase, only on a terminal and without --json."""
-
-    def __init__(self, quiet: bool):
-        self.quiet = quiet
-        self.bar: Any = None
-        self.phase: str | None = None
-
-    def __call__(self, phase: str, n: int, total: int | None) -> None:
-        if self.quiet or total is None:
-            return
-        if phase != self.phase:
-            self.close()
-            self.phase = phase
-            self.bar = click.progressbar(length=total, label=phase, file=click.get_text_stream("stderr"))
-            self.bar.__enter__()
-        self.bar.update(n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
 
 
 @click.command(epilog=SYNC_EXAMPLES)
@@ -70,7 +45,7 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     from graph_trust.sync import run_sync
 
     rt = runtime({"review.path": review_db})
-    bars = _Bars(rt.quiet)
+    bars = ProgressBars(rt.quiet)
     relinked = None
     try:
         if with_relink:

@@ -102,3 +102,40 @@ def test_search_composite_shows_every_dimension(demo_dir):
     assert [e["score"] for e in res] == sorted((e["score"] for e in res), reverse=True)
     t = run_cli("search", "billing database backup", "--rank", "composite", cwd=demo_dir)
     assert t.code == 0 and "recency" in t.out and "relevance" in t.out
+
+
+def _run_in_pty(args: list[str], cwd) -> str:
+    """Run the CLI with stdout and stderr on a pseudo-terminal; return what the terminal saw."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    proc = subprocess.Popen([sys.executable, "-m", "graph_trust", *args], stdout=slave, stderr=slave, cwd=cwd,
+                            env={**env, "COLUMNS": "120"})
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(120)
+    os.close(master)
+    assert proc.returncode == 0, b"".join(chunks)[-2000:]
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bars_on_a_terminal_only(demo_dir):
+    review = ".graph-trust/demo-review.sqlite3"
+    shown = _run_in_pty(["sync", "--full", "--review-db", review], demo_dir)
+    assert "edges" in shown and "%" in shown  # a click progress bar for the edge phase
+    quiet = _run_in_pty(["sync", "--full", "--review-db", review, "--json"], demo_dir)
+    assert "%" not in quiet.split("{", 1)[0] and '"run_id"' in quiet  # --json: no bar, just JSON
+    piped = run_cli("sync", "--full", "--review-db", review, cwd=demo_dir)
+    assert piped.code == 0 and "%" not in piped.err  # not a terminal: no bar
