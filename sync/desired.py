@@ -81,12 +81,12 @@ def parse_row(row: dict, policy: Policy, graph_of: Callable[[str | None], str]) 
 # Rows SQLite can take as they are (well-formed evidence, known status) are copied by one
 # INSERT ... SELECT over the ATTACHed review DB; every other row goes through
 # evidence.edge_uuid_of / parse_row in Python, which decides and gives the quarantine reason.
-# The fast path accepts a subset of what Python accepts and extracts the same uuid.
+# The fast path accepts a subset of what Python accepts and extracts the same uuid ('$[0].evidence_id'
+# is text only when the document is a list whose element 0 is an object).
 _EID = "json_extract(evidence_refs_json, '$[0].evidence_id')"
 FAST_PATH = f"""(CASE WHEN typeof(evidence_refs_json) = 'text' AND json_valid(evidence_refs_json)
                     AND instr(evidence_refs_json, '\\u0000') = 0 THEN
-    CASE WHEN json_type(evidence_refs_json) = 'array' AND json_type(evidence_refs_json, '$[0]') = 'object'
-         AND json_type(evidence_refs_json, '$[0].evidence_id') = 'text'
+    CASE WHEN json_type(evidence_refs_json, '$[0].evidence_id') = 'text'
     THEN length(trim({_EID}, ' ' || char(9, 10, 13, 11, 12))) > 0
          AND typeof(status) = 'text' AND status IN (SELECT status FROM temp.tiers)
     ELSE 0 END

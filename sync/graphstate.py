@@ -2,11 +2,11 @@
 
 Edges and entities are read bucket by bucket (a bucket = uuids sharing their first
 ``PREFIX`` characters, read as the index range ``[p, next(p))``), so no read holds more than
-one bucket. ``sync_shadow`` mirrors every edge carrying ``trust_score``. A normal run
-compares per-bucket checksums (count, score sum, text length of the owned text properties)
-computed by the graph with the same figures computed from the shadow, and re-reads only the
-buckets that differ: manual edits and edges Graphiti re-saved are found at the cost of one
-aggregate query per graph instead of reading every edge.
+one bucket. ``sync_shadow`` mirrors every edge carrying ``trust_score``. A normal run finds
+drift (manual edits, edges Graphiti re-saved) without reading every edge: the graph computes
+whole-graph totals (count and score sum per distinct combination of the owned text
+properties) and the state store the same from the shadow; only when they differ are the
+per-bucket figures compared, and only the buckets that differ are re-read.
 """
 
 from __future__ import annotations
@@ -27,27 +27,60 @@ def bucket_range(prefix: str) -> tuple[str, str]:
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-async def edge_checksums(gg: Any) -> dict[str, tuple[int, float, int]]:
-    rows = await gg.query("edge_trust_checksums", prefix=PREFIX)
-    return {r["bucket"]: (int(r["n"]), float(r["score_sum"] or 0.0), int(r["text_len"] or 0)) for r in rows}
+# Checksums: {key: (count, score sum)} of the trusted edges, one key per distinct combination of
+# the owned text properties (as the shadow records them: text or None), per bucket or in total.
+# Any change of a score, of an owned text value or of which edges carry trust moves a figure.
+_TEXT_PROPS = ("trust_status", "memory_type", "sensitivity", "scope")
+Sums = dict[tuple, tuple[int, float]]
 
 
-def shadow_checksums(con: sqlite3.Connection, graph_key: str, graph: str) -> dict[str, tuple[int, float, int]]:
-    rows = con.execute(
-        f"SELECT substr(uuid, 1, {PREFIX}), count(*), total(trust_score), "
-        "sum(length(coalesce(trust_status, '')) + length(coalesce(memory_type, '')) "
-        "    + length(coalesce(sensitivity, '')) + length(coalesce(scope, ''))) "
-        "FROM sync_shadow WHERE graph_key = ? AND graph = ? GROUP BY 1", (graph_key, graph))
-    return {b: (n, s, t) for b, n, s, t in rows}
-
-
-def differing_buckets(graph_sums: dict, shadow_sums: dict) -> list[str]:
-    out = []
-    for b in sorted(set(graph_sums) | set(shadow_sums)):
-        g, s = graph_sums.get(b), shadow_sums.get(b)
-        if g is None or s is None or g[0] != s[0] or g[2] != s[2] or abs(g[1] - s[1]) > SCORE_TOL * max(1, g[0]):
-            out.append(b)
+def _sums(rows, key_of) -> Sums:
+    out: Sums = {}
+    for r in rows:
+        key = key_of(r)
+        n, s = out.get(key, (0, 0.0))  # graph values with one text (e.g. 3 and "3") share a key
+        out[key] = (n + int(r["n"]), s + float(r["score_sum"] or 0.0))
     return out
+
+
+async def edge_checksums(gg: Any) -> Sums:
+    """Per bucket: keys ``(bucket, trust_status, memory_type, sensitivity, scope)``."""
+    rows = await gg.query("edge_trust_checksums", prefix=PREFIX)
+    return _sums(rows, lambda r: (r["bucket"], *(_prop(r, p) for p in _TEXT_PROPS)))
+
+
+async def edge_totals(gg: Any) -> Sums:
+    """Whole graph: keys ``(trust_status, memory_type, sensitivity, scope)``."""
+    return _sums(await gg.query("edge_trust_totals"), lambda r: tuple(_prop(r, p) for p in _TEXT_PROPS))
+
+
+def shadow_checksums(con: sqlite3.Connection, graph_key: str, graph: str) -> Sums:
+    rows = con.execute(f"SELECT substr(uuid, 1, {PREFIX}), {', '.join(_TEXT_PROPS)}, count(*), total(trust_score) "
+                       "FROM sync_shadow WHERE graph_key = ? AND graph = ? GROUP BY 1, 2, 3, 4, 5", (graph_key, graph))
+    return {tuple(r[:5]): (r[5], r[6]) for r in rows}
+
+
+def shadow_totals(con: sqlite3.Connection, graph_key: str, graph: str) -> Sums:
+    rows = con.execute(f"SELECT {', '.join(_TEXT_PROPS)}, count(*), total(trust_score) FROM sync_shadow "
+                       "WHERE graph_key = ? AND graph = ? GROUP BY 1, 2, 3, 4", (graph_key, graph))
+    return {tuple(r[:4]): (r[4], r[5]) for r in rows}
+
+
+def _differs(a: tuple[int, float] | None, b: tuple[int, float] | None) -> bool:
+    return a is None or b is None or a[0] != b[0] or abs(a[1] - b[1]) > SCORE_TOL * max(1, a[0])
+
+
+def totals_match(graph_totals: Sums, own: Sums) -> bool:
+    return not any(_differs(graph_totals.get(k), own.get(k)) for k in graph_totals.keys() | own.keys())
+
+
+def buckets_of(sums: Sums) -> set[str]:
+    return {k[0] for k in sums}
+
+
+def differing_buckets(graph_sums: Sums, shadow_sums: Sums) -> list[str]:
+    return sorted({k[0] for k in graph_sums.keys() | shadow_sums.keys()
+                   if _differs(graph_sums.get(k), shadow_sums.get(k))})
 
 
 async def edges_in_bucket(gg: Any, bucket: str) -> list[dict]:
@@ -58,7 +91,7 @@ async def edges_in_bucket(gg: Any, bucket: str) -> list[dict]:
 async def iter_trusted_edges(gg: Any, buckets: list[str] | None = None) -> AsyncIterator[tuple[str, list[dict]]]:
     """``(bucket, edges)`` for the given buckets, or every bucket that holds a trusted edge."""
     if buckets is None:
-        buckets = sorted(await edge_checksums(gg))
+        buckets = sorted(buckets_of(await edge_checksums(gg)))
     for b in buckets:
         yield b, await edges_in_bucket(gg, b)
 

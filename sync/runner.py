@@ -192,19 +192,20 @@ class _SyncJob:
         r = self.report
         full = r.full
         self._t = time.monotonic()
-        # The graph computes its checksums (one aggregate query per graph known so far) while this
-        # process refreshes the candidates and the shadow's checksums in SQLite.
-        self._checksums = {name: asyncio.ensure_future(graphstate.edge_checksums(self.graphs(name)))
-                           for name in self._graphs()}
+        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
+        # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
+        # aggregate query per graph known so far) while this process refreshes the candidates and
+        # computes the same figures from the shadow in SQLite.
+        probe = graphstate.edge_checksums if exact else graphstate.edge_totals
+        self._checksums = {name: asyncio.ensure_future(probe(self.graphs(name))) for name in self._graphs()}
         try:
-            graphs, shadow_sums = await _in_thread(self._prepare)
+            graphs, shadow_sums = await _in_thread(lambda: self._prepare(exact))
         except BaseException:
             for task in self._checksums.values():
                 task.cancel()
             await asyncio.gather(*self._checksums.values(), return_exceptions=True)
             raise
         self._lap("candidates")
-        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
         if not r.dry_run and (exact or self._new_graphs(graphs)):
             await ensure_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
@@ -240,9 +241,9 @@ class _SyncJob:
         self._lap("entities")
         r.batches = self.writer.batches
 
-    def _prepare(self) -> tuple[list[str], dict[str, dict]]:
+    def _prepare(self, exact: bool) -> tuple[list[str], dict[str, dict]]:
         """SQLite part of a run's start (runs in a worker thread): refresh the candidates, record
-        the quarantine, and compute the shadow's checksums of every graph in scope."""
+        the quarantine, and compute the shadow's checksums (``exact``) or totals of every graph in scope."""
         r = self.report
         r.candidates_read, self._everything = refresh_candidates(
             self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk,
@@ -254,7 +255,8 @@ class _SyncJob:
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
         load_tiers(self.con, self.policy)
         graphs = self._graphs()
-        return graphs, {name: graphstate.shadow_checksums(self.con, self.gk, name) for name in graphs}
+        own = graphstate.shadow_checksums if exact else graphstate.shadow_totals
+        return graphs, {name: own(self.con, self.gk, name) for name in graphs}
 
     def _new_graphs(self, graphs: list[str]) -> bool:
         """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""
@@ -272,9 +274,9 @@ class _SyncJob:
     async def _refresh_shadow(self, graph: str, shadow_sums: dict, *, exact: bool) -> None:
         gg = self.graphs(graph)
         task = self._checksums.pop(graph, None)
-        graph_sums = await (task if task is not None else graphstate.edge_checksums(gg))
         if exact:
-            buckets = sorted(set(graph_sums) | set(shadow_sums))
+            graph_sums = await (task if task is not None else graphstate.edge_checksums(gg))
+            buckets = sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(shadow_sums))
             with self.store.tx() as c:
                 c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
             self.con.execute("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
@@ -283,8 +285,13 @@ class _SyncJob:
             self.con.executemany(
                 f"INSERT OR REPLACE INTO temp.foreign_props VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
                 [(graph, e["uuid"], *(e.get(p) for p in EDGE_PROPS)) for e in foreign])
-        else:
-            buckets = graphstate.differing_buckets(graph_sums, shadow_sums)
+        elif graphstate.totals_match(await (task if task is not None else graphstate.edge_totals(gg)), shadow_sums):
+            buckets = []
+        else:  # drift somewhere: find the buckets (all of them if the per-bucket figures cannot tell)
+            graph_sums = await graphstate.edge_checksums(gg)
+            own = graphstate.shadow_checksums(self.con, self.gk, graph)
+            buckets = (graphstate.differing_buckets(graph_sums, own)
+                       or sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(own)))
         for b in buckets:
             edges = await graphstate.edges_in_bucket(gg, b)
             with self.store.tx() as c:
@@ -445,7 +452,7 @@ class _SyncJob:
             self.progress("edges", len(rows), self._work_total())
             return
         batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
-        task = asyncio.ensure_future(write_edges(gg, changes))
+        task = await _started(write_edges(gg, changes))
         previous, self._inflight = self._inflight, (graph, batch_no, changes, task, len(rows))
         await self._settle_item(previous)  # settle the previous batch while this one is written
 
@@ -479,7 +486,7 @@ class _SyncJob:
                          if r["bucket"] is not None)
         for b in buckets:  # pipelined: range k is settled while range k+1 is written
             begun = await self.writer.begin_range(gg, graph, b)  # journaled before its write starts
-            task = asyncio.ensure_future(write_range(gg, b, method, self.report.run_id, begun[2]))
+            task = await _started(write_range(gg, b, method, self.report.run_id, begun[2]))
             previous, self._range_inflight = self._range_inflight, (graph, begun, task)
             await self._settle_range(previous)
             self.progress("entities", 1, len(buckets))
@@ -513,6 +520,14 @@ class _SyncJob:
                 await self.writer.entities(gg, graph, changes, uuids)
                 r.entities_updated += len(changes)
                 self.progress("entities", len(uuids), total)
+
+
+async def _started(coro) -> asyncio.Future:
+    """Schedule ``coro`` and let it run up to its first wait, so its query is on its way to the
+    server before the caller goes on with synchronous work (journaling, settling)."""
+    task = asyncio.ensure_future(coro)
+    await asyncio.sleep(0)
+    return task
 
 
 async def _in_thread(fn: Callable[[], Any]) -> Any:

@@ -53,22 +53,26 @@ def props_equal(a: dict[str, Any], b: dict[str, Any], props: tuple[str, ...]) ->
 
 _ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(..., sort_keys=True), built once
 _JSON_CACHE: dict[tuple, str] = {}
-_SIMPLE = (str, float, type(None))
 
 
 def journal_json(values: dict[str, Any]) -> str:
     """``json.dumps(values, sort_keys=True)``. A batch repeats a handful of distinct value sets
-    (every new value shares the run id and time), so the text of str/float/None-only dicts is
-    memoized (bounded; floats keyed by their repr, so 0.0 and -0.0 never share an entry)."""
-    if all(type(v) in _SIMPLE for v in values.values()):
-        key = tuple((k, v) if type(v) is not float else (k, float, repr(v)) for k, v in values.items())
+    (every new value shares the run id and time), so their text is memoized (bounded), keyed
+    by the items and the value types (1 and 1.0 never share an entry; float zeros, where 0.0
+    and -0.0 would, and unhashable values are not memoized)."""
+    vals = tuple(values.values())
+    if 0.0 in vals:
+        return _ENCODER.encode(values)
+    key = (tuple(values), vals, tuple(map(type, vals)))
+    try:
         text = _JSON_CACHE.get(key)
-        if text is None:
-            if len(_JSON_CACHE) >= 1024:
-                _JSON_CACHE.clear()
-            text = _JSON_CACHE[key] = _ENCODER.encode(values)
-        return text
-    return _ENCODER.encode(values)
+    except TypeError:  # a list or dict value
+        return _ENCODER.encode(values)
+    if text is None:
+        if len(_JSON_CACHE) >= 1024:
+            _JSON_CACHE.clear()
+        text = _JSON_CACHE[key] = _ENCODER.encode(values)
+    return text
 
 
 def edge_values(row: dict[str, Any]) -> dict[str, Any]:
@@ -222,13 +226,22 @@ def insert_applied(c, run_id: str, batch: int, graph_key: str, graph: str, kind:
           journal_json(ch.new)) for ch in changes])
 
 
+_SHADOW_TEXT = {str, type(None)}
+
+
 def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None:
     """The shadow follows the values just written (as ``upsert_shadow`` records them)."""
-    c.executemany(SHADOW_UPSERT, [(graph_key, graph, ch.uuid, float(ch.new["trust_score"]),
-                                   *(v if v is None or type(v) is str else str(v)
-                                     for v in (ch.new.get(p) for p in EDGE_PROPS[1:])))
-                                  for ch in applied if ch.new.get("trust_score") is not None])
-    c.executemany(SHADOW_DELETE, [(graph_key, graph, ch.uuid) for ch in applied if ch.new.get("trust_score") is None])
+    rows, drops = [], []
+    for ch in applied:
+        score, *rest = map(ch.new.get, EDGE_PROPS)
+        if score is None:
+            drops.append((graph_key, graph, ch.uuid))
+            continue
+        if not set(map(type, rest)) <= _SHADOW_TEXT:
+            rest = [v if v is None or type(v) is str else str(v) for v in rest]
+        rows.append((graph_key, graph, ch.uuid, float(score), *rest))
+    c.executemany(SHADOW_UPSERT, rows)
+    c.executemany(SHADOW_DELETE, drops)
 
 
 def mark_entities_dirty(c, graph_key: str, graph: str, uuids: list[str]) -> None:

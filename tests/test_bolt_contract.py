@@ -213,18 +213,32 @@ async def _edge_trust_checksums(c: Ctx):
     await c.set_trust(scores, memory_type="semantic")
     await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'ops'", {"u": ordered[0]},
                        write=True)
-    expected = collections.defaultdict(lambda: [0, 0.0, 0])
+    expected = collections.defaultdict(lambda: [0, 0.0])
     for u, s in scores.items():
-        b = expected[u[:1]]
+        b = expected[(u[:1], "verified", "semantic", None, "ops" if u == ordered[0] else None)]
         b[0] += 1
         b[1] += s
-        b[2] += len("verified") + len("semantic") + (len("ops") if u == ordered[0] else 0)
     rows = await c.g.query("edge_trust_checksums", prefix=1)
-    got = {r["bucket"]: [r["n"], r["score_sum"], r["text_len"]] for r in rows}
-    assert sorted(got) == sorted(expected)
-    for bucket, (n, total, text_len) in expected.items():
-        assert got[bucket][0] == n and got[bucket][2] == text_len
-        assert got[bucket][1] == pytest.approx(total, abs=1e-12)
+    got = {(r["bucket"], r["trust_status"], r["memory_type"], r["sensitivity"], r["scope"]): [r["n"], r["score_sum"]]
+           for r in rows}
+    assert sorted(got, key=repr) == sorted(expected, key=repr)
+    for key, (n, total) in expected.items():
+        assert got[key][0] == n and got[key][1] == pytest.approx(total, abs=1e-12)
+
+
+@case("edge_trust_totals")
+async def _edge_trust_totals(c: Ctx):
+    ordered = sorted(c.edges)
+    scores = {u: round(0.05 + 0.1 * i, 2) for i, u in enumerate(ordered[:-1])}
+    await c.set_trust(scores, memory_type="semantic")
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'ops'", {"u": ordered[0]},
+                       write=True)
+    rows = await c.g.query("edge_trust_totals")
+    got = {(r["trust_status"], r["memory_type"], r["sensitivity"], r["scope"]): (r["n"], r["score_sum"]) for r in rows}
+    rest = [s for u, s in scores.items() if u != ordered[0]]
+    assert got.keys() == {("verified", "semantic", None, "ops"), ("verified", "semantic", None, None)}
+    assert got[("verified", "semantic", None, "ops")] == (1, pytest.approx(scores[ordered[0]], abs=1e-12))
+    assert got[("verified", "semantic", None, None)] == (len(rest), pytest.approx(sum(rest), abs=1e-12))
 
 
 # --- Entity reads and writes ---------------------------------------------------------------------

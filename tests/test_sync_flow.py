@@ -76,6 +76,27 @@ async def test_changes_manual_edits_and_rollback(world):
     assert (await entity_trust(graph, group))["03:00 UTC"] == 1.0
 
 
+@pytest.mark.parametrize("edit", [
+    "SET r.sensitivity = 'pii'",                     # same length as 'low': text lengths cannot see it
+    "SET r.trust_status = 'candidate', r.scope = 'o'",  # a different combination of owned values
+    "REMOVE r.memory_type",
+])
+async def test_a_normal_run_heals_manual_edits_of_owned_text(world, edit):
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    await graph.for_group(group).run_text(f"MATCH ()-[r:RELATES_TO {{uuid: $u}}]->() {edit}", {"u": u[0]},
+                                          write=True)
+    assert not (await verify(settings, review_db=db, graph=graph)).in_sync
+    healed = await run_sync(settings, review_db=db, graph=graph)
+    assert healed.drift_healed == 1 and healed.edges_set == 1
+    props = (await edge_props(graph, group))[u[0]]
+    assert (props["trust_status"], props["memory_type"], props["sensitivity"], props["scope"]) == \
+        ("promoted", "fact", "low", "ops")
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    quiet = await run_sync(settings, review_db=db, graph=graph)
+    assert (quiet.drift_healed, quiet.edges_set) == (0, 0)
+
+
 @pytest.mark.parametrize("method", ["max", "mean", "noisy_or"])
 async def test_full_run_aggregation_in_graph_matches_python(world, method):
     graph, settings, db, group, u = world

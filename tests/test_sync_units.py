@@ -15,6 +15,7 @@ from graph_trust.sync.desired import ALL_ROWS, DESIRED_SQL, FAST_PATH, load_tier
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.state import SCHEMA
+from graph_trust.sync.writer import journal_json
 
 POLICY = policy_of(Settings())
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8))
@@ -85,3 +86,13 @@ def test_aggregation_values():
     assert aggregate([0.25, 1.0, 0.6], "max") == 1.0
     assert abs(aggregate([0.5, 0.5], "noisy_or") - 0.75) < 1e-12
     assert abs(aggregate([0.25, 0.75], "mean") - 0.5) < 1e-12
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["trust_score", "trust_status", "scope"]),
+                                st.one_of(json_leaf, st.sampled_from([0.0, -0.0, 1, 1.0, True, False, 0]),
+                                          st.lists(json_leaf, max_size=2)), max_size=3), max_size=6))
+def test_journal_json_memo_is_exactly_json_dumps(dicts):
+    # values that compare equal (1, 1.0, True; 0.0, -0.0) must never share a memoized text
+    for d in dicts + dicts:
+        assert journal_json(d) == json.dumps(d, sort_keys=True)
