@@ -175,6 +175,10 @@ class _SyncJob:
         if self._inflight is not None:
             await asyncio.gather(self._inflight[3], return_exceptions=True)
             self._inflight = None
+        try:  # the settles of batches whose writes completed (else recover reads them back)
+            self.writer.flush()
+        except Exception as exc:  # noqa: BLE001 - e.g. the state store is the problem
+            log.info("could not commit the deferred settles (%r); recovery reads the graph instead", exc)
         if self._range_inflight is not None:  # its marker stays pending: recover settles it below
             await asyncio.gather(self._range_inflight[2], return_exceptions=True)
             self._range_inflight = None
@@ -380,16 +384,17 @@ class _SyncJob:
         await self._drain()
 
     async def _drain(self) -> None:
-        """Wait for the batch in flight and settle it."""
+        """Wait for the batch in flight and settle it (committed now)."""
         item, self._inflight = self._inflight, None
         await self._settle_item(item)
+        self.writer.flush()
 
     async def _settle_item(self, item: tuple | None) -> None:
         if item is None:
             return
         graph, batch_no, changes, task, n_rows = item
         matched = await task
-        res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=not self.report.full)
+        res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=not self.report.full, defer=True)
         self._count(graph, res.applied, [c.uuid for c in res.missing])
         self.progress("edges", n_rows, self._work_total())
 

@@ -14,6 +14,8 @@ and a rerun converges because it compares desired state with what the graph hold
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,11 +122,27 @@ class JournaledWriter:
         self.run_id = run_id
         self.graph_key = graph_key
         self.batches = 0
+        self._deferred: list[Callable[[Any], None]] = []  # settles waiting for the next transaction
+
+    @contextmanager
+    def _tx(self):
+        """A state-store transaction that first applies the deferred settles."""
+        with self.store.tx() as c:
+            for apply in self._deferred:
+                apply(c)
+            self._deferred.clear()
+            yield c
+
+    def flush(self) -> None:
+        """Commit the deferred settles now (end of a phase, or after a failure)."""
+        if self._deferred:
+            with self._tx():
+                pass
 
     def _journal(self, graph: str, kind: str, changes: list[Change]) -> int:
         self.batches += 1
         batch = self.batches
-        with self.store.tx() as c:
+        with self._tx() as c:
             c.executemany(
                 "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
@@ -142,15 +160,25 @@ class JournaledWriter:
         return self._journal(graph, "edge", changes)
 
     def finish_edges(self, graph: str, batch: int, changes: list[Change], matched: set[str], *,
-                     mark_dirty: bool) -> BatchResult:
-        """Step 3: after the write, settle the journal, update the shadow, list entities to re-aggregate."""
+                     mark_dirty: bool, defer: bool = False) -> BatchResult:
+        """Step 3: after the write, settle the journal, update the shadow, list entities to re-aggregate.
+
+        With ``defer``, this state-store work joins the next transaction of this writer (the next
+        batch's journal, or :meth:`flush`), saving a commit per batch; until then the rows stay
+        ``pending``, which :func:`recover` settles by reading the graph if the run dies first.
+        """
         res = BatchResult([c for c in changes if c.uuid in matched], [c for c in changes if c.uuid not in matched])
-        with self.store.tx() as c:
+
+        def apply(c) -> None:
             self._settle(c, batch, changes, matched)
             shadow_written(c, self.graph_key, graph, res.applied)
             if mark_dirty:
                 mark_entities_dirty(c, self.graph_key, graph,
                                     [u for ch in res.applied for u in ch.endpoints if u is not None])
+
+        self._deferred.append(apply)
+        if not defer:
+            self.flush()
         return res
 
     async def edges(self, gg: Any, graph: str, changes: list[Change], *, mark_dirty: bool) -> BatchResult:
@@ -164,7 +192,7 @@ class JournaledWriter:
         batch = self._journal(graph, "entity", changes) if changes else None
         if changes:
             await write_entities(gg, changes)
-        with self.store.tx() as c:
+        with self._tx() as c:
             if batch is not None:
                 self._settle(c, batch, changes, {ch.uuid for ch in changes})
             c.executemany("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid = ?",
@@ -197,7 +225,7 @@ class JournaledWriter:
         """After :func:`write_range`: the changes become ``applied`` rows, the marker is voided."""
         bucket, batch, _ = begun
         lo, hi = bucket_range(bucket)
-        with self.store.tx() as c:
+        with self._tx() as c:
             c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
             insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", written)
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
