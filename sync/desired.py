@@ -165,7 +165,10 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
             read += max(cur.rowcount, 0)
             if progress:
                 progress(read)
-            slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}", params)
+            # the other rows, through Python (no second scan when every row took the fast path)
+            everything = c.execute(f"SELECT count(*) FROM ({inner})", params).fetchone()[0]
+            slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}" + (" LIMIT 0" if everything == read else ""),
+                             params)
             names = [d[0] for d in slow.description]
             while batch := slow.fetchmany(batch_size):
                 c.executemany(

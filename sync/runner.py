@@ -513,18 +513,30 @@ class _SyncJob:
         total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.gk,)).fetchone()[0]
         for graph in graphs:
             gg = self.graphs(graph)
-            after = ""
-            while True:
-                uuids = [u for (u,) in self.con.execute(
+
+            def next_batch(after: str) -> list[str]:
+                return [u for (u,) in self.con.execute(
                     "SELECT uuid FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid > ? ORDER BY uuid LIMIT ?",
                     (self.gk, graph, after, self.bs))]
-                if not uuids:
-                    break
-                after = uuids[-1]
-                changes = self._entity_changes(await gg.query("entity_trust_inputs", uuids=uuids))
-                await self.writer.entities(gg, graph, changes, uuids)
-                r.entities_updated += len(changes)
-                self.progress("entities", len(uuids), total)
+
+            # The inputs of batch k+1 are read while batch k is journaled and written (an entity's
+            # inputs are its edges and its own values, which no other entity's write changes).
+            uuids = next_batch("")
+            reading = await _started(gg.query("entity_trust_inputs", uuids=uuids)) if uuids else None
+            try:
+                while uuids:
+                    rows = await reading
+                    upcoming = next_batch(uuids[-1])
+                    reading = await _started(gg.query("entity_trust_inputs", uuids=upcoming)) if upcoming else None
+                    changes = self._entity_changes(rows)
+                    await self.writer.entities(gg, graph, changes, uuids)
+                    r.entities_updated += len(changes)
+                    self.progress("entities", len(uuids), total)
+                    uuids = upcoming
+            finally:
+                if reading is not None and not reading.done():
+                    reading.cancel()
+                    await asyncio.gather(reading, return_exceptions=True)
 
 
 async def _started(coro) -> asyncio.Future:

@@ -127,6 +127,24 @@ async def test_full_run_aggregation_in_graph_matches_python(world, method):
     assert _scores(await edge_props(graph, group)) == {}
 
 
+async def test_small_batches_pipeline_to_the_same_state(world):
+    """Batches of 1: every edge and entity write is its own batch, pipelined (the next batch is
+    journaled, and the next entity inputs read, while one is written); the result verifies and
+    rolls back like one big batch."""
+    graph, settings, db, group, u = world
+    first = await run_sync(settings, review_db=db, graph=graph, batch_size=1)
+    assert (first.edges_set, first.entities_updated, first.batches) == (3, 4, 3 + 4)
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    set_rows(db, "UPDATE candidates SET status = 'candidate', updated_at = '2030-01-01T00:00:00Z' WHERE id IN ('c1', 'c2')")
+    second = await run_sync(settings, review_db=db, graph=graph, batch_size=1)
+    assert second.edges_set == 2 and second.entities_updated >= 2
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    await rollback(settings, second.run_id, graph=graph)
+    await rollback(settings, first.run_id, graph=graph)
+    assert _scores(await edge_props(graph, group)) == {}
+    assert set((await entity_trust(graph, group)).values()) == {None}
+
+
 def _scores(props):
     return {k: v["trust_score"] for k, v in props.items() if v["trust_score"] is not None}
 
