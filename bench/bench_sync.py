@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import shutil
@@ -117,7 +118,7 @@ def make_review_db(path: Path, edges: list[str], group: str, rng: random.Random)
     con.close()
 
 
-async def raw_ceiling(g, review: Path, run_id: str, entity_uuids: list[str], bs: int) -> float:
+async def raw_ceiling(g, review: Path, run_id: str, entity_uuids: list[str], bs: int, root: Path) -> tuple:
     """Bare batched UNWIND SET of the same values the sync writes (rows precomputed outside the timer)."""
     con = sqlite3.connect(review)
     rows = []
@@ -128,20 +129,21 @@ async def raw_ceiling(g, review: Path, run_id: str, entity_uuids: list[str], bs:
                          "sensitivity": "low", "scope": "ops"})
     con.close()
     ent_rows = [{"uuid": u, "trust_score": 1.0, "trust_run_id": run_id} for u in entity_uuids]
-    t = time.perf_counter()
-    for i in range(0, len(rows), bs):
-        await g.run_text(RAW_EDGE_SET, {"rows": rows[i:i + bs]}, write=True)
-    edges_s = time.perf_counter() - t
-    for i in range(0, len(ent_rows), bs):
-        await g.run_text(RAW_ENTITY_SET, {"rows": ent_rows[i:i + bs]}, write=True)
-    total = time.perf_counter() - t
+    with Clock(root) as clock:
+        t = time.perf_counter()
+        for i in range(0, len(rows), bs):
+            await g.run_text(RAW_EDGE_SET, {"rows": rows[i:i + bs]}, write=True)
+        edges_s = time.perf_counter() - t
+        for i in range(0, len(ent_rows), bs):
+            await g.run_text(RAW_ENTITY_SET, {"rows": ent_rows[i:i + bs]}, write=True)
+        total = time.perf_counter() - t
     await g.run_text(CLEAR_ENTITIES, {}, write=True)
     t = time.perf_counter()
     await g.run_text(REFERENCE_AGGREGATE, {}, write=True)
     reference = edges_s + time.perf_counter() - t
     await g.run_text(CLEAR_ALL, {}, write=True)
     await g.run_text(CLEAR_ENTITIES, {}, write=True)
-    return edges_s, total, reference, len(rows)
+    return edges_s, total, reference, len(rows), clock.figures()
 
 
 LOOP_SET = """
@@ -182,6 +184,37 @@ async def per_candidate_loop(g, review: Path, sample: int) -> float:
     return dt / len(ids)
 
 
+def server_cpu_s(root: Path) -> float | None:
+    """CPU seconds the embedded server process has used (Linux /proc; None elsewhere)."""
+    try:
+        pid = (root / "graph" / "falkordb.pid").read_text().strip()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Clock:
+    """Wall time, this process's CPU time (all threads) and the server's CPU time of a block."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def __enter__(self):
+        self.t, self.c, self.s = time.perf_counter(), time.process_time(), server_cpu_s(self.root)
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self.t
+        self.client_cpu = time.process_time() - self.c
+        end = server_cpu_s(self.root)
+        self.server_cpu = None if end is None or self.s is None else end - self.s
+
+    def figures(self) -> dict:
+        return {"wall_s": round(self.wall, 3), "client_cpu_s": round(self.client_cpu, 3),
+                "server_cpu_s": None if self.server_cpu is None else round(self.server_cpu, 2)}
+
+
 async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int) -> dict:
     """One round on a graph without trust: a full sync (fresh state store), a run with nothing
     changed, a run with 1% of candidates changed, then the ceiling of the same writes."""
@@ -190,9 +223,10 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int) -> d
     settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": g.database,
                                         "state_dir": str(root / f"state_{n}_{rnd}")}, environ={})
     out: dict = {}
-    t = time.perf_counter()
-    rep = await run_sync(settings, review_db=review, full=True, batch_size=bs, graph=g)
-    out["full_s"] = round(time.perf_counter() - t, 3)
+    with Clock(root) as clock:
+        rep = await run_sync(settings, review_db=review, full=True, batch_size=bs, graph=g)
+    out["full_s"] = round(clock.wall, 3)
+    out["full_cpu"] = clock.figures()
     out["full_report"] = {k: getattr(rep, k) for k in ("edges_set", "entities_updated", "batches", "phase_s")}
     t = time.perf_counter()
     await run_sync(settings, review_db=review, graph=g, batch_size=bs)
@@ -213,7 +247,8 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int) -> d
         "MATCH (n:Entity) WHERE n.trust_score IS NOT NULL RETURN n.uuid AS uuid", {}, write=False)]
     await g.run_text(CLEAR_ALL, {}, write=True)
     await g.run_text(CLEAR_ENTITIES, {}, write=True)
-    edges_s, ceiling_s, reference_s, n_rows = await raw_ceiling(g, review, rep.run_id, entity_uuids, bs)
+    edges_s, ceiling_s, reference_s, n_rows, out["ceiling_cpu"] = await raw_ceiling(
+        g, review, rep.run_id, entity_uuids, bs, root)
     out.update(ceiling_edges_s=round(edges_s, 3), ceiling_s=round(ceiling_s, 3),
                ceiling_reference_s=round(reference_s, 3), ceiling_rows=n_rows, ceiling_entity_rows=len(entity_uuids))
     out["ratio_full_vs_ceiling"] = round(ceiling_s / out["full_s"], 3)
