@@ -206,16 +206,23 @@ async def _edges_with_trust(c: Ctx):
     assert len(await c.g.query("edges_with_trust", lo="", hi="~")) == len(scores)
 
 
-@case("edge_trust_checksums")
-async def _edge_trust_checksums(c: Ctx):
+async def _trust_with_one_scope(c: Ctx) -> tuple[str, dict[str, float]]:
+    """Trust on every edge but the last (memory_type 'semantic'), scope 'ops' on the first only.
+    Returns (the first edge's uuid, scores)."""
     ordered = sorted(c.edges)
     scores = {u: round(0.05 + 0.1 * i, 2) for i, u in enumerate(ordered[:-1])}
     await c.set_trust(scores, memory_type="semantic")
     await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'ops'", {"u": ordered[0]},
                        write=True)
+    return ordered[0], scores
+
+
+@case("edge_trust_checksums")
+async def _edge_trust_checksums(c: Ctx):
+    first, scores = await _trust_with_one_scope(c)
     expected = collections.defaultdict(lambda: [0, 0.0])
     for u, s in scores.items():
-        b = expected[(u[:1], "verified", "semantic", None, "ops" if u == ordered[0] else None)]
+        b = expected[(u[:1], "verified", "semantic", None, "ops" if u == first else None)]
         b[0] += 1
         b[1] += s
     rows = await c.g.query("edge_trust_checksums", prefix=1)
@@ -228,16 +235,12 @@ async def _edge_trust_checksums(c: Ctx):
 
 @case("edge_trust_totals")
 async def _edge_trust_totals(c: Ctx):
-    ordered = sorted(c.edges)
-    scores = {u: round(0.05 + 0.1 * i, 2) for i, u in enumerate(ordered[:-1])}
-    await c.set_trust(scores, memory_type="semantic")
-    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'ops'", {"u": ordered[0]},
-                       write=True)
+    first, scores = await _trust_with_one_scope(c)
     rows = await c.g.query("edge_trust_totals")
     got = {(r["trust_status"], r["memory_type"], r["sensitivity"], r["scope"]): (r["n"], r["score_sum"]) for r in rows}
-    rest = [s for u, s in scores.items() if u != ordered[0]]
+    rest = [s for u, s in scores.items() if u != first]
     assert got.keys() == {("verified", "semantic", None, "ops"), ("verified", "semantic", None, None)}
-    assert got[("verified", "semantic", None, "ops")] == (1, pytest.approx(scores[ordered[0]], abs=1e-12))
+    assert got[("verified", "semantic", None, "ops")] == (1, pytest.approx(scores[first], abs=1e-12))
     assert got[("verified", "semantic", None, None)] == (len(rest), pytest.approx(sum(rest), abs=1e-12))
 
 
