@@ -32,8 +32,8 @@ from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
-from graph_trust.sync.writer import (Change, JournaledWriter, edge_values, entity_values, props_equal, recover,
-                                     write_edges, write_range)
+from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, entity_values,
+                                     props_equal, recover, write_edge_rows, write_edges, write_range)
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ class _SyncJob:
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, gk)
         self.graphs = graphstate.Graphs(g)
-        self._inflight: tuple | None = None  # (graph, batch, changes, write task, rows) of the batch in flight
+        self._inflight: tuple | None = None  # (write task, settle(matched), rows) of the batch in flight
         self._total: int | None = None
         self._range_inflight: tuple | None = None  # (graph, begun, write task) of the entity range in flight
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
@@ -173,7 +173,7 @@ class _SyncJob:
         """Best effort: let the write in flight finish, then settle this run's pending batches now
         (the next run does it otherwise)."""
         if self._inflight is not None:
-            await asyncio.gather(self._inflight[3], return_exceptions=True)
+            await asyncio.gather(self._inflight[0], return_exceptions=True)
             self._inflight = None
         try:  # the settles of batches whose writes completed (else recover reads them back)
             self.writer.flush()
@@ -283,8 +283,7 @@ class _SyncJob:
             buckets = sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(shadow_sums))
             with self.store.tx() as c:
                 c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
-            self.con.execute("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
-                             f"{', '.join(p + ' ' for p in EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
+            self.con.execute(FOREIGN_PROPS_TABLE)
             foreign = await gg.query("edges_with_foreign_props")
             self.con.executemany(
                 f"INSERT OR REPLACE INTO temp.foreign_props VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
@@ -320,9 +319,10 @@ class _SyncJob:
         cols = "d.trust_score, d.trust_status, d.memory_type, d.sensitivity, d.scope"
         c.execute("DROP TABLE IF EXISTS temp.work")
         p = {"gk": self.gk, "source": self.source}
+        # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)
         if everything:
             c.execute(f"""
-                CREATE TEMP TABLE work AS
+                CREATE TEMP TABLE work AS SELECT * FROM (
                 SELECT d.graph AS graph, d.uuid AS uuid, {cols}
                 FROM sync_desired d LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = d.graph AND s.uuid = d.uuid
                 WHERE d.source = :source AND {differs}
@@ -330,6 +330,7 @@ class _SyncJob:
                 SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
                 WHERE s.graph_key = :gk AND NOT EXISTS (
                     SELECT 1 FROM sync_desired d WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
+                ) ORDER BY graph, uuid
             """, p)
         else:
             c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source", p)
@@ -341,6 +342,7 @@ class _SyncJob:
                 LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
                 LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = k.graph AND s.uuid = k.uuid
                 WHERE (d.uuid IS NOT NULL AND {differs}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
+                ORDER BY k.graph, k.uuid
             """, p)
         desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
         to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
@@ -348,39 +350,24 @@ class _SyncJob:
         c.execute("DROP TABLE IF EXISTS temp.unmatched")
         c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
 
-    def _old_values(self, graph: str, uuids: list[str]) -> dict[str, dict]:
-        """Previous values from the shadow (exact after the refresh) or the foreign-props scan."""
-        out: dict[str, dict] = {}
-        q = ",".join("?" * len(uuids))
-        cols = ", ".join(EDGE_PROPS)
-        for row in self.con.execute(f"SELECT uuid, {cols} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
-                                    f"AND uuid IN ({q})", (self.gk, graph, *uuids)):
-            out[row[0]] = dict(zip(EDGE_PROPS, row[1:]))
-        has_foreign = self.con.execute("SELECT 1 FROM temp.sqlite_master WHERE name = 'foreign_props'").fetchone()
-        if has_foreign:
-            for row in self.con.execute(f"SELECT uuid, {cols} FROM temp.foreign_props WHERE graph = ? "
-                                        f"AND uuid IN ({q})", (graph, *uuids)):
-                out.setdefault(row[0], dict(zip(EDGE_PROPS, row[1:])))
-        return out
-
     async def _write_edges(self, *, full: bool) -> None:
         """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
         while batch k's write runs (each batch is journaled before its own write starts)."""
-        cur = self.con.execute("SELECT graph, uuid, trust_score, trust_status, memory_type, sensitivity, scope "
-                               "FROM temp.work ORDER BY graph, uuid")
+        cur = self.con.execute("SELECT rowid, graph, uuid, trust_score, trust_status, memory_type, sensitivity, scope "
+                               "FROM temp.work ORDER BY rowid")
         batches: list[tuple[str, list[tuple]]] = []
         pending: list[tuple] = []
         while rows := cur.fetchmany(self.bs):
             batches.clear()
             for row in rows:
-                if pending and (row[0] != pending[0][0] or len(pending) >= self.bs):
-                    batches.append((pending[0][0], pending))
+                if pending and (row[1] != pending[0][1] or len(pending) >= self.bs):
+                    batches.append((pending[0][1], pending))
                     pending = []
                 pending.append(row)
             for graph, batch in batches:
                 await self._edge_batch(graph, batch, full=full)
         if pending:
-            await self._edge_batch(pending[0][0], pending, full=full)
+            await self._edge_batch(pending[0][1], pending, full=full)
         await self._drain()
 
     async def _drain(self) -> None:
@@ -392,10 +379,8 @@ class _SyncJob:
     async def _settle_item(self, item: tuple | None) -> None:
         if item is None:
             return
-        graph, batch_no, changes, task, n_rows = item
-        matched = await task
-        res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=not self.report.full, defer=True)
-        self._count(graph, res.applied, [c.uuid for c in res.missing])
+        task, settle, n_rows = item
+        settle(await task)
         self.progress("edges", n_rows, self._work_total())
 
     def _work_total(self) -> int:
@@ -404,21 +389,46 @@ class _SyncJob:
         return self._total
 
     def _count(self, graph: str, applied: list[Change], missing: list[str]) -> None:
-        r = self.report
-        for ch in applied:
-            if ch.new["trust_score"] is None:
-                r.edges_cleared += 1
-            else:
-                r.edges_set += 1
+        cleared = sum(1 for ch in applied if ch.new["trust_score"] is None)
+        self._tally(graph, len(applied) - cleared, cleared, missing)
+
+    def _tally(self, graph: str, n_set: int, n_cleared: int, missing: list[str]) -> None:
+        self.report.edges_set += n_set
+        self.report.edges_cleared += n_cleared
         if missing:
             self.con.executemany("INSERT OR IGNORE INTO temp.unmatched VALUES (?, ?)", [(graph, u) for u in missing])
 
+    async def _full_edge_batch(self, graph: str, rows: list[tuple]) -> None:
+        """``--full``: SQLite journals the batch straight from ``temp.work`` and settles it from
+        there (no per-edge Python but the write's parameters); rows are ``(rowid, graph, uuid, ...)``."""
+        gg = self.graphs(graph)
+        lo, hi = rows[0][0], rows[-1][0]
+        run_id, now = self.report.run_id, self.now
+        batch_no = self.writer.begin_work_edges(graph, lo, hi, now)  # journaled before the write starts
+        sets = [{"uuid": u, "trust_score": score, "trust_status": status, "trust_run_id": run_id,
+                 "trust_updated_at": now, "memory_type": mt, "sensitivity": sens, "scope": scope}
+                for _, _, u, score, status, mt, sens, scope in rows if score is not None]
+        clears = [row[2] for row in rows if row[3] is None]
+        task = await _started(write_edge_rows(gg, sets, clears))
+
+        def settle(matched: set[str]) -> None:
+            missing = [row[2] for row in rows if row[2] not in matched]
+            self.writer.finish_work_edges(graph, batch_no, lo, hi, missing, now)
+            gone = set(missing)
+            n_cleared = sum(1 for u in clears if u not in gone)
+            self._tally(graph, len(rows) - len(missing) - n_cleared, n_cleared, missing)
+
+        previous, self._inflight = self._inflight, (task, settle, len(rows))
+        await self._settle_item(previous)  # settle the previous batch while this one is written
+
     async def _edge_batch(self, graph: str, rows: list[tuple], *, full: bool) -> None:
         r = self.report
+        if full and not r.dry_run:
+            return await self._full_edge_batch(graph, rows)
+        rows = [row[1:] for row in rows]  # (graph, uuid, trust_score, ...)
         gg = self.graphs(graph)
         uuids = [row[1] for row in rows]
-        if full:
-            old = self._old_values(graph, uuids)
+        if full:  # a dry run: nothing is journaled
             current = None
         else:  # read back: existence, endpoints and exact previous values
             current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
@@ -443,7 +453,7 @@ class _SyncJob:
                     continue
                 changes.append(Change(row[1], before, new, (cur.get("source_uuid"), cur.get("target_uuid"))))
             else:
-                changes.append(Change(row[1], old.get(row[1], dict.fromkeys(EDGE_PROPS)), new))
+                changes.append(Change(row[1], {}, new))
         if r.dry_run:
             if current is None:
                 found = {x["uuid"] for x in await gg.query("edge_uuids_exist", uuids=uuids)}
@@ -458,7 +468,12 @@ class _SyncJob:
             return
         batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
         task = await _started(write_edges(gg, changes))
-        previous, self._inflight = self._inflight, (graph, batch_no, changes, task, len(rows))
+
+        def settle(matched: set[str]) -> None:
+            res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=True, defer=True)
+            self._count(graph, res.applied, [c.uuid for c in res.missing])
+
+        previous, self._inflight = self._inflight, (task, settle, len(rows))
         await self._settle_item(previous)  # settle the previous batch while this one is written
 
     def _report_unmatched(self) -> None:

@@ -77,6 +77,44 @@ def journal_json(values: dict[str, Any]) -> str:
     return text
 
 
+_ABSENT = journal_json(dict.fromkeys(EDGE_PROPS))  # the journal's "no trust properties"
+
+
+def _json_object(exprs: dict[str, str]) -> str:
+    """SQLite ``json_object`` of ``{prop: SQL expression}`` (keys sorted, as :func:`journal_json`)."""
+    return "json_object(" + ", ".join(f"'{p}', {exprs[p]}" for p in sorted(exprs)) + ")"
+
+
+# Edges without trust_score holding properties sync owns (``edges_with_foreign_props``), per run.
+FOREIGN_PROPS_TABLE = ("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
+                       f"{', '.join(EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
+_RUN_VALUES = {"trust_run_id": ":run", "trust_updated_at": ":now"}
+_JOURNAL_WORK = f"""
+INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
+SELECT :run, :batch, :gk, w.graph, 'edge', w.uuid,
+       CASE WHEN s.uuid IS NOT NULL THEN {_json_object({p: f"s.{p}" for p in EDGE_PROPS})}
+            WHEN f.uuid IS NOT NULL THEN {_json_object({p: f"f.{p}" for p in EDGE_PROPS})}
+            ELSE :absent END,
+       CASE WHEN w.trust_score IS NULL THEN :absent
+            ELSE {_json_object({p: _RUN_VALUES.get(p, f"w.{p}") for p in EDGE_PROPS})} END,
+       'pending'
+FROM temp.work w
+LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = w.graph AND s.uuid = w.uuid
+LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
+WHERE w.rowid BETWEEN :lo AND :hi
+"""
+_NOT_MISSING = "uuid NOT IN (SELECT value FROM json_each(:missing))"
+_SHADOW_FROM_WORK = f"""
+INSERT OR REPLACE INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
+SELECT :gk, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
+WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND {_NOT_MISSING}
+"""
+_SHADOW_CLEARED_FROM_WORK = f"""
+DELETE FROM sync_shadow WHERE graph_key = :gk AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
+    SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL)
+"""
+
+
 def edge_values(row: dict[str, Any]) -> dict[str, Any]:
     return {p: (float(row[p]) if p == "trust_score" and row.get(p) is not None else row.get(p)) for p in EDGE_PROPS}
 
@@ -86,21 +124,33 @@ def entity_values(row: dict[str, Any]) -> dict[str, Any]:
 
 
 async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
-    """Write edge changes; return the uuids the graph has (matched)."""
-    sets = [{"uuid": c.uuid, **c.new} for c in changes if c.new.get("trust_score") is not None]
-    clears = [c.uuid for c in changes if c.new.get("trust_score") is None]
+    """Write edge changes; return the uuids the graph has (matched). New values that are all absent
+    clear the edge; others are set (a rollback may restore owned properties without a trust_score)."""
+    sets, clears = [], []
+    for c in changes:
+        if any(v is not None for v in c.new.values()):
+            sets.append({"uuid": c.uuid, **dict.fromkeys(EDGE_PROPS), **c.new})
+        else:
+            clears.append(c.uuid)
+    return await write_edge_rows(gg, sets, clears)
+
+
+async def write_edge_rows(gg: Any, sets: list[dict[str, Any]], clears: list[str]) -> set[str]:
+    """Set the rows of ``sets`` (``{uuid, <every EDGE_PROPS>}``), clear the edges of ``clears``;
+    return the uuids the graph has (matched)."""
+    uuids = [row["uuid"] for row in sets] + clears
     matched = 0
     if sets and gg.dialect == "neo4j":  # see cypher/edge_trust_set.*: the dialects take different shapes
-        by_uuid = {row.pop("uuid"): row for row in sets}
+        by_uuid = {row["uuid"]: {k: v for k, v in row.items() if k != "uuid"} for row in sets}
         matched += int((await gg.write("edge_trust_set", uuids=list(by_uuid), by_uuid=by_uuid))[0]["matched"])
     elif sets:
         matched += int((await gg.write("edge_trust_set", rows=sets))[0]["matched"])
     if clears:
         matched += int((await gg.write("edge_trust_clear", uuids=clears))[0]["matched"])
-    if matched == len(changes):
-        return {c.uuid for c in changes}
+    if matched == len(uuids):
+        return set(uuids)
     # some uuid is missing (or, with duplicate edge uuids, matched twice): ask which exist
-    rows = await gg.query("edge_uuids_exist", uuids=[c.uuid for c in changes])
+    rows = await gg.query("edge_uuids_exist", uuids=uuids)
     return {r["uuid"] for r in rows}
 
 
@@ -150,10 +200,11 @@ class JournaledWriter:
                   journal_json(ch.new)) for ch in changes])
         return batch
 
-    def _settle(self, c, batch: int, changes: list[Change], applied: set[str]) -> None:
+    def _settle(self, c, batch: int, voided: list[str]) -> None:
+        """The batch's rows become ``applied``, those of ``voided`` (not in the graph) ``void``."""
         c.execute("UPDATE sync_journal SET state = 'applied' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
         c.executemany("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ? AND uuid = ?",
-                      [(self.run_id, batch, ch.uuid) for ch in changes if ch.uuid not in applied])
+                      [(self.run_id, batch, u) for u in voided])
 
     def begin_edges(self, graph: str, changes: list[Change]) -> int:
         """Step 1: journal the batch as pending (committed before any write); returns its number."""
@@ -170,7 +221,7 @@ class JournaledWriter:
         res = BatchResult([c for c in changes if c.uuid in matched], [c for c in changes if c.uuid not in matched])
 
         def apply(c) -> None:
-            self._settle(c, batch, changes, matched)
+            self._settle(c, batch, [ch.uuid for ch in res.missing])
             shadow_written(c, self.graph_key, graph, res.applied)
             if mark_dirty:
                 mark_entities_dirty(c, self.graph_key, graph,
@@ -187,6 +238,30 @@ class JournaledWriter:
         matched = await write_edges(gg, changes)
         return self.finish_edges(graph, batch, changes, matched, mark_dirty=mark_dirty)
 
+    def begin_work_edges(self, graph: str, lo: int, hi: int, now: str) -> int:
+        """Step 1 for rows ``lo..hi`` (rowids, one graph) of ``temp.work`` (a ``--full`` run): SQLite
+        journals them itself, the previous values from the shadow (just rebuilt from the graph) or
+        ``temp.foreign_props``, the new ones from the row and the run (no per-row Python)."""
+        self.batches += 1
+        with self._tx() as c:
+            c.execute(FOREIGN_PROPS_TABLE)
+            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "gk": self.graph_key, "now": now,
+                                      "absent": _ABSENT, "lo": lo, "hi": hi})
+        return self.batches
+
+    def finish_work_edges(self, graph: str, batch: int, lo: int, hi: int, missing: list[str], now: str) -> None:
+        """Step 3 for :meth:`begin_work_edges`, deferred like ``finish_edges(defer=True)``: settle
+        the journal and have the shadow follow the rows written (``missing`` ones: not in the graph)."""
+        params = {"gk": self.graph_key, "graph": graph, "run": self.run_id, "now": now, "lo": lo, "hi": hi,
+                  "missing": json.dumps(missing)}
+
+        def apply(c) -> None:
+            self._settle(c, batch, missing)
+            c.execute(_SHADOW_FROM_WORK, params)
+            c.execute(_SHADOW_CLEARED_FROM_WORK, params)
+
+        self._deferred.append(apply)
+
     async def entities(self, gg: Any, graph: str, changes: list[Change], done: list[str]) -> None:
         """Write entity changes and take ``done`` (all entities of the batch) off the dirty list."""
         batch = self._journal(graph, "entity", changes) if changes else None
@@ -194,7 +269,7 @@ class JournaledWriter:
             await write_entities(gg, changes)
         with self._tx() as c:
             if batch is not None:
-                self._settle(c, batch, changes, {ch.uuid for ch in changes})
+                self._settle(c, batch, [])
             c.executemany("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid = ?",
                           [(self.graph_key, graph, u) for u in done])
 
@@ -327,5 +402,5 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
         insert_applied(c, run_id, batch, graph_key, graph, "entity", changes)
 
 
-__all__ = ["BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "journal_json", "props_equal",
-           "recover", "write_edges", "write_entities", "write_range"]
+__all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "journal_json", "props_equal",
+           "recover", "write_edge_rows", "write_edges", "write_entities", "write_range"]

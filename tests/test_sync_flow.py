@@ -127,6 +127,32 @@ async def test_full_run_aggregation_in_graph_matches_python(world, method):
     assert _scores(await edge_props(graph, group)) == {}
 
 
+async def test_full_run_journals_the_exact_previous_values(world):
+    """A ``--full`` run journals in SQLite straight from its work table: the previous values come
+    from the shadow it rebuilt from the graph (trust another run or someone else set) and from
+    the edges holding owned properties without trust; rollback restores exactly those."""
+    graph, settings, db, group, u = world
+    gg = graph.for_group(group)
+    first = await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'corroborated', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c1'")
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() REMOVE r.trust_score SET r.sensitivity = 'secret'",
+                      {"u": u[1]}, write=True)  # owned text without trust: journaled from foreign_props
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.trust_score = 0.3, r.scope = 'manual'",
+                      {"u": u[4]}, write=True)  # trust no candidate wants: cleared
+    before = await edge_props(graph, group)
+    full = await run_sync(settings, review_db=db, graph=graph, full=True)
+    assert (full.edges_set, full.edges_cleared, full.unmatched_count) == (2, 1, 1)  # u0, u1; u4; c7
+    props = await edge_props(graph, group)
+    assert (props[u[0]]["trust_score"], props[u[0]]["trust_run_id"]) == (0.6, full.run_id)
+    assert (props[u[1]]["trust_score"], props[u[1]]["sensitivity"]) == (0.6, None)
+    assert props[u[4]]["trust_score"] is None and props[u[4]]["scope"] is None
+    assert props[u[2]]["trust_run_id"] == first.run_id  # unchanged, not rewritten
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    assert (await run_sync(settings, review_db=db, graph=graph)).edges_set == 0  # the shadow followed
+    await rollback(settings, full.run_id, graph=graph)
+    assert await edge_props(graph, group) == before
+
+
 async def test_small_batches_pipeline_to_the_same_state(world):
     """Batches of 1: every edge and entity write is its own batch, pipelined (the next batch is
     journaled, and the next entity inputs read, while one is written); the result verifies and
