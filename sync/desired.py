@@ -11,7 +11,8 @@ and drops rows that left the review DB; ``full`` (or changed tiers) re-reads eve
 Every edge whose candidates changed (its old and new edge uuid) is recorded in
 ``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
 for those edges only with ``DESIRED_SQL`` (a window function: highest tier wins, see
-``policy``). ``sync_touched`` rows stay until a run has written their edges, so a failed run
+``policy``); after a full re-read, for every edge (by the sync itself range by range, so its
+first writes start before the last range is computed). ``sync_touched`` rows stay until a run has written their edges, so a failed run
 loses nothing. Memory stays flat: nothing holds more than one batch.
 """
 
@@ -48,7 +49,7 @@ SELECT :source, graph, edge_uuid, score, status, memory_type, sensitivity, scope
            row_number() OVER (PARTITION BY c.graph, c.edge_uuid
                               ORDER BY t.score IS NULL, t.score DESC, c.status, c.id) AS rn
     FROM {source_rows} JOIN temp.tiers t ON t.status = c.status
-    WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL
+    WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL{where}
 ) WHERE rn = 1 AND score IS NOT NULL
 """
 ALL_ROWS = "sync_candidates c"
@@ -108,11 +109,15 @@ def _tiers_hash(policy: Policy) -> str:
 
 def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
                        *, source: str, graph_key: str, full: bool, batch_size: int = 2000, neo4j: bool = False,
-                       default_graph: str = "", progress: Callable[[int], None] | None = None) -> tuple[int, bool]:
+                       default_graph: str = "", progress: Callable[[int], None] | None = None,
+                       defer_desired: bool = False) -> tuple[int, bool]:
     """Bring ``sync_candidates``, ``sync_touched`` and ``sync_desired`` up to date.
 
     Returns ``(rows read, whether the next diff must cover every edge)``: true after a full
-    re-read until a run completes its edge phase (:func:`full_diff_done`).
+    re-read until a run completes its edge phase (:func:`full_diff_done`). While that holds,
+    ``sync_desired`` is recomputed for every edge here, or, with ``defer_desired``, left to the
+    caller, which recomputes it range by range (:func:`desired_ranges`, :func:`recompute_desired`)
+    as it writes.
     """
     con = store.con
     load_tiers(con, policy)
@@ -178,16 +183,19 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                 read += len(batch)
                 if progress:
                     progress(len(batch))
+            pending = 1 if since is None else (row[2] if row else 1)
             if since is None:
                 c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
                 c.execute("DELETE FROM sync_touched WHERE source = ?", (source,))
-                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS), params)
-            else:  # the edges changed rows point at now, then their desired state
+            else:  # the edges changed rows point at now, then (below) their desired state
                 c.execute(touch.format(ids=changed_ids), params)
+            if pending and not defer_desired:  # every edge's
+                c.execute("DELETE FROM sync_desired WHERE source = :source", params)
+                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), params)
+            elif since is not None:  # the touched edges' (with defer_desired, the caller does every edge)
                 c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
                           "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
-                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS) + " ", params)
-            pending = 1 if since is None else (row[2] if row else 1)
+                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), params)
             c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
                       (source, started, _tiers_hash(policy), pending, graph_key))
     except sqlite3.Error as exc:
@@ -195,6 +203,38 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     finally:
         con.execute("DETACH DATABASE review")
     return read, bool(pending)
+
+
+def desired_ranges(con: sqlite3.Connection, source: str, graph: str, size: int):
+    """Consecutive edge-uuid ranges ``(lo, hi)`` (``lo <= uuid < hi``; None: unbounded) of ``graph``
+    with about ``size`` candidates each, in order; together they cover every uuid (one edge's
+    candidates always fall in one range)."""
+    lo = None
+    base = "SELECT {} FROM sync_candidates WHERE source = ? AND graph = ? AND edge_uuid "
+    while True:
+        row = con.execute(base.format("edge_uuid") + ("IS NOT NULL" if lo is None else ">= ?") +
+                          " ORDER BY edge_uuid LIMIT 1 OFFSET ?", (source, graph, *(() if lo is None else (lo,)),
+                                                                   size)).fetchone()
+        hi = None if row is None else row[0]
+        if hi is not None and hi == lo:  # one edge has more than ``size`` candidates
+            hi = con.execute(base.format("min(edge_uuid)") + "> ?", (source, graph, lo)).fetchone()[0]
+        yield lo, hi
+        if hi is None:
+            return
+        lo = hi
+
+
+def range_sql(column: str, lo: str | None, hi: str | None) -> str:
+    """`` AND lo <= column < hi`` as SQL over the parameters ``:lo`` and ``:hi`` (None bounds left out)."""
+    return (f" AND {column} >= :lo" if lo is not None else "") + (f" AND {column} < :hi" if hi is not None else "")
+
+
+def recompute_desired(c: sqlite3.Connection, source: str, graph: str, lo: str | None, hi: str | None) -> None:
+    """Recompute ``sync_desired`` for the edges of ``graph`` in one range (see :func:`desired_ranges`)."""
+    params = {"source": source, "graph": graph, "lo": lo, "hi": hi}
+    c.execute("DELETE FROM sync_desired WHERE source = :source AND graph = :graph" + range_sql("uuid", lo, hi), params)
+    c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(
+        source_rows=ALL_ROWS, where=" AND c.graph = :graph" + range_sql("c.edge_uuid", lo, hi)), params)
 
 
 def touch_edges(c: sqlite3.Connection, graph_key: str, graph: str, uuids: list[str]) -> None:
@@ -218,5 +258,5 @@ def quarantined(store: StateStore, source: str, limit: int | None = None) -> tup
     return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
 
 
-__all__ = ["DESIRED_SQL", "FAST_PATH", "load_tiers", "parse_row", "quarantined", "refresh_candidates",
-           "source_for", "full_diff_done", "touch_edges"]
+__all__ = ["DESIRED_SQL", "FAST_PATH", "desired_ranges", "load_tiers", "parse_row", "quarantined", "range_sql",
+           "recompute_desired", "refresh_candidates", "source_for", "full_diff_done", "touch_edges"]

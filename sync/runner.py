@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,15 @@ from graph_trust.config import Settings
 from graph_trust.errors import GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import full_diff_done, load_tiers, quarantined, refresh_candidates, source_for
+from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
+                                      recompute_desired, refresh_candidates, source_for)
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, entity_values,
-                                     props_equal, recover, write_edge_rows, write_edges, write_range)
+                                     props_equal, read_range, recover, write_edge_rows, write_edges, write_range)
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,19 @@ async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
         store.finish_run(run_id, "failed", store.run(run_id)["counts"],
                          error="the process running it stopped before it finished (journal settled)")
     return settled
+
+
+# Candidates per range of a run that compares every edge (see _SyncJob._stream_work): the first
+# writes start after one range is computed, and SQLite works on the next while they run.
+RANGE_CANDIDATES = 2000
+# Edge batches written (sent, not yet settled) at a time: the server has the next one queued
+# while this process journals, settles, or computes the next range.
+PIPELINE_DEPTH = 3
+_WORK_COLS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
+_DESIRED_COLS = ", ".join(f"d.{p}" for p in _WORK_COLS)
+# the shadow s differs from the desired d (or the edge has no trust yet)
+_DIFFERS = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status "
+            "OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity OR s.scope IS NOT d.scope)")
 
 
 def _noop(phase: str, n: int, total: int | None) -> None:
@@ -156,9 +171,10 @@ class _SyncJob:
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, gk)
         self.graphs = graphstate.Graphs(g)
-        self._inflight: tuple | None = None  # (write task, settle(matched), rows) of the batch in flight
-        self._total: int | None = None
-        self._range_inflight: tuple | None = None  # (graph, begun, write task) of the entity range in flight
+        self._inflight: deque[tuple] = deque()  # (write task, settle(matched), rows) of the batches in flight
+        self._total: int | None = None  # rows of temp.work (when built up front)
+        self._reported = 0  # work rows reported to ``progress``
+        self._range_inflight: deque[tuple] = deque()  # (graph, begun, write task) of the entity ranges in flight
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
         self._everything = False
         self.now = now_iso()
@@ -172,16 +188,15 @@ class _SyncJob:
     async def settle_after_failure(self) -> None:
         """Best effort: let the write in flight finish, then settle this run's pending batches now
         (the next run does it otherwise)."""
-        if self._inflight is not None:
-            await asyncio.gather(self._inflight[0], return_exceptions=True)
-            self._inflight = None
+        await asyncio.gather(*(item[0] for item in self._inflight), return_exceptions=True)
+        self._inflight.clear()
         try:  # the settles of batches whose writes completed (else recover reads them back)
             self.writer.flush()
         except Exception as exc:  # noqa: BLE001 - e.g. the state store is the problem
             log.info("could not commit the deferred settles (%r); recovery reads the graph instead", exc)
-        if self._range_inflight is not None:  # its marker stays pending: recover settles it below
-            await asyncio.gather(self._range_inflight[2], return_exceptions=True)
-            self._range_inflight = None
+        # the markers of ranges in flight stay pending: recover settles them below
+        await asyncio.gather(*(item[2] for item in self._range_inflight), return_exceptions=True)
+        self._range_inflight.clear()
         try:
             await asyncio.wait_for(recover(self.store, self.graphs, self.gk), timeout=10)
         except BaseException as exc:  # noqa: BLE001 - the graph may be gone; the journal stays pending
@@ -226,9 +241,16 @@ class _SyncJob:
             with self.store.tx() as c:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.gk, now_iso()))
         self._lap("graph_state")
-        self._build_work(everything=self._everything or exact)
+        everything = self._everything or exact
+        self._build_work(everything=everything)
         self._lap("diff")
-        await self._write_edges(full=full)
+        aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
+                                                 (self.gk,)).fetchone() is not None
+        if full and not r.dry_run:  # its edges mark no entity dirty: until its entity phase ends, every entity is
+            with self.store.tx() as c:
+                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.gk,))
+        await self._write_edges(full=full, everything=everything)
+        self._count_unchanged()
         self._report_unmatched()
         if not r.dry_run:  # every touched edge was written; the unmatched ones are retried next run
             with self.store.tx() as c:
@@ -238,9 +260,11 @@ class _SyncJob:
                 full_diff_done(c, self.source)
         self._lap("edges")
         if not r.dry_run:
-            if full:
+            if aggregate_all:  # --full, or a --full run failed before it finished this phase
                 for graph in graphs:
                     await self._aggregate_all(graph)
+                with self.store.tx() as c:
+                    c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.gk,))
             await self._aggregate()
         self._lap("entities")
         r.batches = self.writer.batches
@@ -252,7 +276,7 @@ class _SyncJob:
         r.candidates_read, self._everything = refresh_candidates(
             self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk,
             full=r.full, neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
-            progress=lambda n: self.progress("candidates", n, None))
+            progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
             c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
@@ -268,9 +292,9 @@ class _SyncJob:
         return bool(set(graphs) - known - {self.g.database})
 
     def _graphs(self) -> list[str]:
-        """Graphs in scope: those with desired, touched, shadow or dirty rows, and the default one."""
+        """Graphs in scope: those with candidates, touched, shadow or dirty rows, and the default one."""
         names = {self.g.database}
-        for table, key, value in (("sync_desired", "source", self.source), ("sync_touched", "source", self.source),
+        for table, key, value in (("sync_candidates", "source", self.source), ("sync_touched", "source", self.source),
                                   ("sync_shadow", "graph_key", self.gk), ("sync_dirty", "graph_key", self.gk)):
             names.update(_distinct_graphs(self.con, table, key, value))
         return sorted(names)
@@ -310,54 +334,80 @@ class _SyncJob:
                                                                         for e in edges])
 
     def _build_work(self, *, everything: bool) -> None:
-        """``temp.work``: edges whose desired trust differs from the shadow (all edges, or the keys:
-        touched, unmatched and drifted ones)."""
+        """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
+        is filled range by range as the edges are written (:meth:`_stream_work`); otherwise now,
+        for the keys: touched, unmatched and drifted edges."""
         c = self.con
-        differs = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status "
-                   "OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity "
-                   "OR s.scope IS NOT d.scope)")
-        cols = "d.trust_score, d.trust_status, d.memory_type, d.sensitivity, d.scope"
         c.execute("DROP TABLE IF EXISTS temp.work")
-        p = {"gk": self.gk, "source": self.source}
-        # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)
-        if everything:
-            c.execute(f"""
-                CREATE TEMP TABLE work AS SELECT * FROM (
-                SELECT d.graph AS graph, d.uuid AS uuid, {cols}
-                FROM sync_desired d LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = d.graph AND s.uuid = d.uuid
-                WHERE d.source = :source AND {differs}
-                UNION ALL
-                SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
-                WHERE s.graph_key = :gk AND NOT EXISTS (
-                    SELECT 1 FROM sync_desired d WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
-                ) ORDER BY graph, uuid
-            """, p)
-        else:
-            c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source", p)
-            c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source", p)
-            c.execute(f"""
-                CREATE TEMP TABLE work AS
-                SELECT k.graph AS graph, k.uuid AS uuid, {cols}
-                FROM temp.keys k
-                LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
-                LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = k.graph AND s.uuid = k.uuid
-                WHERE (d.uuid IS NOT NULL AND {differs}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
-                ORDER BY k.graph, k.uuid
-            """, p)
-        desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
-        to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
-        self.report.edges_unchanged = desired - to_set
         c.execute("DROP TABLE IF EXISTS temp.unmatched")
         c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+        if everything:
+            c.execute(f"CREATE TEMP TABLE work (graph TEXT, uuid TEXT, {', '.join(_WORK_COLS)})")
+            return
+        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source",
+                  {"source": self.source})
+        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source",
+                  {"source": self.source})
+        # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)
+        c.execute(f"""
+            CREATE TEMP TABLE work AS
+            SELECT k.graph AS graph, k.uuid AS uuid, {_DESIRED_COLS}
+            FROM temp.keys k
+            LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
+            LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = k.graph AND s.uuid = k.uuid
+            WHERE (d.uuid IS NOT NULL AND {_DIFFERS}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
+            ORDER BY k.graph, k.uuid
+        """, {"gk": self.gk, "source": self.source})
 
-    async def _write_edges(self, *, full: bool) -> None:
+    def _stream_work(self):
+        """Everything mode: per graph and uuid range, recompute the desired trust, append the range's
+        differences to ``temp.work`` (in (graph, uuid) order) and yield its new rows; the edges
+        of one range are written while the next is computed."""
+        c = self.con
+        # the progress total: an upper bound of the work rows (the bar completes at the end)
+        self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? AND edge_uuid IS NOT NULL) "
+                                "+ (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
+                                (self.source, self.gk)).fetchone()[0]
+        size = max(self.bs, RANGE_CANDIDATES)
+        last = 0
+        for graph in self._graphs():
+            for lo, hi in desired_ranges(c, self.source, graph, size):
+                p = {"gk": self.gk, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
+                with self.store.tx():
+                    recompute_desired(c, self.source, graph, lo, hi)
+                c.execute(f"""
+                    INSERT INTO temp.work SELECT * FROM (
+                        SELECT d.graph, d.uuid, {_DESIRED_COLS} FROM sync_desired d
+                        LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = d.graph AND s.uuid = d.uuid
+                        WHERE d.source = :source AND d.graph = :graph{range_sql("d.uuid", lo, hi)} AND {_DIFFERS}
+                        UNION ALL
+                        SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
+                        WHERE s.graph_key = :gk AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
+                            SELECT 1 FROM sync_desired d WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
+                    ) ORDER BY uuid""", p)
+                rows = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
+                                 "ORDER BY rowid", (last,)).fetchall()
+                if rows:
+                    last = rows[-1][0]
+                yield rows
+
+    def _count_unchanged(self) -> None:
+        c = self.con
+        desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
+        to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
+        self.report.edges_unchanged += desired - to_set
+
+    def _work_rows(self):
+        cur = self.con.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work ORDER BY rowid")
+        while rows := cur.fetchmany(self.bs):
+            yield rows
+
+    async def _write_edges(self, *, full: bool, everything: bool) -> None:
         """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
         while batch k's write runs (each batch is journaled before its own write starts)."""
-        cur = self.con.execute("SELECT rowid, graph, uuid, trust_score, trust_status, memory_type, sensitivity, scope "
-                               "FROM temp.work ORDER BY rowid")
         batches: list[tuple[str, list[tuple]]] = []
         pending: list[tuple] = []
-        while rows := cur.fetchmany(self.bs):
+        for rows in (self._stream_work() if everything else self._work_rows()):
             batches.clear()
             for row in rows:
                 if pending and (row[1] != pending[0][1] or len(pending) >= self.bs):
@@ -369,24 +419,28 @@ class _SyncJob:
         if pending:
             await self._edge_batch(pending[0][1], pending, full=full)
         await self._drain()
+        if self._total is not None and self._reported < self._total:  # streamed: the total was an upper bound
+            self.progress("edges", self._total - self._reported, self._total)
 
     async def _drain(self) -> None:
-        """Wait for the batch in flight and settle it (committed now)."""
-        item, self._inflight = self._inflight, None
-        await self._settle_item(item)
+        """Wait for the batches in flight and settle them (committed now)."""
+        await self._in_flight(0)
         self.writer.flush()
 
-    async def _settle_item(self, item: tuple | None) -> None:
-        if item is None:
-            return
-        task, settle, n_rows = item
-        settle(await task)
-        self.progress("edges", n_rows, self._work_total())
+    async def _in_flight(self, limit: int) -> None:
+        """Settle the oldest batches in flight until at most ``limit`` remain."""
+        while len(self._inflight) > limit:
+            task, settle, n_rows = self._inflight[0]
+            settle(await task)
+            self._inflight.popleft()
+            self._progress_rows(n_rows)
 
-    def _work_total(self) -> int:
+    def _progress_rows(self, n: int) -> None:
+        """Progress of the edge phase in work rows."""
         if self._total is None:
             self._total = self.con.execute("SELECT count(*) FROM temp.work").fetchone()[0]
-        return self._total
+        self._reported += n
+        self.progress("edges", n, self._total)
 
     def _count(self, graph: str, applied: list[Change], missing: list[str]) -> None:
         cleared = sum(1 for ch in applied if ch.new["trust_score"] is None)
@@ -418,8 +472,8 @@ class _SyncJob:
             n_cleared = sum(1 for u in clears if u not in gone)
             self._tally(graph, len(rows) - len(missing) - n_cleared, n_cleared, missing)
 
-        previous, self._inflight = self._inflight, (task, settle, len(rows))
-        await self._settle_item(previous)  # settle the previous batch while this one is written
+        self._inflight.append((task, settle, len(rows)))
+        await self._in_flight(PIPELINE_DEPTH)  # settle older batches while this one is written
 
     async def _edge_batch(self, graph: str, rows: list[tuple], *, full: bool) -> None:
         r = self.report
@@ -460,11 +514,11 @@ class _SyncJob:
                 missing += [c.uuid for c in changes if c.uuid not in found]
                 changes = [c for c in changes if c.uuid in found]
             self._count(graph, changes, missing)
-            self.progress("edges", len(rows), self._work_total())
+            self._progress_rows(len(rows))
             return
         self._count(graph, [], missing)
         if not changes:
-            self.progress("edges", len(rows), self._work_total())
+            self._progress_rows(len(rows))
             return
         batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
         task = await _started(write_edges(gg, changes))
@@ -473,8 +527,8 @@ class _SyncJob:
             res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=True, defer=True)
             self._count(graph, res.applied, [c.uuid for c in res.missing])
 
-        previous, self._inflight = self._inflight, (task, settle, len(rows))
-        await self._settle_item(previous)  # settle the previous batch while this one is written
+        self._inflight.append((task, settle, len(rows)))
+        await self._in_flight(PIPELINE_DEPTH)  # settle older batches while this one is written
 
     def _report_unmatched(self) -> None:
         r = self.report
@@ -504,21 +558,33 @@ class _SyncJob:
         method = self.settings.sync.aggregation
         buckets = sorted(r["bucket"] for r in await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
                          if r["bucket"] is not None)
-        for b in buckets:  # pipelined: range k is settled while range k+1 is written
-            begun = await self.writer.begin_range(gg, graph, b)  # journaled before its write starts
-            task = await _started(write_range(gg, b, method, self.report.run_id, begun[2]))
-            previous, self._range_inflight = self._range_inflight, (graph, begun, task)
-            await self._settle_range(previous)
-            self.progress("entities", 1, len(buckets))
-        item, self._range_inflight = self._range_inflight, None
-        await self._settle_range(item)
+        # Pipelined like the edge batches. A range's previous values are read two ranges ahead
+        # (before the write of the range in between, which cannot change them), so the server
+        # goes from one write to the next without waiting for this process.
+        reads = deque([await _started(read_range(gg, b)) for b in buckets[:2]])
+        try:
+            for i, b in enumerate(buckets):
+                begun = self.writer.mark_range(graph, b, await reads.popleft())  # journaled before its write
+                task = await _started(write_range(gg, b, method, self.report.run_id, begun[2]))
+                if i + 2 < len(buckets):
+                    reads.append(await _started(read_range(gg, buckets[i + 2])))
+                self._range_inflight.append((graph, begun, task))
+                await self._ranges_in_flight(PIPELINE_DEPTH)
+                self.progress("entities", 1, len(buckets))
+            await self._ranges_in_flight(0)
+        finally:
+            for read in reads:
+                read.cancel()
+            await asyncio.gather(*reads, return_exceptions=True)
         with self.store.tx() as c:  # everything of this graph is aggregated now
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.gk, graph))
 
-    async def _settle_range(self, item: tuple | None) -> None:
-        if item is not None:
-            graph, begun, task = item
+    async def _ranges_in_flight(self, limit: int) -> None:
+        """Settle the oldest entity ranges in flight until at most ``limit`` remain."""
+        while len(self._range_inflight) > limit:
+            graph, begun, task = self._range_inflight[0]
             self.report.entities_updated += self.writer.finish_range(graph, begun, await task)
+            self._range_inflight.popleft()
 
     async def _aggregate(self) -> None:
         """Re-aggregate the entities on the dirty list (touching edges that changed)."""

@@ -16,6 +16,9 @@ Tables (created if missing; other features keep their own tables in the same fil
 ``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties
 ``sync_graphs``      per graph: when the shadow was last rebuilt from a full scan
 ``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
+``sync_aggregate_all`` graphs whose every entity must be re-aggregated: a ``--full`` run marks
+                     it before its edge phase and clears it after its entity phase, so the
+                     next run finishes what a failed one left
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ CREATE TABLE IF NOT EXISTS sync_shadow (
     PRIMARY KEY (graph_key, graph, uuid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS sync_dirty (
     graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
     PRIMARY KEY (graph_key, graph, uuid)

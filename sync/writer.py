@@ -292,8 +292,10 @@ class JournaledWriter:
     async def begin_range(self, gg: Any, graph: str, bucket: str) -> tuple[str, int, dict[str, dict]]:
         """Read the range's trusted entities and journal them as a pending ``entity_range`` marker
         (committed before :func:`write_range` may start). Returns ``(bucket, batch, old)``."""
-        lo, hi = bucket_range(bucket)
-        old = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
+        return self.mark_range(graph, bucket, await read_range(gg, bucket))
+
+    def mark_range(self, graph: str, bucket: str, old: dict[str, dict]) -> tuple[str, int, dict[str, dict]]:
+        """Journal the pending ``entity_range`` marker of values :func:`read_range` returned."""
         return bucket, self._journal(graph, "entity_range", [Change(bucket, old, {})]), old
 
     def finish_range(self, graph: str, begun: tuple[str, int, dict[str, dict]], written: list[Change]) -> int:
@@ -306,6 +308,12 @@ class JournaledWriter:
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
                       (self.graph_key, graph, lo, hi))
         return len(written)
+
+
+async def read_range(gg: Any, bucket: str) -> dict[str, dict]:
+    """The trusted entities of one uuid range: what its re-aggregation may replace."""
+    lo, hi = bucket_range(bucket)
+    return {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
 
 
 async def write_range(gg: Any, bucket: str, method: str, run_id: str, old: dict[str, dict]) -> list[Change]:
@@ -403,4 +411,4 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "journal_json", "props_equal",
-           "recover", "write_edge_rows", "write_edges", "write_entities", "write_range"]
+           "read_range", "recover", "write_edge_rows", "write_edges", "write_entities", "write_range"]

@@ -153,6 +153,33 @@ async def test_full_run_journals_the_exact_previous_values(world):
     assert await edge_props(graph, group) == before
 
 
+async def test_verify_and_rerun_after_a_full_run_stopped_part_way(world, monkeypatch):
+    """A full run recomputes the desired trust range by range as it writes. Stopped part-way, it
+    leaves that table partly recomputed: verify still compares the graph with every candidate,
+    and the next (normal) run converges."""
+    from graph_trust.errors import RunFailedError
+    from graph_trust.sync import runner
+
+    graph, settings, db, group, u = world
+    monkeypatch.setattr(runner, "RANGE_CANDIDATES", 1)  # one range per candidate
+    monkeypatch.setattr(runner, "PIPELINE_DEPTH", 1)  # stopped after the first batch, one more in flight
+
+    def stop(phase: str, n: int, total: int | None) -> None:
+        if phase == "edges":
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RunFailedError, match="stop here"):
+        await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=1, progress=stop)
+    written = len(_scores(await edge_props(graph, group)))
+    assert 1 <= written < 3
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.drift["edge_missing_trust"] == 3 - written
+    again = await run_sync(settings, review_db=db, graph=graph, batch_size=1)
+    assert again.edges_set == 3 - written and again.edges_unchanged == written
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync, v.drift
+
+
 async def test_small_batches_pipeline_to_the_same_state(world):
     """Batches of 1: every edge and entity write is its own batch, pipelined (the next batch is
     journaled, and the next entity inputs read, while one is written); the result verifies and

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from graph_trust.config import Settings
 from graph_trust.sync.aggregate import aggregate
-from graph_trust.sync.desired import ALL_ROWS, DESIRED_SQL, FAST_PATH, load_tiers, parse_row
+from graph_trust.sync.desired import (ALL_ROWS, DESIRED_SQL, FAST_PATH, desired_ranges, load_tiers, parse_row,
+                                      recompute_desired)
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.state import SCHEMA
@@ -65,13 +66,36 @@ def test_sql_winner_is_the_policy_winner(cands):
     load_tiers(con, POLICY)
     con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status) VALUES ('s', ?, 'g', ?, ?)",
                     [(f"c{i:02d}", e, s) for i, (e, s) in enumerate(cands)])
-    got = {r[2]: (r[3], r[4]) for r in con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS), {"source": "s"})}
+    got = {r[2]: (r[3], r[4]) for r in con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), {"source": "s"})}
     want = {}
     for e in {e for e, _ in cands}:
         status, _ = POLICY.winner([(s, f"c{i:02d}") for i, (x, s) in enumerate(cands) if x == e])
         if POLICY.score(status) is not None:
             want[e] = (POLICY.score(status), status)
     assert got == want
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(cands=st.lists(st.tuples(st.sampled_from(["g", "h"]), st.sampled_from(["", "a", "a1", "b", "e", "e\u00e9", "z"]),
+                                st.sampled_from(["promoted", "candidate", "rejected"])), max_size=15),
+       size=st.integers(min_value=1, max_value=4))
+def test_desired_range_by_range_equals_all_at_once(cands, size):
+    """The ranges of a graph are consecutive, cover every edge uuid (one edge's candidates in one
+    range, however many), and recomputing them one by one gives the one-statement result."""
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA)
+    load_tiers(con, POLICY)
+    con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status) VALUES ('s', ?, ?, ?, ?)",
+                    [(f"c{i:02d}", g, e, st_) for i, (g, e, st_) in enumerate(cands)])
+    con.execute("INSERT INTO sync_desired VALUES ('s', 'g', 'stale', 1.0, 'promoted', NULL, NULL, NULL)")
+    want = sorted(con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), {"source": "s"}))
+    for graph in ("g", "h"):
+        ranges = list(desired_ranges(con, "s", graph, size))
+        assert ranges[0][0] is None and ranges[-1][1] is None
+        assert all(a[1] == b[0] and a[1] is not None for a, b in zip(ranges, ranges[1:]))
+        for lo, hi in ranges:
+            recompute_desired(con, "s", graph, lo, hi)
+    assert sorted(con.execute("SELECT * FROM sync_desired")) == want
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=20))
