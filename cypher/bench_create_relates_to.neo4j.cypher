@@ -1,6 +1,6 @@
 // Benchmarks only: create RELATES_TO edges shaped like graphiti-core's Neo4j save query.
 // Parameters: $edges (list of maps {uuid, source_uuid, target_uuid, name, fact, group_id,
-// created_at, fact_embedding}).
+// created_at, fact_embedding}); a null fact_embedding leaves the property out.
 UNWIND $edges AS e
 MATCH (s:Entity {uuid: e.source_uuid})
 MATCH (t:Entity {uuid: e.target_uuid})

@@ -7,8 +7,10 @@ One run, holding the graph's sync lock:
 3. refresh the shadow of what the graph holds: per-bucket checksums, re-reading buckets that
    differ (a full scan with ``full`` or the first time a graph is seen);
 4. compute, in SQLite, the edges whose desired trust differs from what they hold, and write
-   them in journaled batches;
-5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``).
+   them in journaled batches, pipelined (when every edge is compared, the desired trust is
+   computed one uuid range at a time, the next while the previous is written);
+5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
+   or when a ``full`` run stopped before this step).
 """
 
 from __future__ import annotations

@@ -452,6 +452,20 @@ async def _bench_create(c: Ctx):
     assert emb == {"be-0": [0.0, 1 / 3, -0.0], "be-1": [0.1, 1 / 3, -0.0]}
     p = await c.rel("be-1")
     assert (p["name"], p["fact"], p["group_id"], list(p["episodes"])) == ("NEXT", "bench fact 1", group, [])
+    # the sync benchmark creates edges without an embedding
+    plain = [edges[0] | {"uuid": "be-plain", "fact_embedding": None}]
+    await c.g.write("bench_create_relates_to", edges=plain)
+    assert [r["embedding"] for r in await c.g.query("relink_edge_embeddings", uuids=["be-plain"])] in ([], [None])
+    assert (await c.rel("be-plain"))["fact"] == "bench fact 0"
+
+
+@case("bench_reference_aggregate")
+async def _bench_reference_aggregate(c: Ctx):
+    # billing-db touches facts 0 and 1 (0.25 and 0.75): max 0.75; an entity with no trusted edge keeps none
+    await c.set_trust({c.e(0): 0.25, c.e(1): 0.75})
+    assert await c.g.write("bench_reference_aggregate") == []
+    assert (await c.node(c.n("billing-db")))["trust_score"] == 0.75
+    assert "trust_score" not in await c.node(c.n("auth-service"))
 
 
 # --- the tests (after every case is registered) -------------------------------------------------
