@@ -21,8 +21,8 @@ reads them), plus a review DB of N candidates (one per edge; 40% promoted, 30% c
 * memory: tracemalloc peak of a full sync at ``--small`` and at N candidates, and peak RSS.
 
 The full sync, the two incremental runs and the ceiling repeat ``--rounds`` times (each round
-on the graph cleared of trust, with a fresh state store; even rounds run the sync first, odd
-rounds the ceiling first). It reports each round, the medians, and the ratio of the fastest
+on the graph cleared of trust, with a fresh state store; rounds 1, 3, 5, ... run the sync
+first, the others the ceiling first). It reports each round, the medians, and the ratio of the fastest
 full sync to the fastest ceiling: the server slows down by up to 2x for a minute now and then
 (its CPU time for the same writes doubles), which a median of five rounds still feels. The
 bench's own temporary server runs without automatic snapshots or log rewrites (see
@@ -189,9 +189,10 @@ class Clock:
 
 async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, world, entity_uuids: list[str]) -> dict:
     """One round on a graph without trust: a full sync (fresh state store), a run with nothing
-    changed, a run with 1% of candidates changed, and the ceiling of the same writes. Even rounds
-    run the sync first, odd rounds the ceiling first: the server slows down now and then for
-    reasons of its own (see the README), and alternating spreads that over both."""
+    changed, a run with 1% of candidates changed, and the ceiling of the same writes. Rounds
+    1, 3, 5, ... (``rnd`` 0, 2, 4, ...) run the sync first, the others the ceiling first: the
+    server slows down now and then for reasons of its own (see the README), and alternating
+    spreads that over both."""
     out: dict = {}
     if rnd % 2:
         await _ceiling_into(out, g, root, review, world, entity_uuids, bs)
