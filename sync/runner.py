@@ -140,6 +140,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
         job = _SyncJob(g, settings, store, review, report, gk, batch_size or settings.sync.batch_size,
                        progress or _noop)
         t0 = time.monotonic()
+        checkpoint = store.checkpoint_in_background()  # the previous runs' log, while this one reads
         try:
             await job.run()
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
@@ -159,6 +160,8 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
             raise RunFailedError(
                 f"sync run {run_id} failed after {job.writer.batches} batch(es): {msg}; every applied batch is "
                 f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`") from exc
+        finally:
+            checkpoint.join()  # normally long done
         report.duration_s = round(time.monotonic() - t0, 3)
         store.finish_run(run_id, "ok", job.counts())
         return report

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import FACTS, build, edge_props, entity_trust, review_db, row, set_rows
+from sync_fixtures import (FACTS, build, bulk_graph, bulk_rows, edge_props, entity_trust, expected_state, review_db,
+                           row, set_rows)
 
 
 @pytest.fixture
@@ -178,6 +179,33 @@ async def test_verify_and_rerun_after_a_full_run_stopped_part_way(world, monkeyp
     assert again.edges_set == 3 - written and again.edges_unchanged == written
     v = await verify(settings, review_db=db, graph=graph)
     assert v.in_sync, v.drift
+
+
+async def test_full_run_over_two_groups_in_many_ranges(graph, settings, tmp_path, unique, monkeypatch):
+    """Two groups (two FalkorDB graphs) in one review DB, a full run streamed in ranges of 7
+    candidates and batches of 5: batches never mix graphs, every edge lands, and the run
+    verifies, is quiet on rerun and rolls back to nothing."""
+    from graph_trust.sync import runner
+
+    monkeypatch.setattr(runner, "RANGE_CANDIDATES", 7)
+    groups = (f"ga_{unique}", f"gb_{unique}")
+    rows = []
+    for group in groups:
+        rows += [r | {"id": f"{group}-{r['id']}"} for r in bulk_rows(await bulk_graph(graph, group, 60), group)]
+    db = review_db(tmp_path / "review.sqlite3", rows)
+    full = await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=5)
+    want = expected_state(rows)
+    assert full.edges_set == len(want) and full.unmatched_count == 0
+    for group in groups:
+        got = _scores(await edge_props(graph, group))
+        assert got == {u: s for u, s in want.items() if f"-{group}-" in u}
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    again = await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=5)
+    assert (again.edges_set, again.edges_cleared, again.entities_updated) == (0, 0, 0)
+    await rollback(settings, full.run_id, graph=graph)
+    for group in groups:
+        assert _scores(await edge_props(graph, group)) == {}
+        assert set((await entity_trust(graph, group)).values()) == {None}
 
 
 async def test_small_batches_pipeline_to_the_same_state(world):

@@ -120,3 +120,21 @@ def test_journal_json_memo_is_exactly_json_dumps(dicts):
     # values that compare equal (1, 1.0, True; 0.0, -0.0) must never share a memoized text
     for d in dicts + dicts:
         assert journal_json(d) == json.dumps(d, sort_keys=True)
+
+
+def test_state_store_checkpoints_in_the_background(tmp_path):
+    """Commits leave their pages in the write-ahead log (the auto-checkpoint threshold is high);
+    the background checkpoint, on its own connection, copies them into the database file."""
+    from graph_trust.sync.state import StateStore
+
+    store = StateStore(tmp_path / "state.sqlite3")
+    try:
+        size = store.path.stat().st_size
+        with store.tx() as c:
+            c.executemany("INSERT INTO sync_dirty VALUES ('gk', 'g', ?)", [(f"entity-{i:06d}",) for i in range(20_000)])
+        assert store.path.stat().st_size == size  # still only in the log
+        store.checkpoint_in_background().join()
+        assert store.path.stat().st_size > size + 500_000
+        assert store.con.execute("SELECT count(*) FROM sync_dirty").fetchone()[0] == 20_000
+    finally:
+        store.close()
