@@ -94,6 +94,13 @@ FAST_PATH = f"""(CASE WHEN typeof(evidence_refs_json) = 'text' AND json_valid(ev
 ELSE 0 END)"""
 
 
+# A changed row is updated in place (an index entry is rewritten only when its columns change),
+# not deleted and inserted again as INSERT OR REPLACE would: a 1% change touches fewer pages.
+_UPSERT = (" ON CONFLICT (source, id) DO UPDATE SET graph = excluded.graph, edge_uuid = excluded.edge_uuid, "
+           "status = excluded.status, memory_type = excluded.memory_type, sensitivity = excluded.sensitivity, "
+           "scope = excluded.scope, reason = excluded.reason")
+
+
 def _text_sql(col: str) -> str:
     return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
 
@@ -162,11 +169,11 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                 c.execute(touch.format(ids=gone_ids), params)
                 c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
             cur = c.execute(
-                "INSERT OR REPLACE INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
+                "INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
                 " sensitivity, scope, reason) "
                 f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
                 f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
-                f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}", params)
+                f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
             read += max(cur.rowcount, 0)
             if progress:
                 progress(read)
@@ -177,8 +184,8 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
             names = [d[0] for d in slow.description]
             while batch := slow.fetchmany(batch_size):
                 c.executemany(
-                    "INSERT OR REPLACE INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
-                    " sensitivity, scope, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
+                    " sensitivity, scope, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" + _UPSERT,
                     [(source, *parse_row(dict(zip(names, r)), policy, graph_of)) for r in batch])
                 read += len(batch)
                 if progress:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graph_trust.sync import rollback, run_sync, verify
@@ -75,6 +77,20 @@ async def test_changes_manual_edits_and_rollback(world):
     assert props[u[0]]["trust_score"] == 1.0 and props[u[0]]["trust_run_id"] == first.run_id
     assert props[u[2]]["trust_score"] == 0.01
     assert (await entity_trust(graph, group))["03:00 UTC"] == 1.0
+
+
+async def test_a_candidate_that_moves_to_another_edge(world):
+    """A review row whose evidence now names another edge: the old edge loses its trust, the
+    new one gains it (the row is updated in place in the state store's copy)."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET evidence_refs_json = ?, updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c2'",
+             (json.dumps([{"evidence_id": u[4]}]),))
+    moved = await run_sync(settings, review_db=db, graph=graph)
+    assert (moved.edges_set, moved.edges_cleared) == (1, 1)
+    props = await edge_props(graph, group)
+    assert props[u[1]]["trust_score"] is None and props[u[4]]["trust_score"] == 0.6
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
 
 @pytest.mark.parametrize("edit", [
