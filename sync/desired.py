@@ -12,8 +12,9 @@ Every edge whose candidates changed (its old and new edge uuid) is recorded in
 ``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
 for those edges only with ``DESIRED_SQL`` (a window function: highest tier wins, see
 ``policy``); after a full re-read, for every edge (by the sync itself range by range, so its
-first writes start before the last range is computed). ``sync_touched`` rows stay until a run has written their edges, so a failed run
-loses nothing. Memory stays flat: nothing holds more than one batch.
+first writes start before the last range is computed). ``sync_touched`` rows stay until a run
+has written their edges, so a failed run loses nothing. Memory stays flat: nothing holds more
+than one batch.
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ class _SyncJob:
         self._lap("diff")
         aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
                                                  (self.gk,)).fetchone() is not None
-        if full and not r.dry_run:  # its edges mark no entity dirty: until its entity phase ends, every entity is
+        if full and not r.dry_run:  # it marks no entity dirty: if it stops early, the next run aggregates them all
             with self.store.tx() as c:
                 c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.gk,))
         await self._write_edges(full=full, everything=everything)
@@ -370,8 +370,8 @@ class _SyncJob:
         of one range are written while the next is computed."""
         c = self.con
         # the progress total: an upper bound of the work rows (the bar completes at the end)
-        self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? AND edge_uuid IS NOT NULL) "
-                                "+ (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
+        self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? "
+                                "AND edge_uuid IS NOT NULL) + (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
                                 (self.source, self.gk)).fetchone()[0]
         size = max(self.bs, RANGE_CANDIDATES)
         last = 0
@@ -388,7 +388,8 @@ class _SyncJob:
                         UNION ALL
                         SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
                         WHERE s.graph_key = :gk AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
-                            SELECT 1 FROM sync_desired d WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
+                            SELECT 1 FROM sync_desired d
+                            WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
                     ) ORDER BY uuid""", p)
                 rows = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
                                  "ORDER BY rowid", (last,)).fetchall()

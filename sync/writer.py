@@ -410,5 +410,6 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
         insert_applied(c, run_id, batch, graph_key, graph, "entity", changes)
 
 
-__all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values", "journal_json", "props_equal",
-           "read_range", "recover", "write_edge_rows", "write_edges", "write_entities", "write_range"]
+__all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
+           "journal_json", "props_equal", "read_range", "recover", "write_edge_rows", "write_edges",
+           "write_entities", "write_range"]
