@@ -266,8 +266,10 @@ class _SyncJob:
         self._lap("edges")
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
+                buckets = {graph: await self._entity_buckets(graph) for graph in graphs}
+                n_ranges = sum(map(len, buckets.values()))
                 for graph in graphs:
-                    await self._aggregate_all(graph)
+                    await self._aggregate_all(graph, buckets[graph], n_ranges)
                 with self.store.tx() as c:
                     c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.gk,))
             await self._aggregate()
@@ -558,12 +560,16 @@ class _SyncJob:
                                       {"trust_score": score, "trust_run_id": self.report.run_id if score is not None else None}))
         return changes
 
-    async def _aggregate_all(self, graph: str) -> None:
-        """``--full``: re-aggregate every entity of ``graph``, one uuid range at a time, in the graph."""
+    async def _entity_buckets(self, graph: str) -> list[str]:
+        """The uuid ranges (first characters) the entities of ``graph`` fall in."""
+        rows = await self.graphs(graph).query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
+        return sorted(r["bucket"] for r in rows if r["bucket"] is not None)
+
+    async def _aggregate_all(self, graph: str, buckets: list[str], n_ranges: int) -> None:
+        """``--full``: re-aggregate every entity of ``graph``, one uuid range (of ``buckets``) at a
+        time, in the graph; ``n_ranges`` is the phase's total for the progress bar."""
         gg = self.graphs(graph)
         method = self.settings.sync.aggregation
-        buckets = sorted(r["bucket"] for r in await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
-                         if r["bucket"] is not None)
         # Pipelined like the edge batches. A range's previous values are read two ranges ahead
         # (before the write of the range in between, which cannot change them), so the server
         # goes from one write to the next without waiting for this process.
@@ -576,7 +582,7 @@ class _SyncJob:
                     reads.append(await _started(read_range(gg, buckets[i + 2])))
                 self._range_inflight.append((graph, begun, task))
                 await self._ranges_in_flight(PIPELINE_DEPTH)
-                self.progress("entities", 1, len(buckets))
+                self.progress("entities", 1, n_ranges)
             await self._ranges_in_flight(0)
         finally:
             for read in reads:

@@ -199,8 +199,9 @@ async def test_verify_and_rerun_after_a_full_run_stopped_part_way(world, monkeyp
 
 async def test_full_run_over_two_groups_in_many_ranges(graph, settings, tmp_path, unique, monkeypatch):
     """Two groups (two FalkorDB graphs) in one review DB, a full run streamed in ranges of 7
-    candidates and batches of 5: batches never mix graphs, every edge lands, and the run
-    verifies, is quiet on rerun and rolls back to nothing."""
+    candidates and batches of 5: batches never mix graphs, every edge lands, each phase's
+    progress bar ends exactly full (also in a normal run), and the runs verify, a rerun is
+    quiet, and rollback leaves nothing."""
     from graph_trust.sync import runner
 
     monkeypatch.setattr(runner, "RANGE_CANDIDATES", 7)
@@ -209,7 +210,13 @@ async def test_full_run_over_two_groups_in_many_ranges(graph, settings, tmp_path
     for group in groups:
         rows += [r | {"id": f"{group}-{r['id']}"} for r in bulk_rows(await bulk_graph(graph, group, 60), group)]
     db = review_db(tmp_path / "review.sqlite3", rows)
-    full = await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=5)
+    events: dict[str, list[tuple[int, int | None]]] = {}
+
+    def progress(phase: str, n: int, total: int | None) -> None:
+        events.setdefault(phase, []).append((n, total))
+
+    full = await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=5, progress=progress)
+    _assert_bars_end_full(events)
     want = expected_state(rows)
     assert full.edges_set == len(want) and full.unmatched_count == 0
     for group in groups:
@@ -218,6 +225,12 @@ async def test_full_run_over_two_groups_in_many_ranges(graph, settings, tmp_path
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
     again = await run_sync(settings, review_db=db, graph=graph, full=True, batch_size=5)
     assert (again.edges_set, again.edges_cleared, again.entities_updated) == (0, 0, 0)
+    set_rows(db, "UPDATE candidates SET status = 'promoted', updated_at = '2030-01-01T00:00:00Z' "
+                 "WHERE status = 'candidate' AND id LIKE '%6'")  # c00006, c00026, c00046 of each group
+    normal = await run_sync(settings, review_db=db, graph=graph, batch_size=5, progress=progress)
+    assert normal.edges_set == 6 and normal.entities_updated > 0
+    _assert_bars_end_full(events)
+    await rollback(settings, normal.run_id, graph=graph)
     await rollback(settings, full.run_id, graph=graph)
     for group in groups:
         assert _scores(await edge_props(graph, group)) == {}
@@ -240,6 +253,15 @@ async def test_small_batches_pipeline_to_the_same_state(world):
     await rollback(settings, first.run_id, graph=graph)
     assert _scores(await edge_props(graph, group)) == {}
     assert set((await entity_trust(graph, group)).values()) == {None}
+
+
+def _assert_bars_end_full(events: dict[str, list[tuple[int, int | None]]]) -> None:
+    """Progress of one run: one bar per phase (one total), advanced to exactly that total."""
+    for phase in ("edges", "entities"):
+        steps = events.pop(phase)
+        totals = {t for _, t in steps}
+        assert len(totals) == 1 and sum(n for n, _ in steps) == totals.pop(), (phase, steps)
+    events.clear()
 
 
 def _scores(props):
