@@ -393,11 +393,11 @@ class _SyncJob:
                             SELECT 1 FROM sync_desired d
                             WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
                     ) ORDER BY uuid""", p)
-                rows = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
-                                 "ORDER BY rowid", (last,)).fetchall()
-                if rows:
+                cur = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
+                                "ORDER BY rowid", (last,))
+                while rows := cur.fetchmany(self.bs):  # a range may hold many shadow-only edges: one batch at a time
                     last = rows[-1][0]
-                yield rows
+                    yield rows
 
     def _count_unchanged(self) -> None:
         c = self.con
