@@ -303,12 +303,16 @@ async def memory(root: Path, n: int, bs: int) -> dict:
 
 
 async def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--edges", type=int, default=100_000)
-    ap.add_argument("--small", type=int, default=10_000)
-    ap.add_argument("--loop-sample", type=int, default=2000)
-    ap.add_argument("--batch-size", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=5, help="full sync + ceiling rounds (medians are reported)")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Prints one JSON document: every round, the medians, and the ratios.")
+    ap.add_argument("--edges", type=int, default=100_000, help="edges in the graph, one candidate each (default 100000)")
+    ap.add_argument("--small", type=int, default=10_000,
+                    help="candidates of the smaller memory measurement (default 10000)")
+    ap.add_argument("--loop-sample", type=int, default=2000,
+                    help="candidates the one-query-per-candidate loop is timed on (default 2000)")
+    ap.add_argument("--batch-size", type=int, default=1000, help="sync --batch-size and the ceiling's (default 1000)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="rounds of full sync, incremental runs and ceiling (default 5; medians and fastest reported)")
     ap.add_argument("--memory-only", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--root", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
