@@ -123,16 +123,22 @@ def entity_values(row: dict[str, Any]) -> dict[str, Any]:
     return {p: (float(row[p]) if p == "trust_score" and row.get(p) is not None else row.get(p)) for p in ENTITY_PROPS}
 
 
-async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
-    """Write edge changes; return the uuids the graph has (matched). New values that are all absent
-    clear the edge; others are set (a rollback may restore owned properties without a trust_score)."""
+def _sets_and_clears(changes: list[Change], props: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows to set (``{uuid, <every prop>}``) and uuids to clear. New values that are all absent
+    clear the element; others are set, a None removing its property (so a rollback restores owned
+    properties an element held without a trust_score)."""
     sets, clears = [], []
     for c in changes:
         if any(v is not None for v in c.new.values()):
-            sets.append({"uuid": c.uuid, **dict.fromkeys(EDGE_PROPS), **c.new})
+            sets.append({"uuid": c.uuid, **dict.fromkeys(props), **c.new})
         else:
             clears.append(c.uuid)
-    return await write_edge_rows(gg, sets, clears)
+    return sets, clears
+
+
+async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
+    """Write edge changes; return the uuids the graph has (matched)."""
+    return await write_edge_rows(gg, *_sets_and_clears(changes, EDGE_PROPS))
 
 
 async def write_edge_rows(gg: Any, sets: list[dict[str, Any]], clears: list[str]) -> set[str]:
@@ -155,8 +161,7 @@ async def write_edge_rows(gg: Any, sets: list[dict[str, Any]], clears: list[str]
 
 
 async def write_entities(gg: Any, changes: list[Change]) -> set[str]:
-    sets = [{"uuid": c.uuid, **c.new} for c in changes if c.new.get("trust_score") is not None]
-    clears = [c.uuid for c in changes if c.new.get("trust_score") is None]
+    sets, clears = _sets_and_clears(changes, ENTITY_PROPS)
     if sets:
         await gg.write("entity_trust_set", rows=sets)
     if clears:
@@ -191,14 +196,9 @@ class JournaledWriter:
 
     def _journal(self, graph: str, kind: str, changes: list[Change]) -> int:
         self.batches += 1
-        batch = self.batches
         with self._tx() as c:
-            c.executemany(
-                "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
-                [(self.run_id, batch, self.graph_key, graph, kind, ch.uuid, journal_json(ch.old),
-                  journal_json(ch.new)) for ch in changes])
-        return batch
+            insert_journal(c, self.run_id, self.batches, self.graph_key, graph, kind, changes, "pending")
+        return self.batches
 
     def _settle(self, c, batch: int, voided: list[str]) -> None:
         """The batch's rows become ``applied``, those of ``voided`` (not in the graph) ``void``."""
@@ -273,29 +273,14 @@ class JournaledWriter:
             c.executemany("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid = ?",
                           [(self.graph_key, graph, u) for u in done])
 
-
-    async def entity_range(self, gg: Any, graph: str, bucket: str, method: str) -> int:
-        """``--full`` aggregation of one uuid range of entities, computed and written in the graph.
-
-        The range's current trusted entities are journaled first as one ``entity_range`` marker
-        (pending). The aggregate statement sets every entity with a trusted edge whose value
-        changes and returns each entity it visited with its previous values; entities that had
-        trust and were not visited have no trusted edge left and are cleared. Then, in one
-        transaction, the changes become ``applied`` entity rows and the marker is voided.
-        :func:`recover` settles a marker left pending by comparing the range with the values it
-        recorded. Returns how many entities changed. (The three steps are also available
-        separately, so a caller can settle one range while the next is written.)
-        """
-        begun = await self.begin_range(gg, graph, bucket)
-        return self.finish_range(graph, begun, await write_range(gg, bucket, method, self.run_id, begun[2]))
-
-    async def begin_range(self, gg: Any, graph: str, bucket: str) -> tuple[str, int, dict[str, dict]]:
-        """Read the range's trusted entities and journal them as a pending ``entity_range`` marker
-        (committed before :func:`write_range` may start). Returns ``(bucket, batch, old)``."""
-        return self.mark_range(graph, bucket, await read_range(gg, bucket))
-
     def mark_range(self, graph: str, bucket: str, old: dict[str, dict]) -> tuple[str, int, dict[str, dict]]:
-        """Journal the pending ``entity_range`` marker of values :func:`read_range` returned."""
+        """``--full`` aggregation of one uuid range, step 1: journal the range's trusted entities
+        (``old``, from :func:`read_range`) as one pending ``entity_range`` marker, committed before
+        :func:`write_range` may start. That statement sets every entity with a trusted edge whose
+        value changes and returns each entity it visited with its previous values; entities that
+        had trust and were not visited have no trusted edge left and are cleared. Then
+        :meth:`finish_range` records the changes; :func:`recover` settles a marker left pending by
+        comparing the range with the values it recorded. Returns ``(bucket, batch, old)``."""
         return bucket, self._journal(graph, "entity_range", [Change(bucket, old, {})]), old
 
     def finish_range(self, graph: str, begun: tuple[str, int, dict[str, dict]], written: list[Change]) -> int:
@@ -304,7 +289,7 @@ class JournaledWriter:
         lo, hi = bucket_range(bucket)
         with self._tx() as c:
             c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
-            insert_applied(c, self.run_id, batch, self.graph_key, graph, "entity", written)
+            insert_journal(c, self.run_id, batch, self.graph_key, graph, "entity", written, "applied")
             c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
                       (self.graph_key, graph, lo, hi))
         return len(written)
@@ -329,12 +314,13 @@ async def write_range(gg: Any, bucket: str, method: str, run_id: str, old: dict[
     return changes + stale
 
 
-def insert_applied(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change]) -> None:
+def insert_journal(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change],
+                   state: str) -> None:
     c.executemany(
         "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'applied')",
-        [(run_id, batch, graph_key, graph, kind, ch.uuid, journal_json(ch.old),
-          journal_json(ch.new)) for ch in changes])
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, batch, graph_key, graph, kind, ch.uuid, journal_json(ch.old), journal_json(ch.new), state)
+         for ch in changes])
 
 
 _SHADOW_TEXT = {str, type(None)}
@@ -407,7 +393,7 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
                if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]
     with store.tx() as c:
         c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (seq,))
-        insert_applied(c, run_id, batch, graph_key, graph, "entity", changes)
+        insert_journal(c, run_id, batch, graph_key, graph, "entity", changes, "applied")
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",

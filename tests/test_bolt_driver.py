@@ -79,18 +79,22 @@ async def test_library_raises_typed_errors(bolt, tmp_path):
         assert bolt.password not in str(err.value) and BAD_PASSWORD not in str(err.value)
 
 
+async def _one_edge(g, bolt, group: str) -> str:
+    """Save one fact with graphiti-core into ``group`` (after the driver's index build); its edge uuid."""
+    await g.settle()
+    uuids = await build_graph(g.driver, HashingEmbedder(), [Fact("a", "R", "b", "a relates to b")], group,
+                              indices=False, vector_procedure=not bolt.arcadedb)
+    return uuids["a relates to b"]
+
+
 async def test_concurrent_writes_to_one_edge_are_retried_and_all_land(bolt, bolt_settings, unique, caplog):
     """Many managed-transaction writes to the same edge at once. ArcadeDB answers the losers with
     Neo.TransientError.Transaction.DeadlockDetected; they are retried, so every write succeeds and
     the edge ends with one of the written values. (Neo4j takes a lock instead: no retry needed,
     so there the retries are only counted, not required.)"""
     caplog.set_level(logging.WARNING, logger="neo4j")
-    group = f"c{unique}"
     async with open_graph(bolt_settings) as g:
-        await g.settle()
-        uuids = await build_graph(g.driver, HashingEmbedder(), [Fact("a", "R", "b", "a relates to b")], group,
-                                  indices=False, vector_procedure=not bolt.arcadedb)
-        edge = uuids["a relates to b"]
+        edge = await _one_edge(g, bolt, f"c{unique}")
         retried, rounds = 0, 0
         while rounds < 10 and not retried:
             rounds += 1
@@ -120,12 +124,8 @@ def test_batch_size_is_bounded_in_config():
 async def test_largest_allowed_batch_fits_one_bolt_message(bolt, bolt_settings, unique):
     """A 10,000-row edge_trust_set (the config maximum) with realistic values is a few MiB, well
     under Bolt's 16 MiB message limit (ArcadeDB's arcadedb.bolt.maxMessageSize), and runs."""
-    group = f"m{unique}"
     async with open_graph(bolt_settings) as g:
-        await g.settle()
-        uuids = await build_graph(g.driver, HashingEmbedder(), [Fact("a", "R", "b", "a relates to b")], group,
-                                  indices=False, vector_procedure=not bolt.arcadedb)
-        edge = uuids["a relates to b"]
+        edge = await _one_edge(g, bolt, f"m{unique}")
         keys = [edge] + [str(uuid.uuid4()) for _ in range(9999)]
         row = {"trust_score": 0.6, "trust_status": "verified", "trust_run_id": str(uuid.uuid4()),
                "trust_updated_at": "2026-02-01T00:00:00+00:00", "memory_type": "semantic",

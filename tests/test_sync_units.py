@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 from hypothesis import given, settings as hsettings
 from hypothesis import strategies as st
@@ -130,11 +131,13 @@ def test_state_store_checkpoints_in_the_background(tmp_path):
     store = StateStore(tmp_path / "state.sqlite3")
     try:
         size = store.path.stat().st_size
-        with store.tx() as c:
-            c.executemany("INSERT INTO sync_dirty VALUES ('gk', 'g', ?)", [(f"entity-{i:06d}",) for i in range(20_000)])
+        with store.tx() as c:  # well past SQLite's default threshold of 1,000 pages (4 MiB)
+            c.executemany("INSERT INTO sync_dirty VALUES ('gk', 'g', ?)",
+                          [(f"entity-{i:06d}-{'x' * 40}",) for i in range(80_000)])
+        assert Path(f"{store.path}-wal").stat().st_size > 5 * 2**20
         assert store.path.stat().st_size == size  # still only in the log
         store.checkpoint_in_background().join()
         assert store.path.stat().st_size > size + 500_000
-        assert store.con.execute("SELECT count(*) FROM sync_dirty").fetchone()[0] == 20_000
+        assert store.con.execute("SELECT count(*) FROM sync_dirty").fetchone()[0] == 80_000
     finally:
         store.close()
