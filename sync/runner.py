@@ -31,6 +31,7 @@ from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
                                       recompute_desired, refresh_candidates, source_for)
+from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
@@ -131,7 +132,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
                      full: bool = False, batch_size: int | None = None,
                      progress: Progress | None = None) -> SyncReport:
     gk = graph_key(g)
-    with sync_lock(settings.state_dir, gk, g.address.display) as lock:
+    with sync_lock(settings.state_dir, gk, g.address.display) as lock, startup_objects_frozen():
         recovered = await recover_dead_runs(store, g, gk)
         run_id, _ = store.start_run(kind="sync", graph_key=gk, graph=g.address.display, dry_run=dry_run, full=full,
                                     config_hash=config_hash(settings))

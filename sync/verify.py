@@ -18,6 +18,7 @@ from graph_trust.config import Settings
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import load_tiers, quarantined, refresh_candidates, source_for
+from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import VerifyReport
 from graph_trust.sync.review_db import ReviewDB
@@ -37,7 +38,8 @@ async def verify(settings: Settings, *, review_db: str | Path | None = None, gra
     store = StateStore.for_settings(settings)
     try:
         async with use_graph(settings, graph) as g:
-            return await verify_graph(g, settings, store, review, examples)
+            with startup_objects_frozen():
+                return await verify_graph(g, settings, store, review, examples)
     finally:
         review.close()
         store.close()

@@ -289,3 +289,16 @@ async def test_rollback_refuses_when_a_later_run_changed_the_same_properties(wor
     assert later.edges_set == 0
     rb = await rollback(settings, forced.run_id, graph=graph, force=True)
     assert rb.edges_restored == 3
+
+
+async def test_a_run_keeps_full_collections_off_startup_objects(world):
+    """While a sync runs, the objects that existed before it are frozen (full garbage
+    collections skip them); after the run they are collected as usual again."""
+    import gc
+
+    graph, settings, db, _, _ = world
+    before = gc.get_freeze_count()
+    during: list[int] = []
+    await run_sync(settings, review_db=db, graph=graph, progress=lambda *_: during.append(gc.get_freeze_count()))
+    assert during and min(during) > before
+    assert gc.get_freeze_count() == before

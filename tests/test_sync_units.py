@@ -141,3 +141,19 @@ def test_state_store_checkpoints_in_the_background(tmp_path):
         assert store.con.execute("SELECT count(*) FROM sync_dirty").fetchone()[0] == 80_000
     finally:
         store.close()
+
+
+def test_startup_objects_frozen_nests():
+    """Nested blocks freeze once and unfreeze only when the outermost one ends."""
+    import gc
+
+    from graph_trust.sync.heap import startup_objects_frozen
+
+    assert gc.get_freeze_count() == 0
+    with startup_objects_frozen():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with startup_objects_frozen():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen  # still frozen: the outer block has not ended
+    assert gc.get_freeze_count() == 0
