@@ -26,6 +26,7 @@ COMMANDS = [
     ("sync", "verify"),
     ("sync", "runs"),
     ("sync", "rollback"),
+    ("sync", "prune"),
     ("review", "review"),
     ("relink", "relink"),
     ("context", "context"),

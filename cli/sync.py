@@ -1,4 +1,4 @@
-"""``graph-trust sync | verify | runs | rollback``: the nightly trust sync and its tools."""
+"""``graph-trust sync | verify | runs | rollback | prune``: the nightly trust sync and its tools."""
 
 from __future__ import annotations
 
@@ -139,7 +139,8 @@ def runs(limit: int) -> None:
     if rt.json:
         emit_json(items)
         return
-    rows = [[r["run_id"], r["kind"], r["status"], r["started_at"], r["ended_at"] or "",
+    rows = [[r["run_id"], r["kind"], r["status"] + (" (journal pruned)" if r.get("journal_pruned_at") else ""),
+             r["started_at"], r["ended_at"] or "",
              " ".join(f"{k}={v}" for k, v in r["counts"].items() if v)] for r in items]
     click.echo(table(rows, ["run", "kind", "status", "started", "ended", "counts"]) if rows else "no runs yet")
 
@@ -169,3 +170,39 @@ def rollback(run_id: str, force: bool) -> None:
                    f"{d['entities_restored']} entities restored" + (" (forced)" if d["forced"] else ""))
     else:
         click.echo(f"rolled back {run_id}: {d}")
+
+
+@click.command(epilog="""
+\b
+Examples:
+  graph-trust prune --dry-run             # what would go, per graph: runs and journal rows
+  graph-trust prune                       # keep the journal of each graph's newest 30 runs
+  graph-trust prune --keep 7 --vacuum     # keep 7, then give the space back to the disk
+  graph-trust prune --keep 60 --json      # in a weekly cron job, JSON for monitoring
+""")
+@click.option("--keep", type=click.IntRange(1, None), default=30, show_default=True, metavar="N",
+              help="Per graph, keep the journal of the newest N runs that wrote to it (sync and rollback).")
+@click.option("--dry-run", is_flag=True, help="Count what would be deleted; delete nothing.")
+@click.option("--vacuum", is_flag=True, help="Rewrite the state store afterwards to return the freed space.")
+@common_options
+def prune(keep: int, dry_run: bool, vacuum: bool) -> None:
+    """Delete the journal of old runs (they can no longer be rolled back).
+
+    The journal holds every property change with its previous value, so it grows with every
+    run. Older runs stay listed in `graph-trust runs`; never pruned: a run still marked running
+    or with pending journal rows. Relink's journal is not touched.
+    """
+    from graph_trust.sync import prune as do_prune
+
+    rt = runtime()
+    d = do_prune(rt.settings, keep=keep, dry_run=dry_run, vacuum=vacuum).to_dict()
+    if rt.json:
+        emit_json(d)
+        return
+    verb = "would prune" if dry_run else "pruned"
+    click.echo(f"{verb} {d['runs_pruned']} run(s): {d['journal_rows_deleted']} journal and "
+               f"{d['quarantine_rows_deleted']} quarantine rows (kept each graph's newest {keep})")
+    for s in d["skipped"]:
+        click.echo(f"  left {s['run_id']}: {s['reason']}")
+    if d["vacuumed"]:
+        click.echo(f"state store: {d['state_store_bytes_before']:,} -> {d['state_store_bytes_after']:,} bytes")

@@ -66,3 +66,21 @@ class RollbackReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class PruneReport:
+    keep: int
+    dry_run: bool
+    runs_pruned: int = 0
+    pruned: list[str] = field(default_factory=list)  # run ids, oldest first (at most REPORT_LIMIT)
+    journal_rows_deleted: int = 0
+    quarantine_rows_deleted: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # {run_id, reason}: older runs left alone
+    vacuumed: bool = False
+    state_store_bytes_before: int = 0
+    state_store_bytes_after: int = 0
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -55,6 +55,9 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
             raise InputError(f"run {run_id} is already rolled back")
         if run["dry_run"]:
             raise InputError(f"run {run_id} was a dry run and changed nothing")
+        if run["journal_pruned_at"]:
+            raise InputError(f"run {run_id} can no longer be rolled back: `graph-trust prune` deleted its journal "
+                             f"on {run['journal_pruned_at']}")
         async with use_graph(settings, graph) as g:
             return await _rollback(g, settings, store, run, force)
     finally:

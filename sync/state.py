@@ -16,6 +16,8 @@ Tables (created if missing; other features keep their own tables in the same fil
 ``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties
 ``sync_graphs``      per graph: when the shadow was last rebuilt from a full scan
 ``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
+``sync_pruned``      runs whose journal and quarantine rows ``graph-trust prune`` deleted (they
+                     can no longer be rolled back)
 ``sync_aggregate_all`` graphs whose every entity must be re-aggregated: a ``--full`` run marks
                      it before its edge phase and clears it after its entity phase, so the
                      next run finishes what a failed one left
@@ -92,6 +94,7 @@ CREATE TABLE IF NOT EXISTS sync_shadow (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS sync_pruned (run_id TEXT PRIMARY KEY, pruned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_dirty (
     graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
     PRIMARY KEY (graph_key, graph, uuid)
@@ -200,17 +203,20 @@ class StateStore:
             c.execute("UPDATE sync_runs SET status = ?, ended_at = ?, counts_json = ?, error = ? WHERE run_id = ?",
                       (status, now_iso(), json.dumps(counts or {}, sort_keys=True), error, run_id))
 
+    # a run, and when ``graph-trust prune`` deleted its journal (None: never)
+    _RUNS = "SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)"
+
     def run(self, run_id: str) -> dict[str, Any] | None:
-        cur = self.con.execute("SELECT * FROM sync_runs WHERE run_id = ?", (run_id,))
+        cur = self.con.execute(self._RUNS + " WHERE r.run_id = ?", (run_id,))
         row = cur.fetchone()
         return None if row is None else _run_dict(cur.description, row)
 
     def runs(self, graph_key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        sql, params = "SELECT * FROM sync_runs", []
+        sql, params = self._RUNS, []
         if graph_key is not None:
-            sql += " WHERE graph_key = ?"
+            sql += " WHERE r.graph_key = ?"
             params.append(graph_key)
-        cur = self.con.execute(sql + " ORDER BY seq DESC LIMIT ?", (*params, limit))
+        cur = self.con.execute(sql + " ORDER BY r.seq DESC LIMIT ?", (*params, limit))
         return [_run_dict(cur.description, r) for r in cur.fetchall()]
 
     def last_ok_start(self, graph_key: str) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from cli_helpers import run_cli
-from sync_fixtures import FACTS, build, edge_props, row, review_db
+from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 
 async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, embedded_path):
@@ -50,3 +50,31 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
 
     missing = run_cli("sync", "--review-db", str(tmp_path / "nope.sqlite3"), *common)
     assert missing.code == 2 and missing.err.count("\n") == 1 and "does not exist" in missing.err
+
+
+async def test_prune_cli(graph, settings, tmp_path, unique, embedded_path):
+    group = f"g_{unique}"
+    uuids = await build(graph, group)
+    u = [uuids[f.fact] for f in FACTS]
+    db = review_db(tmp_path / "r.sqlite3", [row("c1", u[0], "promoted", group), row("c2", u[1], "candidate", group)])
+    cfg = tmp_path / "graph-trust.yaml"
+    cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+                                   "state_dir": str(settings.state_dir), "review": {"path": str(db)}}))
+    common = ("--config", str(cfg))
+    first = run_cli("sync", *common, "--json").json()["run_id"]
+    set_rows(db, "UPDATE candidates SET status = 'promoted', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c2'")
+    second = run_cli("sync", *common, "--json").json()["run_id"]
+
+    preview = run_cli("prune", "--keep", "1", "--dry-run", *common, "--json")
+    assert preview.code == 0, preview.err
+    assert preview.json()["pruned"] == [first] and preview.json()["journal_rows_deleted"] > 0
+    done = run_cli("prune", "--keep", "1", "--vacuum", *common)
+    assert done.code == 0 and done.out.startswith("pruned 1 run(s): ") and "state store: " in done.out
+    listed = run_cli("runs", *common)
+    assert [ln for ln in listed.out.splitlines() if first in ln][0].split()[2:5] == ["ok", "(journal", "pruned)"]
+    assert second in listed.out
+    refused = run_cli("rollback", first, *common)
+    assert refused.code == 2 and refused.err.count("\n") == 1
+    assert refused.err.startswith(f"error: run {first} can no longer be rolled back: `graph-trust prune` deleted")
+    bad = run_cli("prune", "--keep", "0", *common)
+    assert bad.code == 2 and "--keep" in bad.err
