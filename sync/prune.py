@@ -16,10 +16,11 @@ runs are pruned, so no sync or rollback of that graph runs meanwhile. Relink's j
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from graph_trust.config import Settings
-from graph_trust.errors import InputError
+from graph_trust.errors import InputError, StateStoreError
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.report import REPORT_LIMIT, PruneReport
 from graph_trust.sync.state import StateStore, now_iso
@@ -49,7 +50,11 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
                 with sync_lock(settings.state_dir, gk, display):
                     _prune_graph(store, gk, report)
         if vacuum and not dry_run:
-            store.con.execute("VACUUM")
+            try:
+                store.con.execute("VACUUM")
+            except sqlite3.Error as exc:
+                raise StateStoreError(f"state store {store.path}: VACUUM failed ({exc}); the old runs are pruned all the same, "
+                                      "run `graph-trust prune --vacuum` again to shrink the file") from None
             report.vacuumed = True
         report.state_store_bytes_after = _size(store)
     finally:

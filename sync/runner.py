@@ -684,7 +684,7 @@ def list_runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
             cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "
                                     "ORDER BY started_at DESC LIMIT ?", (limit,))
             items += [{"run_id": r[0], "kind": "relink", "started_at": r[1], "ended_at": r[2], "status": r[3],
-                       "counts": json.loads(r[4] or "{}")} for r in cur]
+                       "counts": json.loads(r[4] or "{}"), "journal_pruned_at": None} for r in cur]
             items.sort(key=lambda r: r["started_at"], reverse=True)
         return items[:limit]
     finally:
