@@ -53,8 +53,9 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
             try:
                 store.con.execute("VACUUM")
             except sqlite3.Error as exc:
-                raise StateStoreError(f"state store {store.path}: VACUUM failed ({exc}); the old runs are pruned "
-                                      "all the same, run `graph-trust prune --vacuum` again to shrink the file") from None
+                raise StateStoreError(
+                    f"state store {store.path}: VACUUM failed ({exc}); the old runs are pruned all the same, "
+                    "run `graph-trust prune --vacuum` again to shrink the file") from None
             report.vacuumed = True
         report.state_store_bytes_after = _size(store)
     finally:
