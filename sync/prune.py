@@ -50,8 +50,9 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
                 with sync_lock(settings.state_dir, gk, display):
                     _prune_graph(store, gk, report)
         if vacuum and not dry_run:
-            try:
+            try:  # in WAL mode VACUUM writes the new file into the log: copy it back and truncate both
                 store.con.execute("VACUUM")
+                store.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as exc:
                 raise StateStoreError(
                     f"state store {store.path}: VACUUM failed ({exc}); the old runs are pruned all the same, "

@@ -70,6 +70,9 @@ async def test_prune_cli(graph, settings, tmp_path, unique, embedded_path):
     assert preview.json()["pruned"] == [first] and preview.json()["journal_rows_deleted"] > 0
     done = run_cli("prune", "--keep", "1", "--vacuum", *common)
     assert done.code == 0 and done.out.startswith("pruned 1 run(s): ") and "state store: " in done.out
+    sizes = done.out.split("state store: ")[1].split(" bytes")[0]
+    before, after = (int(n.replace(",", "")) for n in sizes.split(" -> "))
+    assert after <= before  # the vacuumed file, not the file plus a log holding a copy of it
     listed = run_cli("runs", *common)
     assert [ln for ln in listed.out.splitlines() if first in ln][0].split()[2:5] == ["ok", "(journal", "pruned)"]
     assert second in listed.out
