@@ -11,22 +11,27 @@ moves them to the permanent generation (:func:`gc.freeze`) for the run, and back
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_depth = 0
+_depth = 0  # blocks open, in any task or thread: the first freezes, the last unfreezes
+_lock = threading.Lock()
 
 
 @contextmanager
 def startup_objects_frozen() -> Iterator[None]:
-    """Within the block, full collections skip the objects that existed on entry (nestable)."""
+    """Within the block, full collections skip the objects that existed on entry (nestable,
+    and safe with runs in several tasks or threads at once)."""
     global _depth
-    if _depth == 0:
-        gc.freeze()
-    _depth += 1
+    with _lock:
+        if _depth == 0:
+            gc.freeze()
+        _depth += 1
     try:
         yield
     finally:
-        _depth -= 1
-        if _depth == 0:
-            gc.unfreeze()  # back to the oldest generation: collected as usual from now on
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                gc.unfreeze()  # back to the oldest generation: collected as usual from now on
