@@ -87,3 +87,19 @@ async def test_prune_leaves_a_run_a_crash_left_unsettled(three_runs):
 def test_prune_refuses_keep_below_one(settings):
     with pytest.raises(InputError, match="keep must be at least 1"):
         prune(settings, keep=0)
+
+
+async def test_prune_stops_while_a_sync_holds_the_graphs_lock(three_runs):
+    """Pruning a graph takes its sync lock: while a sync holds it, prune stops with the lock
+    error and deletes nothing."""
+    from graph_trust.errors import LockHeldError
+    from graph_trust.sync.lock import sync_lock
+    from graph_trust.sync.runner import graph_key
+
+    graph, settings, db, group, u, dry, (r1, r2, r3) = three_runs
+    rows = _rows(settings, "sync_journal", r1)
+    with sync_lock(settings.state_dir, graph_key(graph), graph.address.display):
+        with pytest.raises(LockHeldError, match="another sync is running"):
+            prune(settings, keep=1)
+    assert _rows(settings, "sync_journal", r1) == rows
+    assert prune(settings, keep=1).pruned == [dry, r1, r2]
