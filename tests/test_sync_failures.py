@@ -117,3 +117,26 @@ async def test_graph_going_away_mid_run(tmp_path, unique):
     settled = dict(_journal(state_db, "SELECT uuid, state FROM sync_journal WHERE run_id = ?", (run_id,)))
     assert {u for u, st in settled.items() if st == "applied"} == on_graph  # the journal now says exactly what happened
     assert set(settled.values()) <= {"applied", "void"}
+
+
+async def test_a_cancelled_write_lands_before_the_cancellation_goes_on(graph, unique):
+    """Ctrl-C while a write statement is on its way or on the server: the server applies it
+    anyway, so the cancellation waits for its reply. What the failure handling reads back next
+    (to settle the journal) is then what the graph ends up holding; before, a batch could land
+    after it had been read back and marked ``void``."""
+    import asyncio
+
+    group = f"g_{unique}"
+    edges = await bulk_graph(graph, group, 20000)
+    rows = [{"uuid": u, "trust_score": 0.5, "trust_status": "corroborated", "trust_run_id": "r",
+             "trust_updated_at": "2026-01-01T00:00:00Z", "memory_type": None, "sensitivity": None, "scope": None}
+            for u in edges]
+    started = time.monotonic()
+    task = asyncio.ensure_future(graph.for_group(group).write("edge_trust_set", rows=rows))
+    await asyncio.sleep(0.05)  # the statement is being sent or run (it takes several times longer)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started > 0.1  # it did wait for the reply
+    scores = {u: p["trust_score"] for u, p in (await edge_props(graph, group)).items()}
+    assert scores == dict.fromkeys(edges, 0.5)
