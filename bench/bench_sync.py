@@ -18,6 +18,7 @@ reads them), plus a review DB of N candidates (one per edge; 40% promoted, 30% c
 * ``loop``: one query per candidate (read the row, parse its evidence, then the sync's own
   statement for that one edge, with the FalkorDB client directly) on a subsample, extrapolated to N;
 * ``incremental``: 1% of candidates changed, then a normal run; and a run with no change;
+* ``verify``: ``verify()`` after the 1% run (every trusted edge and every entity), against the full run;
 * memory: tracemalloc peak of a full sync at ``--small`` and at N candidates, and peak RSS.
 
 Besides wall time, the full and the 1% runs report this process's and the server's CPU time
@@ -58,6 +59,7 @@ from graph_trust.connection import open_graph
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.review_db import COLUMNS, init_review_db
 from graph_trust.sync.runner import ensure_indexes, run_sync
+from graph_trust.sync.verify import verify
 
 STATUSES = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None}
@@ -237,12 +239,18 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, worl
     out["incremental_1pct_cpu"] = clock.figures()
     out["incremental_report"] = {k: getattr(rep1, k) for k in ("candidates_read", "edges_set", "edges_cleared",
                                                                  "entities_updated", "phase_s")}
+    with Clock(root) as clock:
+        v = await verify(settings, review_db=review, graph=g)
+    assert v.in_sync, v.drift  # the 1% run left the graph exactly as the review DB says
+    out["verify_s"] = round(clock.wall, 3)
+    out["verify_cpu"] = clock.figures()
     if not rnd % 2:
         await _ceiling_into(out, g, root, review, world, entity_uuids, bs)
     out["ceiling_first"] = bool(rnd % 2)
     out["ratio_full_vs_ceiling"] = round(out["ceiling_s"] / out["full_s"], 3)
     out["incremental_1pct_fraction_of_full"] = round(out["incremental_1pct_s"] / out["full_s"], 4)
     out["incremental_nochange_fraction_of_full"] = round(out["incremental_nochange_s"] / out["full_s"], 4)
+    out["verify_fraction_of_full"] = round(out["verify_s"] / out["full_s"], 4)
     return out
 
 
@@ -296,7 +304,7 @@ async def one_size(g0, root: Path, n: int, *, loop_sample: int, bs: int, rounds:
     out["per_round"] = [await one_round(g, root, n, review, rnd, bs, world, entity_uuids) for rnd in range(rounds)]
     for key in ("full_s", "incremental_nochange_s", "incremental_1pct_s", "ceiling_edges_s", "ceiling_s",
                 "ceiling_reference_s", "ratio_full_vs_ceiling", "incremental_1pct_fraction_of_full",
-                "incremental_nochange_fraction_of_full"):
+                "incremental_nochange_fraction_of_full", "verify_s", "verify_fraction_of_full"):
         out[key] = statistics.median(r[key] for r in out["per_round"])
     return out
 
@@ -369,6 +377,7 @@ async def main() -> None:
         "ceiling_speedup_vs_per_candidate_loop": round(loop_total / big["ceiling_s"], 1),
         "incremental_1pct_fraction_of_full": big["incremental_1pct_fraction_of_full"],
         "incremental_nochange_fraction_of_full": big["incremental_nochange_fraction_of_full"],
+        "verify_fraction_of_full": big["verify_fraction_of_full"],
         "python": sys.version.split()[0],
     }
     print(json.dumps(res, indent=2))

@@ -96,12 +96,17 @@ async def iter_trusted_edges(gg: Any, buckets: list[str] | None = None) -> Async
         yield b, await edges_in_bucket(gg, b)
 
 
-async def iter_entities(gg: Any) -> AsyncIterator[list[str]]:
-    """Every Entity uuid of the graph, one bucket at a time."""
-    rows = await gg.query("entity_buckets", prefix=PREFIX)
-    for b in sorted(r["bucket"] for r in rows if r["bucket"] is not None):
+async def entity_buckets(gg: Any) -> list[str]:
+    """The uuid ranges (first ``ENTITY_PREFIX`` characters) the graph's entities fall in."""
+    rows = await gg.query("entity_buckets", prefix=ENTITY_PREFIX)
+    return sorted(r["bucket"] for r in rows if r["bucket"] is not None)
+
+
+async def iter_entity_inputs(gg: Any) -> AsyncIterator[list[dict]]:
+    """Every Entity's trust_score and its trusted edges' scores, one ``entity_buckets`` range at a time."""
+    for b in await entity_buckets(gg):
         lo, hi = bucket_range(b)
-        yield [r["uuid"] for r in await gg.query("entities_in_range", lo=lo, hi=hi)]
+        yield await gg.query("entity_trust_inputs_in_range", lo=lo, hi=hi)
 
 
 def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, bucket: str, edges: list[dict]) -> None:

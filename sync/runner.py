@@ -267,7 +267,7 @@ class _SyncJob:
         self._lap("edges")
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
-                buckets = {graph: await self._entity_buckets(graph) for graph in graphs}
+                buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
                 n_ranges = sum(map(len, buckets.values()))
                 for graph in graphs:
                     await self._aggregate_all(graph, buckets[graph], n_ranges)
@@ -560,11 +560,6 @@ class _SyncJob:
                 changes.append(Change(row["uuid"], before,
                                       {"trust_score": score, "trust_run_id": self.report.run_id if score is not None else None}))
         return changes
-
-    async def _entity_buckets(self, graph: str) -> list[str]:
-        """The uuid ranges (first characters) the entities of ``graph`` fall in."""
-        rows = await self.graphs(graph).query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
-        return sorted(r["bucket"] for r in rows if r["bucket"] is not None)
 
     async def _aggregate_all(self, graph: str, buckets: list[str], n_ranges: int) -> None:
         """``--full``: re-aggregate every entity of ``graph``, one uuid range (of ``buckets``) at a

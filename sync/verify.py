@@ -109,17 +109,15 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     entities_checked = 0
     method = settings.sync.aggregation
     for graph in names:
-        gg = graphs(graph)
-        async for uuids in graphstate.iter_entities(gg):
-            for start in range(0, len(uuids), 1000):
-                for row in await gg.query("entity_trust_inputs", uuids=uuids[start:start + 1000]):
-                    entities_checked += 1
-                    want = aggregate(row.get("scores") or [], method)
-                    have = row.get("trust_score")
-                    if want is None and have is not None:
-                        note("entity_stale_trust", {"graph": graph, "uuid": row["uuid"], "have": have})
-                    elif not same_score(want, None if have is None else float(have)):
-                        note("entity_wrong_trust", {"graph": graph, "uuid": row["uuid"], "have": have, "want": want})
+        async for rows in graphstate.iter_entity_inputs(graphs(graph)):
+            for row in rows:
+                entities_checked += 1
+                want = aggregate(row.get("scores") or [], method)
+                have = row.get("trust_score")
+                if want is None and have is not None:
+                    note("entity_stale_trust", {"graph": graph, "uuid": row["uuid"], "have": have})
+                elif not same_score(want, None if have is None else float(have)):
+                    note("entity_wrong_trust", {"graph": graph, "uuid": row["uuid"], "have": have, "want": want})
     qn, _ = quarantined(store, source, 0)
     return VerifyReport(graph=g.address.display, in_sync=not any(drift.values()), drift=drift, examples=ex,
                         edges_checked=edges_checked, entities_checked=entities_checked, unmatched_count=unmatched,

@@ -302,3 +302,25 @@ async def test_a_run_keeps_full_collections_off_startup_objects(world):
     await run_sync(settings, review_db=db, graph=graph, progress=lambda *_: during.append(gc.get_freeze_count()))
     assert during and min(during) > before
     assert gc.get_freeze_count() == before
+
+
+async def test_verify_finds_entity_drift_and_full_heals_it(world):
+    """verify compares every entity with its trusted edges: a hand-set wrong score and a score
+    on an entity without trusted edges are drift (with examples); a --full run heals both."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    gg = graph.for_group(group)
+    rows = await gg.run_text("MATCH (n:Entity) RETURN n.uuid AS uuid, n.name AS name, n.trust_score AS t", {},
+                             write=False)
+    trusted = sorted((r for r in rows if r["t"] is not None), key=lambda r: r["name"])[0]
+    bare = sorted((r for r in rows if r["t"] is None), key=lambda r: r["name"])[0]
+    await gg.write("entity_trust_set", rows=[{"uuid": trusted["uuid"], "trust_score": 0.01, "trust_run_id": "hand"},
+                                             {"uuid": bare["uuid"], "trust_score": 0.5, "trust_run_id": "hand"}])
+    v = await verify(settings, review_db=db, graph=graph)
+    assert not v.in_sync and (v.drift["entity_wrong_trust"], v.drift["entity_stale_trust"]) == (1, 1)
+    assert v.examples["entity_wrong_trust"] == [{"graph": group, "uuid": trusted["uuid"], "have": 0.01,
+                                                  "want": trusted["t"]}]
+    assert v.examples["entity_stale_trust"] == [{"graph": group, "uuid": bare["uuid"], "have": 0.5}]
+    assert v.entities_checked == len(rows)
+    await run_sync(settings, review_db=db, graph=graph, full=True)
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
