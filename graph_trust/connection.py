@@ -10,7 +10,6 @@ without credentials.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -123,11 +122,6 @@ class GraphConnection:
         return await self._guard(attempt_all)
 
     async def _run_once(self, text: str, params: dict[str, Any], write: bool) -> list[dict[str, Any]]:
-        if write:  # sent, it runs on the server whatever happens here: know its outcome first
-            return await _outcome_before_cancel(self._send(text, params, write))
-        return await self._send(text, params, write)
-
-    async def _send(self, text: str, params: dict[str, Any], write: bool) -> list[dict[str, Any]]:
         if self.dialect == "neo4j":
             import neo4j
 
@@ -165,27 +159,6 @@ class GraphConnection:
             if translated is not None:
                 raise translated from None
             raise GraphConnectionError(f"cannot use graph {self.address.display}: {exc}") from None
-
-
-WRITE_OUTCOME_WAIT_S = 30.0
-
-
-async def _outcome_before_cancel(coro: Any) -> Any:
-    """Await ``coro`` (one write statement); if the caller is cancelled meanwhile (Ctrl-C), wait
-    for the statement's reply (up to ``WRITE_OUTCOME_WAIT_S``) before the cancellation goes on.
-
-    The server applies a write it has received even when the client stops waiting, so without
-    this a journaled batch could land on the graph *after* the failure handling read the graph
-    back and marked the batch ``void`` (not applied). Only the attempt in flight is awaited, not
-    further retries."""
-    task = asyncio.ensure_future(coro)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        await asyncio.wait({task}, timeout=WRITE_OUTCOME_WAIT_S)
-        if task.done() and not task.cancelled():
-            task.exception()  # retrieved: the cancellation is what the caller sees
-        raise
 
 
 def address_of(settings: Settings) -> GraphAddress:

@@ -38,7 +38,8 @@ from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, entity_values,
-                                     props_equal, read_range, recover, write_edge_rows, write_edges, write_range)
+                                     landed, props_equal, read_range, recover, write_edge_rows, write_edges,
+                                     write_range)
 
 log = logging.getLogger(__name__)
 
@@ -440,7 +441,7 @@ class _SyncJob:
         """Settle the oldest batches in flight until at most ``limit`` remain."""
         while len(self._inflight) > limit:
             task, settle, n_rows = self._inflight[0]
-            settle(await task)
+            settle(await landed(task))  # Ctrl-C meanwhile: the write finishes first
             self._inflight.popleft()
             self._progress_rows(n_rows)
 
@@ -591,7 +592,7 @@ class _SyncJob:
         """Settle the oldest entity ranges in flight until at most ``limit`` remain."""
         while len(self._range_inflight) > limit:
             graph, begun, task = self._range_inflight[0]
-            self.report.entities_updated += self.writer.finish_range(graph, begun, await task)
+            self.report.entities_updated += self.writer.finish_range(graph, begun, await landed(task))
             self._range_inflight.popleft()
 
     async def _aggregate(self) -> None:

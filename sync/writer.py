@@ -13,8 +13,9 @@ and a rerun converges because it compares desired state with what the graph hold
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,6 +137,26 @@ def _sets_and_clears(changes: list[Change], props: tuple[str, ...]) -> tuple[lis
     return sets, clears
 
 
+WRITE_OUTCOME_WAIT_S = 30.0
+
+
+async def landed(write: Awaitable[Any]) -> Any:
+    """Await a graph write (a coroutine, or a task already on its way); if the caller is
+    cancelled meanwhile (Ctrl-C), first let the write finish (up to ``WRITE_OUTCOME_WAIT_S``).
+
+    The server applies a statement it has received whether or not the client still waits for
+    the reply. Cancelled mid-flight, a batch could otherwise land *after* the failure handling
+    had read it back and marked its journal rows ``void``."""
+    task = asyncio.ensure_future(write)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait({task}, timeout=WRITE_OUTCOME_WAIT_S)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller sees
+        raise
+
+
 async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
     """Write edge changes; return the uuids the graph has (matched)."""
     return await write_edge_rows(gg, *_sets_and_clears(changes, EDGE_PROPS))
@@ -235,7 +256,7 @@ class JournaledWriter:
     async def edges(self, gg: Any, graph: str, changes: list[Change], *, mark_dirty: bool) -> BatchResult:
         """Journal, write and settle one batch of edge changes."""
         batch = self.begin_edges(graph, changes)
-        matched = await write_edges(gg, changes)
+        matched = await landed(write_edges(gg, changes))
         return self.finish_edges(graph, batch, changes, matched, mark_dirty=mark_dirty)
 
     def begin_work_edges(self, graph: str, lo: int, hi: int, now: str) -> int:
@@ -266,7 +287,7 @@ class JournaledWriter:
         """Write entity changes and take ``done`` (all entities of the batch) off the dirty list."""
         batch = self._journal(graph, "entity", changes) if changes else None
         if changes:
-            await write_entities(gg, changes)
+            await landed(write_entities(gg, changes))
         with self._tx() as c:
             if batch is not None:
                 self._settle(c, batch, [])
@@ -397,5 +418,5 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
-           "journal_json", "props_equal", "read_range", "recover", "write_edge_rows", "write_edges",
+           "journal_json", "landed", "props_equal", "read_range", "recover", "write_edge_rows", "write_edges",
            "write_entities", "write_range"]

@@ -106,7 +106,10 @@ async def test_graph_going_away_mid_run(tmp_path, unique):
     assert status == "failed" and "graph" in error
     applied = {u for (u,) in _journal(state_db, "SELECT uuid FROM sync_journal WHERE state = 'applied'")}
     pending = {u for (u,) in _journal(state_db, "SELECT uuid FROM sync_journal WHERE state = 'pending'")}
-    assert len(applied) >= 30 and len(pending) >= 10  # batches written, then one journaled whose write failed
+    # batches written, then at least one journaled whose write failed (how many got through before
+    # the server was gone varies with timing: 3 batches settled in most runs, fewer now and then)
+    journal = _journal(state_db, "SELECT batch, state, count(*) FROM sync_journal GROUP BY 1, 2 ORDER BY 1")
+    assert applied and pending, journal
     async with open_graph(settings) as g:  # the server comes back with what was written
         on_graph = set(_trust(await edge_props(g, group)))
         assert applied <= on_graph and on_graph - applied <= pending  # nothing written unjournaled
@@ -120,11 +123,14 @@ async def test_graph_going_away_mid_run(tmp_path, unique):
 
 
 async def test_a_cancelled_write_lands_before_the_cancellation_goes_on(graph, unique):
-    """Ctrl-C while a write statement is on its way or on the server: the server applies it
-    anyway, so the cancellation waits for its reply. What the failure handling reads back next
-    (to settle the journal) is then what the graph ends up holding; before, a batch could land
-    after it had been read back and marked ``void``."""
+    """Ctrl-C while a batch's write statement is on its way or on the server: the server applies
+    it anyway, so the sync (``writer.landed``, which the runner and the writer await every batch
+    write through) lets it finish before the cancellation goes on. What the failure handling reads
+    back next (to settle the journal) is then what the graph ends up holding; before, a batch
+    could land after it had been read back and marked ``void``."""
     import asyncio
+
+    from graph_trust.sync.writer import landed
 
     group = f"g_{unique}"
     edges = await bulk_graph(graph, group, 20000)
@@ -132,7 +138,7 @@ async def test_a_cancelled_write_lands_before_the_cancellation_goes_on(graph, un
              "trust_updated_at": "2026-01-01T00:00:00Z", "memory_type": None, "sensitivity": None, "scope": None}
             for u in edges]
     started = time.monotonic()
-    task = asyncio.ensure_future(graph.for_group(group).write("edge_trust_set", rows=rows))
+    task = asyncio.ensure_future(landed(graph.for_group(group).write("edge_trust_set", rows=rows)))
     await asyncio.sleep(0.05)  # the statement is being sent or run (it takes several times longer)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
