@@ -38,8 +38,8 @@ from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, entity_values,
-                                     landed, props_equal, read_range, recover, write_edge_rows, write_edges,
-                                     write_range)
+                                     finished_first, landed, props_equal, read_range, recover, write_edge_rows,
+                                     write_edges, write_range)
 
 log = logging.getLogger(__name__)
 
@@ -641,12 +641,7 @@ async def _in_thread(fn: Callable[[], Any]) -> Any:
     """Run ``fn`` in a worker thread (SQLite releases the GIL, so the graph's queries proceed
     meanwhile). If the run is cancelled, wait for ``fn`` to finish first: it holds the state
     store's connection, which the failure handling uses next."""
-    fut = asyncio.get_running_loop().run_in_executor(None, fn)
-    try:
-        return await asyncio.shield(fut)
-    except asyncio.CancelledError:
-        await asyncio.wait({fut})
-        raise
+    return await finished_first(asyncio.get_running_loop().run_in_executor(None, fn))
 
 
 def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:

@@ -140,21 +140,26 @@ def _sets_and_clears(changes: list[Change], props: tuple[str, ...]) -> tuple[lis
 WRITE_OUTCOME_WAIT_S = 30.0
 
 
-async def landed(write: Awaitable[Any]) -> Any:
-    """Await a graph write (a coroutine, or a task already on its way); if the caller is
-    cancelled meanwhile (Ctrl-C), first let the write finish (up to ``WRITE_OUTCOME_WAIT_S``).
-
-    The server applies a statement it has received whether or not the client still waits for
-    the reply. Cancelled mid-flight, a batch could otherwise land *after* the failure handling
-    had read it back and marked its journal rows ``void``."""
-    task = asyncio.ensure_future(write)
+async def finished_first(work: Awaitable[Any], timeout: float | None = None) -> Any:
+    """Await ``work`` (a coroutine, task or future already on its way); if the caller is cancelled
+    meanwhile (Ctrl-C), let ``work`` finish first (at most ``timeout`` seconds; None: no limit),
+    then let the cancellation go on."""
+    task = asyncio.ensure_future(work)
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
-        await asyncio.wait({task}, timeout=WRITE_OUTCOME_WAIT_S)
+        await asyncio.wait({task}, timeout=timeout)
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: the cancellation is what the caller sees
         raise
+
+
+async def landed(write: Awaitable[Any]) -> Any:
+    """A graph write, awaited with :func:`finished_first`. The server applies a statement it has
+    received whether or not the client still waits for the reply: cancelled mid-flight, a batch
+    could otherwise land *after* the failure handling had read it back and marked its journal
+    rows ``void``."""
+    return await finished_first(write, WRITE_OUTCOME_WAIT_S)
 
 
 async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
@@ -418,5 +423,5 @@ async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str,
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
-           "journal_json", "landed", "props_equal", "read_range", "recover", "write_edge_rows", "write_edges",
-           "write_entities", "write_range"]
+           "finished_first", "journal_json", "landed", "props_equal", "read_range", "recover", "write_edge_rows",
+           "write_edges", "write_entities", "write_range"]

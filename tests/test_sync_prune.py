@@ -43,6 +43,15 @@ async def test_prune_keeps_the_newest_runs_and_they_still_roll_back(three_runs):
     before = {r: (_rows(settings, "sync_journal", r), _rows(settings, "sync_quarantine", r)) for r in (dry, r1, r2, r3)}
     assert all(j > 0 for j, _ in (before[r1], before[r2], before[r3])) and before[dry][1] == 1
 
+    from graph_trust.sync.relink_store import JournalStore
+    from graph_trust.sync.review_db import ReviewDB
+
+    review = ReviewDB.open(db, settings.review)
+    with JournalStore(settings) as relinks:  # an old relink run: its journal is relink's own
+        relinks.begin("relink-old", review, {}, [("c1", '[{"evidence_id": "a"}]', '[{"evidence_id": "b"}]')])
+        relinks.finish("relink-old", "ok")
+    review.close()
+
     preview = prune(settings, keep=2, dry_run=True)
     assert preview.pruned == [dry, r1] and preview.journal_rows_deleted == before[r1][0]
     assert preview.quarantine_rows_deleted == before[dry][1] + before[r1][1]
@@ -56,6 +65,7 @@ async def test_prune_keeps_the_newest_runs_and_they_still_roll_back(three_runs):
     listed = {r["run_id"]: r for r in list_runs(settings)}
     assert listed[r1]["journal_pruned_at"] and listed[dry]["journal_pruned_at"] and not listed[r2]["journal_pruned_at"]
     assert prune(settings, keep=2).runs_pruned == 0  # nothing new to prune
+    assert _rows(settings, "relink_journal", "relink-old") == 1  # relink's journal is left alone
 
     with pytest.raises(InputError, match=f"run {r1} can no longer be rolled back: `graph-trust prune` deleted"):
         await rollback(settings, r1, graph=graph)
