@@ -324,3 +324,24 @@ async def test_verify_finds_entity_drift_and_full_heals_it(world):
     assert v.entities_checked == len(rows)
     await run_sync(settings, review_db=db, graph=graph, full=True)
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_verify_keeps_full_collections_off_startup_objects(world, monkeypatch):
+    """verify, like a run, freezes the objects that existed before it (observed from inside its
+    entity reads, which still run for real) and unfreezes them after."""
+    import gc
+
+    from graph_trust.sync import graphstate
+
+    graph, settings, db, _, _ = world
+    real, during = graphstate.iter_entity_inputs, []
+
+    async def observed(gg):
+        during.append(gc.get_freeze_count())
+        async for rows in real(gg):
+            yield rows
+
+    monkeypatch.setattr(graphstate, "iter_entity_inputs", observed)
+    before = gc.get_freeze_count()
+    assert (await verify(settings, review_db=db, graph=graph)).entities_checked > 0
+    assert during and min(during) > before and gc.get_freeze_count() == before
