@@ -118,6 +118,8 @@ def verify(review_db: str | None, examples: int) -> None:
                 click.echo(f"  {kind}: {n}")
                 for ex in report["examples"][kind]:
                     click.echo(f"    {ex}")
+        if report["hint"]:
+            click.echo(f"hint: {report['hint']} (e.g. {', '.join(report['missed_candidate_ids'])})")
     if not report["in_sync"]:
         click.get_current_context().exit(1)
 

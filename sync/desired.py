@@ -23,6 +23,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from graph_trust.sync.evidence import edge_uuid_of
@@ -33,6 +34,8 @@ from graph_trust.sync.state import StateStore, now_iso
 # Rows updated this long before the last refresh are read again (clock skew between the
 # pipeline that writes updated_at and this machine).
 SAFETY_MARGIN = timedelta(minutes=10)
+# The review columns sync reads (logical names; see ReviewDB.select_sql).
+REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
 
 
 def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:
@@ -106,6 +109,36 @@ def _text_sql(col: str) -> str:
     return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
 
 
+def copy_rows(c: sqlite3.Connection, inner: str, params: dict, policy: Policy, graph_of: Callable[[str | None], str],
+              *, table: str = "sync_candidates", batch_size: int = 2000,
+              progress: Callable[[int], None] | None = None) -> int:
+    """Upsert the review rows ``inner`` selects (over the ATTACHed review DB) into ``table`` (the
+    columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
+    ``INSERT ... SELECT`` (``FAST_PATH``), the others through :func:`parse_row` a batch at a time,
+    which gives each unusable row its quarantine reason. Returns the rows copied."""
+    gid = "CAST(group_id AS TEXT)"
+    insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason) ")
+    cur = c.execute(
+        insert + f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
+        f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
+        f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
+    read = max(cur.rowcount, 0)
+    if progress:
+        progress(read)
+    # the other rows, through Python (no second scan when every row took the fast path)
+    everything = c.execute(f"SELECT count(*) FROM ({inner})", params).fetchone()[0]
+    slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}" + (" LIMIT 0" if everything == read else ""),
+                     params)
+    names = [d[0] for d in slow.description]
+    while batch := slow.fetchmany(batch_size):
+        c.executemany(insert + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" + _UPSERT,
+                      [(params["source"], *parse_row(dict(zip(names, r)), policy, graph_of)) for r in batch])
+        read += len(batch)
+        if progress:
+            progress(len(batch))
+    return read
+
+
 def source_for(review: ReviewDB, graph_key: str) -> str:
     """The state store's key for one review source synced onto one graph."""
     return hashlib.sha256(f"{review.source_key()}|{graph_key}".encode()).hexdigest()[:16]
@@ -135,82 +168,89 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     if row and not full and row[1] == _tiers_hash(policy):
         since = (datetime.fromisoformat(row[0].replace("Z", "+00:00")) - SAFETY_MARGIN).isoformat()
     started = now_iso()
-    fields = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
-    inner = review.select_sql(fields, since is not None, schema="review")
+    inner = review.select_sql(REVIEW_FIELDS, since is not None, schema="review")
     params = {"since": since, "source": source, "db": default_graph, "neo4j": int(neo4j)}
-    gid = "CAST(group_id AS TEXT)"
     changed_ids = "SELECT CAST(id AS TEXT) FROM temp.changed"
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
              "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
-    read = 0
+    with attached(con, review), store.tx() as c:
+        if since is None:
+            c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
+        else:  # the edges changed rows pointed at before, and those of rows that left
+            c.execute("DROP TABLE IF EXISTS temp.changed")
+            c.execute(f"CREATE TEMP TABLE changed AS {inner}", params)
+            inner = "SELECT * FROM temp.changed"
+            c.execute("DROP TABLE IF EXISTS temp.gone")
+            c.execute("CREATE TEMP TABLE gone (id TEXT)")
+            n_review = c.execute(f'SELECT count(*) FROM review."{review.table}"').fetchone()[0]
+            n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
+            n_new = c.execute("SELECT count(*) FROM temp.changed x WHERE x.id IS NOT NULL AND NOT EXISTS "
+                              "(SELECT 1 FROM sync_candidates WHERE source = :source AND id = CAST(x.id AS TEXT))",
+                              params).fetchone()[0]  # one primary-key lookup per changed row
+            if n_copy + n_new != n_review:  # rows left the review DB, or came with an old updated_at
+                c.execute(f'INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
+                          f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
+                c.execute(f"INSERT INTO temp.changed SELECT * FROM ({review.select_sql(REVIEW_FIELDS, schema='review')}) x "
+                          "WHERE NOT EXISTS (SELECT 1 FROM sync_candidates s WHERE s.source = :source "
+                          "AND s.id = CAST(x.id AS TEXT)) AND NOT EXISTS (SELECT 1 FROM temp.changed t "
+                          "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
+            c.execute(touch.format(ids=changed_ids), params)
+            c.execute(touch.format(ids=gone_ids), params)
+            c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
+        read = copy_rows(c, inner, params, policy, graph_of, batch_size=batch_size, progress=progress)
+        pending = 1 if since is None else (row[2] if row else 1)
+        if since is None:
+            c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
+            c.execute("DELETE FROM sync_touched WHERE source = ?", (source,))
+        else:  # the edges changed rows point at now, then (below) their desired state
+            c.execute(touch.format(ids=changed_ids), params)
+        if pending and not defer_desired:  # every edge's
+            c.execute("DELETE FROM sync_desired WHERE source = :source", params)
+            c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), params)
+        elif since is not None:  # the touched edges' (with defer_desired, the caller does every edge)
+            c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
+                      "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
+            c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), params)
+        c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
+                  (source, started, _tiers_hash(policy), pending, graph_key))
+    return read, bool(pending)
+
+
+@contextmanager
+def attached(con: sqlite3.Connection, review: ReviewDB):
+    """The review DB ATTACHed read-only as ``review`` for the block; SQLite errors inside it are
+    review DB errors (one message naming the file)."""
     try:
         con.execute("ATTACH DATABASE ? AS review", (review.uri(),))
     except sqlite3.Error as exc:
         raise review_error(review.path, exc) from None
     try:
-        with store.tx() as c:
-            if since is None:
-                c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
-            else:  # the edges changed rows pointed at before, and those of rows that left
-                c.execute("DROP TABLE IF EXISTS temp.changed")
-                c.execute(f"CREATE TEMP TABLE changed AS {inner}", params)
-                inner = "SELECT * FROM temp.changed"
-                c.execute("DROP TABLE IF EXISTS temp.gone")
-                c.execute("CREATE TEMP TABLE gone (id TEXT)")
-                n_review = c.execute(f'SELECT count(*) FROM review."{review.table}"').fetchone()[0]
-                n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
-                n_new = c.execute("SELECT count(*) FROM temp.changed x WHERE x.id IS NOT NULL AND NOT EXISTS "
-                                  "(SELECT 1 FROM sync_candidates WHERE source = :source AND id = CAST(x.id AS TEXT))",
-                                  params).fetchone()[0]  # one primary-key lookup per changed row
-                if n_copy + n_new != n_review:  # some candidates left the review DB: find which
-                    c.execute(f'INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
-                              f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
-                c.execute(touch.format(ids=changed_ids), params)
-                c.execute(touch.format(ids=gone_ids), params)
-                c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
-            cur = c.execute(
-                "INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
-                " sensitivity, scope, reason) "
-                f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
-                f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
-                f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
-            read += max(cur.rowcount, 0)
-            if progress:
-                progress(read)
-            # the other rows, through Python (no second scan when every row took the fast path)
-            everything = c.execute(f"SELECT count(*) FROM ({inner})", params).fetchone()[0]
-            slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}" + (" LIMIT 0" if everything == read else ""),
-                             params)
-            names = [d[0] for d in slow.description]
-            while batch := slow.fetchmany(batch_size):
-                c.executemany(
-                    "INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type,"
-                    " sensitivity, scope, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" + _UPSERT,
-                    [(source, *parse_row(dict(zip(names, r)), policy, graph_of)) for r in batch])
-                read += len(batch)
-                if progress:
-                    progress(len(batch))
-            pending = 1 if since is None else (row[2] if row else 1)
-            if since is None:
-                c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
-                c.execute("DELETE FROM sync_touched WHERE source = ?", (source,))
-            else:  # the edges changed rows point at now, then (below) their desired state
-                c.execute(touch.format(ids=changed_ids), params)
-            if pending and not defer_desired:  # every edge's
-                c.execute("DELETE FROM sync_desired WHERE source = :source", params)
-                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), params)
-            elif since is not None:  # the touched edges' (with defer_desired, the caller does every edge)
-                c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
-                          "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
-                c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), params)
-            c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
-                      (source, started, _tiers_hash(policy), pending, graph_key))
+        yield
     except sqlite3.Error as exc:
         raise review_error(review.path, exc) from None
     finally:
         con.execute("DETACH DATABASE review")
-    return read, bool(pending)
+
+
+def exact_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
+                     *, source: str, neo4j: bool = False, default_graph: str = "") -> None:
+    """Every review row, parsed as sync parses it, in ``temp.review_rows`` (the columns of
+    ``sync_candidates``), and the desired state they give each edge in ``temp.desired`` (graph,
+    edge_uuid, score, status, memory_type, sensitivity, scope): read afresh, whatever the rows'
+    ``updated_at`` says, for ``verify`` to compare the graph and the state store's copy with."""
+    con = store.con
+    load_tiers(con, policy)
+    con.execute("DROP TABLE IF EXISTS temp.review_rows")
+    con.execute("CREATE TEMP TABLE review_rows AS SELECT * FROM sync_candidates LIMIT 0")
+    con.execute("CREATE UNIQUE INDEX temp.review_rows_key ON review_rows (source, id)")  # (for the upsert)
+    params = {"source": source, "db": default_graph, "neo4j": int(neo4j)}
+    with attached(con, review):
+        copy_rows(con, review.select_sql(REVIEW_FIELDS, schema="review"), params, policy, graph_of, table="temp.review_rows")
+    con.execute("DROP TABLE IF EXISTS temp.desired")
+    con.execute("CREATE TEMP TABLE desired AS SELECT graph, edge_uuid, score, status, memory_type, sensitivity, scope "
+                "FROM (" + DESIRED_SQL.format(source_rows="temp.review_rows c", where="") + ")", params)
+    con.execute("CREATE INDEX temp.desired_key ON desired (graph, edge_uuid)")
 
 
 def desired_ranges(con: sqlite3.Connection, source: str, graph: str, size: int):
@@ -266,5 +306,5 @@ def quarantined(store: StateStore, source: str, limit: int | None = None) -> tup
     return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
 
 
-__all__ = ["DESIRED_SQL", "FAST_PATH", "desired_ranges", "load_tiers", "parse_row", "quarantined", "range_sql",
+__all__ = ["DESIRED_SQL", "FAST_PATH", "attached", "copy_rows", "desired_ranges", "exact_candidates", "load_tiers", "parse_row", "quarantined", "range_sql",
            "recompute_desired", "refresh_candidates", "source_for", "full_diff_done", "touch_edges"]

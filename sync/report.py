@@ -48,10 +48,21 @@ class VerifyReport:
     entities_checked: int = 0
     unmatched_count: int = 0
     quarantined_count: int = 0
+    # review rows the state store's copy has otherwise (changed or added with an updated_at older
+    # than the last sync, or removed and replaced): a normal sync does not see them, --full does
+    missed_candidates: int = 0
+    missed_candidate_ids: list[str] = field(default_factory=list)
     duration_s: float = 0.0
 
+    @property
+    def hint(self) -> str | None:
+        if not self.missed_candidates:
+            return None
+        return (f"{self.missed_candidates} review row(s) changed without a newer updated_at, so normal syncs "
+                "do not see them: run 'graph-trust sync --full' to re-read every row")
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "hint": self.hint}
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """``graph-trust verify``: compare the graph with the review DB's desired state, exactly.
 
-Reads every edge carrying trust (bucket by bucket) and every entity, never writes the graph.
+Reads every review row (afresh, whatever ``updated_at`` says), every edge carrying trust
+(bucket by bucket) and every entity; never writes the graph. Also names the review rows the
+state store's copy has otherwise (``missed_candidates``: normal runs do not see them).
 Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge has none),
 ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
 ``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
@@ -10,6 +12,7 @@ Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -17,15 +20,17 @@ from typing import Any
 from graph_trust.config import Settings
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import load_tiers, quarantined, refresh_candidates, source_for
+from graph_trust.sync.desired import exact_candidates, refresh_candidates, source_for
 from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import VerifyReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runner import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
-from graph_trust.sync.writer import edge_values, props_equal
+from graph_trust.sync.writer import edge_values, finished_first, props_equal
 
+# The columns of a parsed review row (besides its id) that decide what sync writes.
+_ROW = ("graph", "edge_uuid", "status", "memory_type", "sensitivity", "scope", "reason")
 KINDS = ("edge_missing_trust", "edge_wrong_trust", "edge_stale_trust", "entity_wrong_trust", "entity_stale_trust")
 
 
@@ -51,33 +56,92 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     gk = graph_key(g)
     source = source_for(review, gk)
     graphs = graphstate.Graphs(g)
-    refresh_candidates(store, review, policy, graphs.name_for, source=source, graph_key=gk, full=False,
-                       neo4j=g.dialect == "neo4j", default_graph=g.database)
+    where = {"source": source, "neo4j": g.dialect == "neo4j", "default_graph": g.database}
+    # what the next normal sync will work from (its incremental copy) ...
+    refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
     con = store.con
-    load_tiers(con, policy)
-    con.execute("DROP TABLE IF EXISTS temp.desired")
-    con.execute("CREATE TEMP TABLE desired AS SELECT graph, uuid AS edge_uuid, trust_score AS score, "
-                "trust_status AS status, memory_type, sensitivity, scope FROM sync_desired WHERE source = ?", (source,))
-    con.execute("CREATE INDEX temp.desired_key ON desired (graph, edge_uuid)")
+    names = _graph_names(con, "SELECT DISTINCT graph FROM sync_desired WHERE source = ?", (source,), gk, g.database)
+    found = _Findings(examples)
+    # ... and the review DB as it is, read in a worker thread while the entities are checked
+    exact = asyncio.get_running_loop().run_in_executor(
+        None, lambda: _read_review_db(store, review, policy, graphs.name_for, where))
+    try:
+        entities_checked = await _check_entities(graphs, names, settings.sync.aggregation, found)
+    except BaseException:
+        await asyncio.wait({exact})  # the worker holds the state store's connection
+        raise
+    missed, quarantined = await finished_first(exact)
+    more = _graph_names(con, "SELECT DISTINCT graph FROM temp.desired", (), gk, g.database) - names
+    entities_checked += await _check_entities(graphs, more, settings.sync.aggregation, found)
+    edges_checked, unmatched = await _check_edges(con, graphs, names | more, found)
+    return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
+                        examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,
+                        unmatched_count=unmatched, quarantined_count=quarantined, missed_candidates=len(missed),
+                        missed_candidate_ids=missed[:examples], duration_s=round(time.monotonic() - t0, 3))
+
+
+class _Findings:
+    """Drift counts by kind, with up to ``examples`` examples each."""
+
+    def __init__(self, examples: int) -> None:
+        self.limit = examples
+        self.drift = dict.fromkeys(KINDS, 0)
+        self.examples: dict[str, list[dict]] = {k: [] for k in KINDS}
+
+    def note(self, kind: str, item: dict) -> None:
+        self.drift[kind] += 1
+        if len(self.examples[kind]) < self.limit:
+            self.examples[kind].append(item)
+
+
+def _graph_names(con, sql: str, params: tuple, gk: str, database: str) -> set[str]:
+    """The graphs ``sql`` lists, those the shadow holds edges of, and the default one."""
+    return ({r[0] for r in con.execute(sql, params)} |
+            {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))} |
+            {database})
+
+
+def _read_review_db(store: StateStore, review: ReviewDB, policy, graph_of, where: dict) -> tuple[list[str], int]:
+    """``temp.review_rows`` and ``temp.desired`` from the review DB as it is; returns the ids of the
+    rows the state store's copy has otherwise (changed without a newer updated_at, so a normal sync
+    skips them) and how many rows are quarantined."""
+    exact_candidates(store, review, policy, graph_of, **where)
+    differs = " OR ".join(f"c.{col} IS NOT r.{col}" for col in _ROW)
+    missed = [r[0] for r in store.con.execute(
+        f"SELECT r.id FROM temp.review_rows r LEFT JOIN sync_candidates c ON c.source = r.source AND c.id = r.id "
+        f"WHERE c.id IS NULL OR {differs} UNION SELECT c.id FROM sync_candidates c WHERE c.source = :s AND NOT EXISTS "
+        "(SELECT 1 FROM temp.review_rows r WHERE r.source = c.source AND r.id = c.id) ORDER BY 1",
+        {"s": where["source"]})]
+    return missed, store.con.execute("SELECT count(*) FROM temp.review_rows WHERE reason IS NOT NULL").fetchone()[0]
+
+
+async def _check_entities(graphs: graphstate.Graphs, names: set[str], method: str, found: _Findings) -> int:
+    """Every entity of ``names`` against the aggregate of its trusted edges; returns how many."""
+    checked = 0
+    for graph in sorted(names):
+        async for rows in graphstate.iter_entity_inputs(graphs(graph)):
+            for row in rows:
+                checked += 1
+                want = aggregate(row.get("scores") or [], method)
+                have = row.get("trust_score")
+                if want is None and have is not None:
+                    found.note("entity_stale_trust", {"graph": graph, "uuid": row["uuid"], "have": have})
+                elif not same_score(want, None if have is None else float(have)):
+                    found.note("entity_wrong_trust", {"graph": graph, "uuid": row["uuid"], "have": have, "want": want})
+    return checked
+
+
+async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _Findings) -> tuple[int, int]:
+    """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
+    trust; returns (edges checked, desired edges the graph does not have)."""
     con.execute("DROP TABLE IF EXISTS temp.actual")
     con.execute(f"CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, {', '.join(EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
-    names = sorted({r[0] for r in con.execute(
-        "SELECT DISTINCT graph FROM temp.desired UNION SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?",
-        (gk,))} | {g.database})
-    drift = dict.fromkeys(KINDS, 0)
-    ex: dict[str, list[dict]] = {k: [] for k in KINDS}
-
-    def note(kind: str, item: dict) -> None:
-        drift[kind] += 1
-        if len(ex[kind]) < examples:
-            ex[kind].append(item)
-
-    edges_checked = 0
-    for graph in names:
+    checked = 0
+    for graph in sorted(names):
         async for _, edges in graphstate.iter_trusted_edges(graphs(graph)):
             con.executemany(f"INSERT OR REPLACE INTO temp.actual VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
                             [(graph, e["uuid"], *edge_values(e).values()) for e in edges])
-            edges_checked += len(edges)
+            checked += len(edges)
     cols = ", ".join(f"a.{p}" for p in EDGE_PROPS)
     for row in con.execute(f"SELECT a.graph, a.uuid, {cols}, d.score, d.status, d.memory_type, d.sensitivity, d.scope "
                            "FROM temp.actual a LEFT JOIN temp.desired d ON d.graph = a.graph AND d.edge_uuid = a.uuid "
@@ -86,39 +150,23 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
         have = dict(zip(EDGE_PROPS, row[2:9]))
         want = dict(zip(COMPARED_PROPS, row[9:]))
         if want["trust_score"] is None:
-            note("edge_stale_trust", {"graph": graph, "uuid": uuid, "have": have["trust_score"]})
+            found.note("edge_stale_trust", {"graph": graph, "uuid": uuid, "have": have["trust_score"]})
         elif not props_equal(have, want, COMPARED_PROPS):
-            note("edge_wrong_trust", {"graph": graph, "uuid": uuid,
-                                      "have": {p: have[p] for p in COMPARED_PROPS}, "want": want})
+            found.note("edge_wrong_trust", {"graph": graph, "uuid": uuid,
+                                            "have": {p: have[p] for p in COMPARED_PROPS}, "want": want})
     unmatched = 0
     missing = con.execute("SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS "
                           "(SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) "
                           "ORDER BY d.graph, d.edge_uuid").fetchall()
     for i in range(0, len(missing), 1000):
-        chunk = missing[i:i + 1000]
         by_graph: dict[str, list] = {}
-        for graph, uuid, score in chunk:
+        for graph, uuid, score in missing[i:i + 1000]:
             by_graph.setdefault(graph, []).append((uuid, score))
         for graph, items in by_graph.items():
-            found = {r["uuid"] for r in await graphs(graph).query("edge_uuids_exist", uuids=[u for u, _ in items])}
+            have = {r["uuid"] for r in await graphs(graph).query("edge_uuids_exist", uuids=[u for u, _ in items])}
             for uuid, score in items:
-                if uuid in found:
-                    note("edge_missing_trust", {"graph": graph, "uuid": uuid, "want": score})
+                if uuid in have:
+                    found.note("edge_missing_trust", {"graph": graph, "uuid": uuid, "want": score})
                 else:
                     unmatched += 1
-    entities_checked = 0
-    method = settings.sync.aggregation
-    for graph in names:
-        async for rows in graphstate.iter_entity_inputs(graphs(graph)):
-            for row in rows:
-                entities_checked += 1
-                want = aggregate(row.get("scores") or [], method)
-                have = row.get("trust_score")
-                if want is None and have is not None:
-                    note("entity_stale_trust", {"graph": graph, "uuid": row["uuid"], "have": have})
-                elif not same_score(want, None if have is None else float(have)):
-                    note("entity_wrong_trust", {"graph": graph, "uuid": row["uuid"], "have": have, "want": want})
-    qn, _ = quarantined(store, source, 0)
-    return VerifyReport(graph=g.address.display, in_sync=not any(drift.values()), drift=drift, examples=ex,
-                        edges_checked=edges_checked, entities_checked=entities_checked, unmatched_count=unmatched,
-                        quarantined_count=qn, duration_s=round(time.monotonic() - t0, 3))
+    return checked, unmatched

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from graph_trust.sync import rollback, run_sync, verify
+from graph_trust.sync.review_db import insert_rows
 from sync_fixtures import (FACTS, build, bulk_graph, bulk_rows, edge_props, entity_trust, expected_state, review_db,
                            row, set_rows)
 
@@ -325,6 +326,49 @@ async def test_verify_finds_entity_drift_and_full_heals_it(world):
     await run_sync(settings, review_db=db, graph=graph, full=True)
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
+
+
+async def test_a_row_added_with_an_old_updated_at_is_synced(world):
+    """A normal run reads rows updated since the last one; a row inserted later with an older
+    updated_at (a backfill, a pipeline that stamps the decision time) still arrives: the row
+    count says some are missing, and the run finds which."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    insert_rows(db, [row("c9", u[5], "promoted", group, updated_at="2001-01-01T00:00:00Z")])
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert (rep.candidates_read, rep.edges_set) == (1, 1)
+    assert (await edge_props(graph, group))[u[5]]["trust_score"] == 1.0
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    # the same when verify looks first (its refresh of the copy hands the edge on to the next run)
+    insert_rows(db, [row("c10", u[6], "corroborated", group, updated_at="2001-01-01T00:00:00Z")])
+    v = await verify(settings, review_db=db, graph=graph)
+    assert not v.in_sync and v.drift["edge_missing_trust"] == 1 and v.missed_candidates == 0
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert (await edge_props(graph, group))[u[6]]["trust_score"] == 0.6 and rep.edges_set == 1
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_verify_reads_the_review_db_itself_and_names_rows_normal_runs_miss(world):
+    """A row changed without a newer updated_at, and a row removed while another arrived with an
+    old one (the count stays the same), are invisible to normal runs. verify compares the graph
+    with the review DB as it is, says which rows the sync's copy has wrong and that --full heals."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'promoted' WHERE id = 'c2'")  # updated_at left as it was
+    set_rows(db, "DELETE FROM candidates WHERE id = 'c6'")
+    insert_rows(db, [row("c9", u[5], "corroborated", group, updated_at="2001-01-01T00:00:00Z")])
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert (rep.candidates_read, rep.edges_set) == (0, 0)  # the contract: updated_at says what changed
+    v = await verify(settings, review_db=db, graph=graph)
+    assert not v.in_sync
+    assert (v.drift["edge_wrong_trust"], v.drift["edge_missing_trust"]) == (1, 1)
+    assert v.examples["edge_wrong_trust"][0]["uuid"] == u[1] and v.examples["edge_missing_trust"][0]["uuid"] == u[5]
+    assert (v.missed_candidates, v.missed_candidate_ids) == (3, ["c2", "c6", "c9"])
+    assert "--full" in v.to_dict()["hint"]
+    await run_sync(settings, review_db=db, graph=graph, full=True)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync and v.missed_candidates == 0 and v.to_dict()["hint"] is None
+    assert (await edge_props(graph, group))[u[1]]["trust_score"] == 1.0
 
 async def test_verify_keeps_full_collections_off_startup_objects(world, monkeypatch):
     """verify, like a run, freezes the objects that existed before it (observed from inside its
