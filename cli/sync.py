@@ -18,8 +18,9 @@ Examples:
   graph-trust sync --review-db review.sqlite3 --dry-run  # what would change, write nothing
   graph-trust sync --full --json > sync-report.json      # recompute everything, report for monitoring
   graph-trust sync --relink                              # relink orphaned candidates, then sync
+  graph-trust sync --max-clear 1                         # allow clearing most trusted edges at once
 \b
-Exit codes: 0 ok; 2 usage, config, review DB, lock or connection error;
+Exit codes: 0 ok; 2 usage, config, review DB, lock or connection error, or over --max-clear;
 3 the run failed part-way (every applied batch journaled: rerun to converge, or rollback).
 """
 
@@ -31,8 +32,12 @@ Exit codes: 0 ok; 2 usage, config, review DB, lock or connection error;
 @click.option("--batch-size", type=click.IntRange(1, 10000), default=None, metavar="N",
               help="Edges per write batch (default: config sync.batch_size, 1000).")
 @click.option("--relink", "with_relink", is_flag=True, help="Run `graph-trust relink` first, then sync.")
+@click.option("--max-clear", type=click.FloatRange(0, 1), default=None, metavar="F",
+              help="Stop before writing if the run would clear trust from more than this fraction of the "
+                   "graph's trusted edges (and more than 100); 1 = no limit (default: config sync.max_clear, 0.5).")
 @common_options
-def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | None, with_relink: bool) -> None:
+def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | None, with_relink: bool,
+         max_clear: float | None) -> None:
     """Write review decisions onto the graph as trust_score, journaled and idempotent.
 
     Reads the review DB (status -> tier: promoted 1.0, corroborated 0.6, candidate 0.25;
@@ -44,7 +49,7 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     """
     from graph_trust.sync import run_sync
 
-    rt = runtime({"review.path": review_db})
+    rt = runtime({"review.path": review_db, "sync.max_clear": max_clear})
     bars = ProgressBars(rt.quiet)
     relinked = None
     try:

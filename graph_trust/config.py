@@ -74,6 +74,10 @@ class SyncSettings(_Section):
     batch_size: int = Field(default=1000, ge=1, le=10000)
     aggregation: Literal["max", "mean", "noisy_or"] = "max"
     retries: int = Field(default=5, ge=0, le=20)
+    # The largest fraction of a graph's trusted edges one run may clear (when that is more than
+    # CLEAR_LIMIT_FLOOR edges); more stops the run before it writes: an emptied or wrong review DB
+    # must not wipe the graph's trust. 1 = no limit.
+    max_clear: float = Field(default=0.5, ge=0, le=1)
 
     @field_validator("tiers")
     @classmethod

@@ -45,6 +45,10 @@ class RollbackConflictError(GraphTrustError):
     """A later run changed properties a rollback would restore."""
 
 
+class ClearLimitError(GraphTrustError):
+    """A sync run would clear trust from more edges than ``sync.max_clear`` allows (nothing written)."""
+
+
 class RunFailedError(GraphTrustError):
     """A run failed part-way; every applied batch is journaled, so state is consistent."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.errors import GraphTrustError, RunFailedError
+from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
@@ -93,6 +93,8 @@ async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
 # Candidates per range of a run that compares every edge (see _SyncJob._stream_work): the first
 # writes start after one range is computed, and SQLite works on the next while they run.
 RANGE_CANDIDATES = 2000
+# sync.max_clear applies to runs that would clear more edges than this.
+CLEAR_LIMIT_FLOOR = 100
 # Edge batches written (sent, not yet settled) at a time: the server has the next one queued
 # while this process journals, settles, or computes the next range.
 PIPELINE_DEPTH = 3
@@ -250,6 +252,8 @@ class _SyncJob:
         self._lap("graph_state")
         everything = self._everything or exact
         self._build_work(everything=everything)
+        if not r.dry_run:
+            self._check_clear_limit(everything=everything)
         self._lap("diff")
         aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
                                                  (self.gk,)).fetchone() is not None
@@ -367,6 +371,31 @@ class _SyncJob:
             WHERE (d.uuid IS NOT NULL AND {_DIFFERS}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
             ORDER BY k.graph, k.uuid
         """, {"gk": self.gk, "source": self.source})
+
+    def _check_clear_limit(self, *, everything: bool) -> None:
+        """Stop before the first write when the run would clear trust from more than
+        ``sync.max_clear`` of the graph's trusted edges (and more than ``CLEAR_LIMIT_FLOOR``)."""
+        limit = self.settings.sync.max_clear
+        if limit >= 1:
+            return
+        c = self.con
+        p = {"gk": self.gk, "source": self.source}
+        if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
+            clears = c.execute(
+                "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :gk AND NOT EXISTS (SELECT 1 FROM "
+                "sync_candidates c JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
+                "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
+        else:
+            clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
+        if clears <= CLEAR_LIMIT_FLOOR:
+            return
+        trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :gk", p).fetchone()[0]
+        if clears > limit * trusted:
+            raise ClearLimitError(
+                f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
+                f"({clears / trusted:.0%}), more than sync.max_clear allows ({limit:.0%}); nothing was written. "
+                "Check the review DB (emptied, truncated, the wrong file?); if it is right, run again with "
+                "--max-clear 1")
 
     def _stream_work(self):
         """Everything mode: per graph and uuid range, recompute the desired trust, append the range's
