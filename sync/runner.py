@@ -264,8 +264,9 @@ class _SyncJob:
         self._count_unchanged()
         self._report_unmatched()
         if not r.dry_run:  # every touched edge was written; the unmatched ones are retried next run
-            with self.store.tx() as c:
-                c.execute("DELETE FROM sync_touched WHERE source = ?", (self.source,))
+            with self.store.tx() as c:  # (edges a verify touched meanwhile stay for the next run)
+                c.execute("DELETE FROM sync_touched WHERE source = ? AND (graph, uuid) IN "
+                          "(SELECT graph, uuid FROM temp.keys)", (self.source,))
                 c.execute("DELETE FROM sync_unmatched WHERE source = ?", (self.source,))
                 c.execute("INSERT INTO sync_unmatched SELECT ?, graph, uuid FROM temp.unmatched", (self.source,))
                 full_diff_done(c, self.source)
@@ -354,11 +355,12 @@ class _SyncJob:
         c.execute("DROP TABLE IF EXISTS temp.work")
         c.execute("DROP TABLE IF EXISTS temp.unmatched")
         c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+        # the touched edges as of now: the run clears these when done (not those touched meanwhile)
+        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source",
+                  {"source": self.source})
         if everything:
             c.execute(f"CREATE TEMP TABLE work (graph TEXT, uuid TEXT, {', '.join(_WORK_COLS)})")
             return
-        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source",
-                  {"source": self.source})
         c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source",
                   {"source": self.source})
         # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)

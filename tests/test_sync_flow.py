@@ -370,6 +370,40 @@ async def test_verify_reads_the_review_db_itself_and_names_rows_normal_runs_miss
     assert v.in_sync and v.missed_candidates == 0 and v.to_dict()["hint"] is None
     assert (await edge_props(graph, group))[u[1]]["trust_score"] == 1.0
 
+
+async def test_a_change_a_verify_read_during_a_run_reaches_the_next_run(world, monkeypatch):
+    """verify refreshes the state store's copy (it does not take the sync lock). A review change
+    it reads while a run is writing is handed on as a touched edge; the run, when done, clears
+    only the touched edges it worked on, so the next run writes that change."""
+    import graph_trust.sync.runner as runner
+
+    import graph_trust.sync.desired as desired
+    from graph_trust.sync.state import now_iso
+
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    # (without the 10-minute margin: else the next run re-reads the row anyway, the run being short)
+    monkeypatch.setattr(desired, "SAFETY_MARGIN", desired.timedelta(0))
+    write_edges = runner._SyncJob._write_edges
+    seen = []
+
+    async def verify_meanwhile(self, **kw):
+        await write_edges(self, **kw)
+        if not seen:
+            set_rows(db, "UPDATE candidates SET status = 'candidate', updated_at = ? WHERE id = 'c2'", (now_iso(),))
+            seen.append(await verify(settings, review_db=db, graph=graph))
+
+    monkeypatch.setattr(runner._SyncJob, "_write_edges", verify_meanwhile)
+    set_rows(db, "UPDATE candidates SET status = 'corroborated', updated_at = ? WHERE id = 'c1'", (now_iso(),))
+    await run_sync(settings, review_db=db, graph=graph)
+    assert seen and seen[0].drift["edge_wrong_trust"] == 1  # c2's edge, as verify saw it
+    monkeypatch.setattr(runner._SyncJob, "_write_edges", write_edges)
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.edges_set == 1
+    props = await edge_props(graph, group)
+    assert (props[u[0]]["trust_score"], props[u[1]]["trust_score"]) == (0.6, 0.25)
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
 async def test_verify_keeps_full_collections_off_startup_objects(world, monkeypatch):
     """verify, like a run, freezes the objects that existed before it (observed from inside its
     entity reads, which still run for real) and unfreezes them after."""
