@@ -34,6 +34,7 @@ import numpy as np
 from graph_trust.config import Settings
 from graph_trust.errors import InputError
 from graph_trust.sync import relink_store
+from graph_trust.sync.state import new_run_id
 from graph_trust.sync.relink_store import relinked_evidence_json  # re-exported; lives with the writes
 from graph_trust.sync.matching import EdgeIndex, Matcher, MatchResult, Prepared, RelinkCandidate
 
@@ -339,7 +340,7 @@ def _record_and_write(settings: Settings, db: Any, report: RelinkReport, matched
     ``sync_quarantine``; write and journal unless dry run."""
     from graph_trust.sync.state import StateStore
 
-    run_id = report.run_id = relink_store.new_run_id()
+    run_id = report.run_id = new_run_id("relink")  # `graph-trust rollback` routes relink-... ids to relink
     changes = [(c.id, ev, r.edge.uuid) for c, ev, r in matched if r.written]
     if changes and not report.dry_run:
         report.written, report.conflicts = relink_store.apply_relinks(db, run_id, changes, report_counts(report), settings)

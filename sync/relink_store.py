@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import sqlite3
 from datetime import datetime, timezone
 from collections.abc import Iterator
@@ -59,11 +58,6 @@ CREATE TABLE IF NOT EXISTS relink_journal (
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def new_run_id() -> str:
-    """``relink-<UTC time>-<random>``: ``graph-trust rollback`` routes these ids to :func:`rollback`."""
-    return "relink-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
 def _write_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:

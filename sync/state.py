@@ -111,8 +111,9 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def new_run_id() -> str:
-    return "sync-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+def new_run_id(kind: str = "sync") -> str:
+    """``<kind>-<UTC time>-<random>`` (``sync-``, ``rollback-``, ``relink-``)."""
+    return f"{kind}-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
 
 def connect_state(path: Path) -> sqlite3.Connection:
@@ -187,7 +188,7 @@ class StateStore:
     def start_run(self, *, kind: str, graph_key: str, graph: str, dry_run: bool, full: bool,
                   config_hash: str, target_run: str | None = None, pid: int | None = None) -> tuple[str, str]:
         """Insert a running run; returns ``(run_id, started_at)``."""
-        run_id, started = new_run_id(), now_iso()
+        run_id, started = new_run_id(kind), now_iso()
         with self.tx() as c:
             seq = c.execute("SELECT coalesce(max(seq), 0) + 1 FROM sync_runs").fetchone()[0]
             c.execute(
