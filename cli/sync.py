@@ -115,7 +115,7 @@ def verify(review_db: str | None, examples: int) -> None:
         emit_json(report)
     else:
         state = "in sync" if report["in_sync"] else "DRIFT"
-        click.echo(f"{state}: {report['edges_checked']} edges with trust and {report['entities_checked']} "
+        click.echo(f"{state}: {report['edges_checked']} edge(s) with trust and {report['entities_checked']} "
                    f"entities checked; {report['unmatched_count']} unmatched, {report['quarantined_count']} "
                    "quarantined candidates")
         for kind, n in report["drift"].items():
