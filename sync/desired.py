@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import Policy
+from graph_trust.errors import ReviewDBError
 from graph_trust.sync.review_db import ReviewDB, review_error
 from graph_trust.sync.state import StateStore, now_iso
 
@@ -109,8 +110,8 @@ def _text_sql(col: str) -> str:
     return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
 
 
-def copy_rows(c: sqlite3.Connection, inner: str, params: dict, policy: Policy, graph_of: Callable[[str | None], str],
-              *, table: str = "sync_candidates", batch_size: int = 2000,
+def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict, policy: Policy,
+              graph_of: Callable[[str | None], str], *, table: str = "sync_candidates", batch_size: int = 2000,
               progress: Callable[[int], None] | None = None) -> int:
     """Upsert the review rows ``inner`` selects (over the ATTACHed review DB) into ``table`` (the
     columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
@@ -118,6 +119,10 @@ def copy_rows(c: sqlite3.Connection, inner: str, params: dict, policy: Policy, g
     which gives each unusable row its quarantine reason. Returns the rows copied."""
     gid = "CAST(group_id AS TEXT)"
     insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason) ")
+    everything, with_id = c.execute(f"SELECT count(*), count(id) FROM ({inner})", params).fetchone()
+    if with_id < everything:
+        raise ReviewDBError(f"review DB {review.path} table {review.table!r}: {everything - with_id} row(s) have "
+                            f"no id (column {review.columns['id']!r} is NULL); every candidate needs one")
     cur = c.execute(
         insert + f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
         f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
@@ -126,7 +131,6 @@ def copy_rows(c: sqlite3.Connection, inner: str, params: dict, policy: Policy, g
     if progress:
         progress(read)
     # the other rows, through Python (no second scan when every row took the fast path)
-    everything = c.execute(f"SELECT count(*) FROM ({inner})", params).fetchone()[0]
     slow = c.execute(f"SELECT * FROM ({inner}) WHERE NOT {FAST_PATH}" + (" LIMIT 0" if everything == read else ""),
                      params)
     names = [d[0] for d in slow.description]
@@ -137,6 +141,28 @@ def copy_rows(c: sqlite3.Connection, inner: str, params: dict, policy: Policy, g
         if progress:
             progress(len(batch))
     return read
+
+
+DUPLICATE_ID = "duplicate id: "
+
+
+def quarantine_duplicate_ids(c: sqlite3.Connection, review: ReviewDB, table: str, source: str) -> None:
+    """An id on more than one review row cannot say which decision is meant: the id is
+    quarantined (none of its rows is used) until it is unique again. Nothing to do when the
+    review table declares its id column unique (the documented schema does)."""
+    if review.unique_ids():
+        return
+    col = f'"{review.columns["id"]}"'
+    repeated = c.execute(f'SELECT CAST({col} AS TEXT), count(*) FROM review."{review.table}" WHERE {col} IS NOT NULL '
+                         "GROUP BY 1 HAVING count(*) > 1").fetchall()
+    if not repeated:
+        return
+    if table == "sync_candidates":  # the edges they gave trust to are compared again
+        c.executemany("INSERT OR IGNORE INTO sync_touched SELECT source, graph, edge_uuid FROM sync_candidates "
+                      "WHERE source = ? AND id = ? AND edge_uuid IS NOT NULL", [(source, i) for i, _ in repeated])
+    c.executemany(f"UPDATE {table} SET edge_uuid = NULL, reason = ? WHERE source = ? AND id = ?",
+                  [(f"{DUPLICATE_ID}{n} review rows have this id (ids must be unique; none of them is used)",
+                    source, i) for i, n in repeated])
 
 
 def source_for(review: ReviewDB, graph_key: str) -> str:
@@ -174,6 +200,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
              "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
+    unique = review.unique_ids()
     with attached(con, review), store.tx() as c:
         if since is None:
             c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
@@ -183,9 +210,10 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
             inner = "SELECT * FROM temp.changed"
             c.execute("DROP TABLE IF EXISTS temp.gone")
             c.execute("CREATE TEMP TABLE gone (id TEXT)")
-            n_review = c.execute(f'SELECT count(*) FROM review."{review.table}"').fetchone()[0]
+            ids = "*" if unique else f'DISTINCT CAST("{review.columns["id"]}" AS TEXT)'  # (a view may repeat ids)
+            n_review = c.execute(f'SELECT count({ids}) FROM review."{review.table}"').fetchone()[0]
             n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
-            n_new = c.execute("SELECT count(*) FROM temp.changed x WHERE x.id IS NOT NULL AND NOT EXISTS "
+            n_new = c.execute("SELECT count(DISTINCT CAST(x.id AS TEXT)) FROM temp.changed x WHERE NOT EXISTS "
                               "(SELECT 1 FROM sync_candidates WHERE source = :source AND id = CAST(x.id AS TEXT))",
                               params).fetchone()[0]  # one primary-key lookup per changed row
             if n_copy + n_new != n_review:  # rows left the review DB, or came with an old updated_at
@@ -195,10 +223,16 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                           "WHERE NOT EXISTS (SELECT 1 FROM sync_candidates s WHERE s.source = :source "
                           "AND s.id = CAST(x.id AS TEXT)) AND NOT EXISTS (SELECT 1 FROM temp.changed t "
                           "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
+            if not unique:  # ids quarantined as repeated: read again (they may be unique now)
+                c.execute(f"INSERT INTO temp.changed SELECT * FROM ({review.select_sql(REVIEW_FIELDS, schema='review')}) x "
+                          f"WHERE CAST(x.id AS TEXT) IN (SELECT id FROM sync_candidates WHERE source = :source "
+                          f"AND reason LIKE '{DUPLICATE_ID}%') AND NOT EXISTS (SELECT 1 FROM temp.changed t "
+                          "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
-        read = copy_rows(c, inner, params, policy, graph_of, batch_size=batch_size, progress=progress)
+        read = copy_rows(c, review, inner, params, policy, graph_of, batch_size=batch_size, progress=progress)
+        quarantine_duplicate_ids(c, review, "sync_candidates", source)
         pending = 1 if since is None else (row[2] if row else 1)
         if since is None:
             c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
@@ -246,7 +280,9 @@ def exact_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_
     con.execute("CREATE UNIQUE INDEX temp.review_rows_key ON review_rows (source, id)")  # (for the upsert)
     params = {"source": source, "db": default_graph, "neo4j": int(neo4j)}
     with attached(con, review):
-        copy_rows(con, review.select_sql(REVIEW_FIELDS, schema="review"), params, policy, graph_of, table="temp.review_rows")
+        copy_rows(con, review, review.select_sql(REVIEW_FIELDS, schema="review"), params, policy, graph_of,
+                  table="temp.review_rows")
+        quarantine_duplicate_ids(con, review, "temp.review_rows", source)
     con.execute("DROP TABLE IF EXISTS temp.desired")
     con.execute("CREATE TEMP TABLE desired AS SELECT graph, edge_uuid, score, status, memory_type, sensitivity, scope "
                 "FROM (" + DESIRED_SQL.format(source_rows="temp.review_rows c", where="") + ")", params)

@@ -190,6 +190,20 @@ class ReviewDB:
         except sqlite3.Error as exc:
             raise review_error(self.path, exc) from None
 
+    def unique_ids(self) -> bool:
+        """Whether the id column is declared unique: the table's sole primary key or a one-column
+        unique index (a view, or a table without either, may repeat ids)."""
+        col, table = self.columns["id"], self.table
+        try:
+            if [r[1] for r in self.con.execute(f'PRAGMA table_info("{table}")') if r[5]] == [col]:
+                return True
+            for _, name, unique, _, partial in self.con.execute(f'PRAGMA index_list("{table}")'):
+                if unique and not partial and [r[2] for r in self.con.execute(f'PRAGMA index_info("{name}")')] == [col]:
+                    return True
+        except sqlite3.Error as exc:
+            raise review_error(self.path, exc) from None
+        return False
+
     def uri(self) -> str:
         """Read-only URI of the file (to ATTACH it to the state store's connection)."""
         return f"file:{quote(str(self.path.resolve()))}?mode=ro"

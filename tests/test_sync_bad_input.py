@@ -129,6 +129,61 @@ async def test_pipeline_db_through_column_mapping(graph, settings, tmp_path, bui
     assert (await edge_props(graph, group))[u[5]]["trust_score"] == 0.6
 
 
+
+def _view_db(path, rows):
+    """A pipeline DB whose candidates are a view over a table without a key (ids may repeat)."""
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("CREATE TABLE facts_raw (fact_id TEXT, review_state TEXT, refs TEXT, tenant TEXT, modified TEXT)")
+        con.execute("CREATE VIEW facts AS SELECT * FROM facts_raw")
+        con.executemany("INSERT INTO facts_raw VALUES (?, ?, ?, ?, '2026-01-01T00:00:00Z')", rows)
+    con.close()
+    return path
+
+
+def _map_view(settings):
+    settings.review.table = "facts"
+    settings.review.columns = {"id": "fact_id", "status": "review_state", "evidence_refs_json": "refs",
+                               "group_id": "tenant", "updated_at": "modified"}
+
+
+async def test_a_row_without_an_id_is_one_clear_error(graph, settings, tmp_path, built):
+    group, u = built
+    ev = json.dumps([{"evidence_id": u[0]}])
+    db = _view_db(tmp_path / "p.sqlite3", [("f1", "promoted", ev, group), (None, "promoted", ev, group)])
+    _map_view(settings)
+    with pytest.raises(ReviewDBError, match=r"table 'facts': 1 row\(s\) have no id \(column 'fact_id' is NULL\)"):
+        await run_sync(settings, review_db=db, graph=graph)
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] is None  # nothing written
+
+
+async def test_a_repeated_id_quarantines_the_id_until_it_is_unique(graph, settings, tmp_path, built):
+    """Two rows with one id: which decision is meant cannot be told, so neither is used (before,
+    whichever row SQLite copied last won). Once one row goes (its updated_at untouched), the next
+    normal run uses the other."""
+    group, u = built
+    ev0, ev1 = (json.dumps([{"evidence_id": x}]) for x in (u[0], u[1]))
+    db = _view_db(tmp_path / "p.sqlite3", [("f1", "promoted", ev0, group), ("f2", "corroborated", ev1, group)])
+    _map_view(settings)
+    await run_sync(settings, review_db=db, graph=graph)
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("INSERT INTO facts_raw VALUES ('f1', 'rejected', '[]', ?, '2030-01-01T00:00:00Z')", (group,))
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert [q["id"] for q in rep.quarantined] == ["f1"] and "2 review rows have this id" in rep.quarantined[0]["reason"]
+    assert rep.edges_cleared == 1
+    props = await edge_props(graph, group)
+    assert (props[u[0]]["trust_score"], props[u[1]]["trust_score"]) == (None, 0.6)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync and v.quarantined_count == 1 and v.missed_candidates == 0
+    with con:
+        con.execute("DELETE FROM facts_raw WHERE review_state = 'rejected'")
+    con.close()
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.quarantined == [] and rep.edges_set == 1
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] == 1.0
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
 async def test_lock_held_and_dead_holder_taken_over(graph, settings, tmp_path, built):
     group, u = built
     db = review_db(tmp_path / "r.sqlite3", [row("c1", u[0], "promoted", group)])
