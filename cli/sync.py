@@ -88,6 +88,8 @@ def render_sync(d: dict) -> str:
         lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
                      + ", ".join(u["id"] for u in d["unmatched"][:10]))
         lines.append(f"hint: {d['unmatched_hint']}")
+    if d.get("clear_limit"):
+        lines.append(f"note: {d['clear_limit']}")
     if d.get("lock_takeover_pid"):
         lines.append(f"note: took over a sync lock left by dead process {d['lock_takeover_pid']}")
     return "\n".join(lines)

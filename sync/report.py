@@ -30,6 +30,7 @@ class SyncReport:
     drift_healed: int = 0
     recovered_journal_rows: int = 0
     lock_takeover_pid: int | None = None
+    clear_limit: str | None = None  # dry run: why a real run would stop at sync.max_clear (else null)
     batches: int = 0
     phase_s: dict[str, float] = field(default_factory=dict)
     duration_s: float = 0.0

@@ -252,8 +252,12 @@ class _SyncJob:
         self._lap("graph_state")
         everything = self._everything or exact
         self._build_work(everything=everything)
-        if not r.dry_run:
-            self._check_clear_limit(everything=everything)
+        over = self._over_clear_limit(everything=everything)
+        if over and r.dry_run:  # a dry run is not stopped: it says what a real run would do
+            r.clear_limit = f"{over}: a real run would stop before writing (--max-clear 1 lets it through)"
+        elif over:
+            raise ClearLimitError(f"{over}; nothing was written. Check the review DB (emptied, truncated, the "
+                                  "wrong file?); if it is right, run again with --max-clear 1")
         self._lap("diff")
         aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
                                                  (self.gk,)).fetchone() is not None
@@ -374,12 +378,12 @@ class _SyncJob:
             ORDER BY k.graph, k.uuid
         """, {"gk": self.gk, "source": self.source})
 
-    def _check_clear_limit(self, *, everything: bool) -> None:
-        """Stop before the first write when the run would clear trust from more than
-        ``sync.max_clear`` of the graph's trusted edges (and more than ``CLEAR_LIMIT_FLOOR``)."""
+    def _over_clear_limit(self, *, everything: bool) -> str | None:
+        """Why the run may not go on, if it would clear trust from more than ``sync.max_clear`` of
+        the graph's trusted edges (and more than ``CLEAR_LIMIT_FLOOR``); None when it may."""
         limit = self.settings.sync.max_clear
         if limit >= 1:
-            return
+            return None
         c = self.con
         p = {"gk": self.gk, "source": self.source}
         if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
@@ -390,14 +394,12 @@ class _SyncJob:
         else:
             clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
         if clears <= CLEAR_LIMIT_FLOOR:
-            return
+            return None
         trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :gk", p).fetchone()[0]
-        if clears > limit * trusted:
-            raise ClearLimitError(
-                f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
-                f"({clears / trusted:.0%}), more than sync.max_clear allows ({limit:.0%}); nothing was written. "
-                "Check the review DB (emptied, truncated, the wrong file?); if it is right, run again with "
-                "--max-clear 1")
+        if clears <= limit * trusted:
+            return None
+        return (f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
+                f"({clears / trusted:.0%}), more than sync.max_clear allows ({limit:.0%})")
 
     def _stream_work(self):
         """Everything mode: per graph and uuid range, recompute the desired trust, append the range's

@@ -52,10 +52,13 @@ async def test_an_emptied_review_db_stops_before_writing(synced, full):
     # a dry run shows what the run would do and is not stopped
     dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True, full=full)
     assert dry.edges_cleared == 300
+    assert dry.clear_limit.startswith("this run would clear trust from 300 of the graph's 300 trusted edges")
+    assert "a real run would stop" in dry.clear_limit
     # the operator says it is right: everything is cleared, and verify agrees
     allow = load_settings(overrides={"graph.uri": settings.graph.uri, "graph.database": settings.graph.database,
                                      "state_dir": str(settings.state_dir), "sync.max_clear": 1}, environ={})
     rep = await run_sync(allow, review_db=db, graph=graph, full=full)
+    assert rep.clear_limit is None
     assert rep.edges_cleared == 300 and _trust(await edge_props(graph, group)) == {}
     assert (await verify(allow, review_db=db, graph=graph)).in_sync
 
