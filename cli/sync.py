@@ -148,10 +148,20 @@ def runs(limit: int) -> None:
     if rt.json:
         emit_json(items)
         return
-    rows = [[r["run_id"], r["kind"], r["status"] + (" (journal pruned)" if r.get("journal_pruned_at") else ""),
-             r["started_at"], r["ended_at"] or "",
-             " ".join(f"{k}={v}" for k, v in r["counts"].items() if v)] for r in items]
-    click.echo(table(rows, ["run", "kind", "status", "started", "ended", "counts"]) if rows else "no runs yet")
+    rows = [[r["run_id"], r["kind"] + (" (dry run)" if r.get("dry_run") else "") + (" --full" if r.get("full") else ""),
+             r["status"] + (" (journal pruned)" if r.get("journal_pruned_at") else ""),
+             r["started_at"], r["ended_at"] or "", _run_detail(r)] for r in items]
+    click.echo(table(rows, ["run", "kind", "status", "started", "ended", "counts / error"]) if rows else "no runs yet")
+
+
+def _run_detail(r: dict) -> str:
+    """The non-zero counts of a run, and the error of one that failed (its first 100 characters)."""
+    counts = " ".join(f"{k}={v}" for k, v in (r.get("counts") or {}).items() if v)
+    error = r.get("error")
+    if error and r["status"] != "ok":
+        error = error if len(error) <= 100 else error[:99] + "…"
+        return f"{counts}  error: {error}" if counts else f"error: {error}"
+    return counts
 
 
 @click.command(epilog="""

@@ -58,6 +58,10 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
         if run["journal_pruned_at"]:
             raise InputError(f"run {run_id} can no longer be rolled back: `graph-trust prune` deleted its journal "
                              f"on {run['journal_pruned_at']}")
+        if store.con.execute("SELECT 1 FROM sync_journal WHERE run_id = ? AND state IN ('applied', 'pending') "
+                             "LIMIT 1", (run_id,)).fetchone() is None:
+            why = f" ({run['status']}: {run['error']})" if run["status"] != "ok" and run["error"] else ""
+            raise InputError(f"run {run_id} changed nothing on the graph{why}: nothing to roll back")
         async with use_graph(settings, graph) as g:
             return await _rollback(g, settings, store, run, force)
     finally:

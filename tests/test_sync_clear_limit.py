@@ -9,8 +9,8 @@ import yaml
 
 from cli_helpers import run_cli
 from graph_trust.config import load_settings
-from graph_trust.errors import ClearLimitError
-from graph_trust.sync import run_sync, verify
+from graph_trust.errors import ClearLimitError, InputError
+from graph_trust.sync import rollback, run_sync, verify
 from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
 
 
@@ -49,6 +49,8 @@ async def test_an_emptied_review_db_stops_before_writing(synced, full):
     last = list_runs(settings, limit=1)[0]
     assert last["status"] == "failed" and "sync.max_clear" in last["error"]
     assert _journal_rows(settings, last["run_id"]) == 0
+    with pytest.raises(InputError, match=r"changed nothing on the graph \(failed: this run would clear.*nothing to roll"):
+        await rollback(settings, last["run_id"], graph=graph)
     # a dry run shows what the run would do and is not stopped
     dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True, full=full)
     assert dry.edges_cleared == 300
@@ -97,6 +99,11 @@ async def test_cli_exits_2_naming_the_limit_and_max_clear_1_allows_it(synced, tm
     assert stopped.err.count("\n") == 1 and "300 of the graph's 300 trusted edges" in stopped.err, stopped.err
     assert "--max-clear 1" in stopped.err
     assert _trust(await edge_props(graph, group)) == expected_state(rows)
+    dry = run_cli("sync", "--review-db", str(db), "--config", str(cfg), "--dry-run")
+    assert dry.code == 0 and "note: this run would clear trust from 300" in dry.out
+    listed = run_cli("runs", "--config", str(cfg)).out.splitlines()
+    assert "sync (dry run)" in listed[2] and "edges_cleared=300" in listed[2]
+    assert " failed " in listed[3] and "error: this run would clear trust from 300" in listed[3]
     bad = run_cli("sync", "--review-db", str(db), "--config", str(cfg), "--max-clear", "2")
     assert bad.code == 2 and "--max-clear" in bad.err
     ok = run_cli("sync", "--review-db", str(db), "--config", str(cfg), "--max-clear", "1", "--json")
