@@ -126,7 +126,8 @@ def verify(review_db: str | None, examples: int) -> None:
                 for ex in report["examples"][kind]:
                     click.echo(f"    {ex}")
         if report["hint"]:
-            click.echo(f"hint: {report['hint']} (e.g. {', '.join(report['missed_candidate_ids'])})")
+            ids = report["missed_candidate_ids"]
+            click.echo(f"hint: {report['hint']}" + (f" (e.g. {', '.join(ids)})" if ids else ""))
     if not report["in_sync"]:
         click.get_current_context().exit(1)
 

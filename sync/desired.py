@@ -4,9 +4,12 @@
 one per review source and graph) up to date in one transaction over one read snapshot of
 the review DB (ATTACHed read-only): rows SQLite can take as they are go through one
 ``INSERT ... SELECT`` (``FAST_PATH``), the others through ``evidence.edge_uuid_of`` in
-Python, a batch at a time, which gives each unusable row its quarantine reason. A normal run
-reads only rows whose ``updated_at`` is at or after the last refresh (minus a safety margin)
-and drops rows that left the review DB; ``full`` (or changed tiers) re-reads everything.
+Python, a batch at a time, which gives each unusable row its quarantine reason (``copy_rows``).
+A normal run reads only rows whose ``updated_at`` is at or after the last refresh (minus a safety
+margin); when the row counts then disagree it also finds the rows that left the review DB and
+those that arrived with an older ``updated_at``. ``full`` (or changed tiers) re-reads everything.
+An id on several rows (possible only when the review table does not declare it unique) is
+quarantined until it is unique again. ``exact_candidates`` reads every row afresh for ``verify``.
 
 Every edge whose candidates changed (its old and new edge uuid) is recorded in
 ``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
@@ -26,9 +29,9 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
+from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import Policy
-from graph_trust.errors import ReviewDBError
 from graph_trust.sync.review_db import ReviewDB, review_error
 from graph_trust.sync.state import StateStore, now_iso
 
@@ -225,9 +228,9 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
                           "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
             if not unique:  # ids quarantined as repeated: read again (they may be unique now)
                 c.execute(f"INSERT INTO temp.changed SELECT * FROM ({review.select_sql(REVIEW_FIELDS, schema='review')}) x "
-                          f"WHERE CAST(x.id AS TEXT) IN (SELECT id FROM sync_candidates WHERE source = :source "
-                          f"AND reason LIKE '{DUPLICATE_ID}%') AND NOT EXISTS (SELECT 1 FROM temp.changed t "
-                          "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
+                          "WHERE CAST(x.id AS TEXT) IN (SELECT id FROM sync_candidates WHERE source = :source "
+                          "AND reason LIKE :repeated) AND NOT EXISTS (SELECT 1 FROM temp.changed t "
+                          "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", {**params, "repeated": DUPLICATE_ID + "%"})
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
