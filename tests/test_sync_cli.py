@@ -51,6 +51,14 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
     missing = run_cli("sync", "--review-db", str(tmp_path / "nope.sqlite3"), *common)
     assert missing.code == 2 and missing.err.count("\n") == 1 and "does not exist" in missing.err
 
+    # a decision changed without a newer updated_at: normal runs miss it, verify names it (text mode)
+    set_rows(db, "UPDATE candidates SET status = 'corroborated' WHERE id = 'c1'")
+    assert run_cli("sync", "--review-db", str(db), *common).json()["candidates_read"] == 0
+    text = run_cli("verify", "--review-db", str(db), "--config", str(cfg))
+    assert text.code == 1 and text.out.startswith("DRIFT: ") and "edge_wrong_trust: 1" in text.out
+    assert text.out.splitlines()[-1] == ("hint: 1 review row(s) changed without a newer updated_at, so normal syncs "
+                                         "do not see them: run 'graph-trust sync --full' to re-read every row (e.g. c1)")
+
 
 async def test_prune_cli(graph, settings, tmp_path, unique, embedded_path):
     group = f"g_{unique}"
