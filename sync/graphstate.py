@@ -102,13 +102,6 @@ async def entity_buckets(gg: Any) -> list[str]:
     return sorted(r["bucket"] for r in rows if r["bucket"] is not None)
 
 
-async def iter_entity_inputs(gg: Any) -> AsyncIterator[list[dict]]:
-    """Every Entity's trust_score and its trusted edges' scores, one ``entity_buckets`` range at a time."""
-    for b in await entity_buckets(gg):
-        lo, hi = bucket_range(b)
-        yield await gg.query("entity_trust_inputs_in_range", lo=lo, hi=hi)
-
-
 def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, bucket: str, edges: list[dict]) -> None:
     """Make the shadow's rows of one bucket equal to ``edges`` (inside the caller's transaction)."""
     lo, hi = bucket_range(bucket)

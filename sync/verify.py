@@ -1,8 +1,9 @@
 """``graph-trust verify``: compare the graph with the review DB's desired state, exactly.
 
-Reads every review row (afresh, whatever ``updated_at`` says), every edge carrying trust
-(bucket by bucket) and every entity; never writes the graph. Also names the review rows the
-state store's copy has otherwise (``missed_candidates``: normal runs do not see them).
+Reads every review row (afresh, whatever ``updated_at`` says), every edge carrying trust with
+its endpoints (bucket by bucket), and the entities that hold trust; the entities' expected trust
+is aggregated from those endpoints. Never writes the graph. Also names the review rows the state
+store's copy has otherwise (``missed_candidates``: normal runs do not see them).
 Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge has none),
 ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
 ``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
@@ -12,7 +13,6 @@ Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from graph_trust.sync.report import VerifyReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runner import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
-from graph_trust.sync.writer import edge_values, finished_first, props_equal
+from graph_trust.sync.writer import edge_values, props_equal
 
 # The columns of a parsed review row (besides its id) that decide what sync writes.
 _ROW = ("graph", "edge_uuid", "status", "memory_type", "sensitivity", "scope", "reason")
@@ -60,20 +60,13 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     # what the next normal sync will work from (its incremental copy) ...
     refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
     con = store.con
-    names = _graph_names(con, "SELECT DISTINCT graph FROM sync_desired WHERE source = ?", (source,), gk, g.database)
+    # ... and the review DB as it is
+    missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
+    names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
+             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))})
     found = _Findings(examples)
-    # ... and the review DB as it is, read in a worker thread while the entities are checked
-    exact = asyncio.get_running_loop().run_in_executor(
-        None, lambda: _read_review_db(store, review, policy, graphs.name_for, where))
-    try:
-        entities_checked = await _check_entities(graphs, names, settings.sync.aggregation, found)
-    except BaseException:
-        await asyncio.wait({exact})  # the worker holds the state store's connection
-        raise
-    missed, quarantined = await finished_first(exact)
-    more = _graph_names(con, "SELECT DISTINCT graph FROM temp.desired", (), gk, g.database) - names
-    entities_checked += await _check_entities(graphs, more, settings.sync.aggregation, found)
-    edges_checked, unmatched = await _check_edges(con, graphs, names | more, found)
+    edges_checked, unmatched = await _check_edges(con, graphs, names, found)
+    entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,
                         unmatched_count=unmatched, quarantined_count=quarantined, missed_candidates=len(missed),
@@ -94,13 +87,6 @@ class _Findings:
             self.examples[kind].append(item)
 
 
-def _graph_names(con, sql: str, params: tuple, gk: str, database: str) -> set[str]:
-    """The graphs ``sql`` lists, those the shadow holds edges of, and the default one."""
-    return ({r[0] for r in con.execute(sql, params)} |
-            {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))} |
-            {database})
-
-
 def _read_review_db(store: StateStore, review: ReviewDB, policy, graph_of, where: dict) -> tuple[list[str], int]:
     """``temp.review_rows`` and ``temp.desired`` from the review DB as it is; returns the ids of the
     rows the state store's copy has otherwise (changed without a newer updated_at, so a normal sync
@@ -115,19 +101,63 @@ def _read_review_db(store: StateStore, review: ReviewDB, policy, graph_of, where
     return missed, store.con.execute("SELECT count(*) FROM temp.review_rows WHERE reason IS NOT NULL").fetchone()[0]
 
 
-async def _check_entities(graphs: graphstate.Graphs, names: set[str], method: str, found: _Findings) -> int:
-    """Every entity of ``names`` against the aggregate of its trusted edges; returns how many."""
+class _Aggregate:
+    """:func:`aggregate` as an SQLite aggregate function (``create_aggregate``)."""
+
+    method = "max"
+
+    @classmethod
+    def of(cls, method: str) -> type:
+        return type("_Aggregate_" + method, (cls,), {"method": method})
+
+    def __init__(self) -> None:
+        self.scores: list[float] = []
+
+    def step(self, score: float | None) -> None:
+        self.scores.append(score)
+
+    def finalize(self) -> float | None:
+        return aggregate(self.scores, self.method)
+
+
+async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], method: str, found: _Findings) -> int:
+    """Every entity of ``names`` against the aggregate of the trusted edges touching it (from the
+    endpoints ``_check_edges`` read into ``temp.actual``; an edge counts once, a self-loop too);
+    returns how many entities the graphs hold. Only entities that hold trust are read (uuid range by
+    range); those that should hold some and do not are looked up by uuid."""
     checked = 0
     for graph in sorted(names):
-        async for rows in graphstate.iter_entity_inputs(graphs(graph)):
-            for row in rows:
-                checked += 1
-                want = aggregate(row.get("scores") or [], method)
-                have = row.get("trust_score")
-                if want is None and have is not None:
-                    found.note("entity_stale_trust", {"graph": graph, "uuid": row["uuid"], "have": have})
-                elif not same_score(want, None if have is None else float(have)):
-                    found.note("entity_wrong_trust", {"graph": graph, "uuid": row["uuid"], "have": have, "want": want})
+        gg = graphs(graph)
+        con.execute("DROP TABLE IF EXISTS temp.want")
+        con.execute("CREATE TEMP TABLE want (uuid TEXT PRIMARY KEY, score REAL)")
+        con.create_aggregate("trust_aggregate", 1, _Aggregate.of(method))
+        con.execute(  # each edge once per endpoint; a self-loop once
+            "INSERT INTO temp.want SELECT entity, trust_aggregate(score) FROM (SELECT source_uuid AS entity, "
+            "trust_score AS score FROM temp.actual WHERE graph = :g UNION ALL SELECT target_uuid, trust_score "
+            "FROM temp.actual WHERE graph = :g AND target_uuid IS NOT source_uuid) WHERE entity IS NOT NULL "
+            "GROUP BY entity", {"g": graph})
+        con.execute("DROP TABLE IF EXISTS temp.have")
+        con.execute("CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)")
+        buckets = await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
+        checked += sum(r["n"] for r in buckets)
+        for b in sorted(r["bucket"] for r in buckets if r["bucket"] is not None):
+            lo, hi = graphstate.bucket_range(b)
+            con.executemany("INSERT OR REPLACE INTO temp.have VALUES (?, ?)",
+                            [(r["uuid"], r["trust_score"]) for r in
+                             await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)])
+        for uuid, have, want in con.execute("SELECT h.uuid, h.score, w.score FROM temp.have h "
+                                            "LEFT JOIN temp.want w ON w.uuid = h.uuid ORDER BY h.uuid").fetchall():
+            if want is None:
+                found.note("entity_stale_trust", {"graph": graph, "uuid": uuid, "have": have})
+            elif not same_score(want, float(have)):
+                found.note("entity_wrong_trust", {"graph": graph, "uuid": uuid, "have": have, "want": want})
+        lacking = con.execute("SELECT w.uuid, w.score FROM temp.want w WHERE NOT EXISTS "
+                              "(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid").fetchall()
+        for i in range(0, len(lacking), 1000):  # (an endpoint that is not an Entity node is no drift)
+            chunk = dict(lacking[i:i + 1000])
+            for r in await gg.query("entity_trust_inputs", uuids=list(chunk)):
+                found.note("entity_wrong_trust", {"graph": graph, "uuid": r["uuid"], "have": None,
+                                                  "want": chunk[r["uuid"]]})
     return checked
 
 
@@ -135,17 +165,23 @@ async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _
     """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
     trust; returns (edges checked, desired edges the graph does not have)."""
     con.execute("DROP TABLE IF EXISTS temp.actual")
-    con.execute(f"CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, {', '.join(EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
+    con.execute(f"CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, {', '.join(EDGE_PROPS)}, source_uuid TEXT, "
+                "target_uuid TEXT, PRIMARY KEY (graph, uuid))")
     checked = 0
     for graph in sorted(names):
         async for _, edges in graphstate.iter_trusted_edges(graphs(graph)):
-            con.executemany(f"INSERT OR REPLACE INTO temp.actual VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
-                            [(graph, e["uuid"], *edge_values(e).values()) for e in edges])
+            con.executemany(f"INSERT OR REPLACE INTO temp.actual VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)}, ?, ?)",
+                            [(graph, e["uuid"], *edge_values(e).values(), e.get("source_uuid"), e.get("target_uuid"))
+                             for e in edges])
             checked += len(edges)
     cols = ", ".join(f"a.{p}" for p in EDGE_PROPS)
+    # SQLite keeps the rows that may differ (values compared as stored: a superset of what
+    # props_equal, which compares text, finds); Python decides on those few
     for row in con.execute(f"SELECT a.graph, a.uuid, {cols}, d.score, d.status, d.memory_type, d.sensitivity, d.scope "
                            "FROM temp.actual a LEFT JOIN temp.desired d ON d.graph = a.graph AND d.edge_uuid = a.uuid "
-                           "ORDER BY a.graph, a.uuid"):
+                           "WHERE d.score IS NULL OR a.trust_score IS NULL OR abs(a.trust_score - d.score) > 1e-9 "
+                           "OR a.trust_status IS NOT d.status OR a.memory_type IS NOT d.memory_type "
+                           "OR a.sensitivity IS NOT d.sensitivity OR a.scope IS NOT d.scope ORDER BY a.graph, a.uuid"):
         graph, uuid = row[0], row[1]
         have = dict(zip(EDGE_PROPS, row[2:9]))
         want = dict(zip(COMPARED_PROPS, row[9:]))

@@ -315,21 +315,6 @@ async def _entity_trust_inputs(c: Ctx):
 
 
 
-@case("entity_trust_inputs_in_range")
-async def _entity_trust_inputs_in_range(c: Ctx):
-    db = c.n("billing-db")
-    await c.set_trust({c.e(0): 0.2, c.e(1): 0.4, c.e(2): 0.8, c.e(5): 0.9})
-    await c.g.write("entity_trust_set", rows=[{"uuid": db, "trust_score": 0.3, "trust_run_id": "r9"}])
-    ordered = sorted(c.nodes)
-    every = {r["uuid"]: r for r in await c.g.query("entity_trust_inputs_in_range", lo=ordered[0], hi="~")}
-    want = {r["uuid"]: r for r in await c.g.query("entity_trust_inputs", uuids=ordered)}
-    assert sorted(every) == ordered
-    assert {u: (sorted(r["scores"]), r["trust_score"]) for u, r in every.items()} == {
-        u: (sorted(r["scores"]), r["trust_score"]) for u, r in want.items()}
-    assert sorted(every[db]["scores"]) == [0.2, 0.4, 0.8] and every[db]["trust_score"] == 0.3
-    inner = await c.g.query("entity_trust_inputs_in_range", lo=ordered[1], hi=ordered[-1])  # [lo, hi)
-    assert sorted(r["uuid"] for r in inner) == ordered[1:-1]
-
 def _expected_aggregate(c: Ctx, scores: dict[str, float], how: str) -> dict[str, float]:
     per_node = collections.defaultdict(list)
     for u, s in scores.items():
@@ -496,6 +481,6 @@ async def test_wrong_parameter_name_fails_loudly(ctx):
         await ctx.g.write("edge_trust_set", uuids=[e1], by_uid={e1: row})
     assert err.value.code == "Neo.ClientError.Statement.ParameterMissing"
     with pytest.raises(neo4j.exceptions.ClientError) as err:
-        await ctx.g.query("entity_trust_inputs_in_range", lo="", high="~")
+        await ctx.g.query("entities_with_trust_in_range", lo="", high="~")
     assert err.value.code == "Neo.ClientError.Statement.ParameterMissing"
     assert "trust_score" not in await ctx.rel(e1)

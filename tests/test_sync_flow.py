@@ -404,22 +404,52 @@ async def test_a_change_a_verify_read_during_a_run_reaches_the_next_run(world, m
     assert (props[u[0]]["trust_score"], props[u[1]]["trust_score"]) == (0.6, 0.25)
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
+
+@pytest.mark.parametrize("method, billing_db", [("max", 0.6), ("mean", (0.6 + 0.25 + 0.25) / 3),
+                                                ("noisy_or", 1 - 0.4 * 0.75 * 0.75)])
+async def test_each_aggregation_counts_a_self_loop_once_in_sync_full_and_verify(graph, settings, tmp_path, unique,
+                                                                                 method, billing_db):
+    """billing-db's trusted edges: 0.6, 0.25 and a self-loop of 0.25, which counts once (twice
+    would give mean 0.3375, noisy_or 0.83125). A normal run aggregates in Python, --full in the
+    graph, verify from the endpoints of the edges it read: all three must agree."""
+    from builders import Fact
+
+    group = f"g_{unique}"
+    loop = Fact("billing-db", "REPLICATES_TO", "billing-db", "billing-db replicates to itself")
+    uuids = await build(graph, group, [*FACTS, loop])
+    db = review_db(tmp_path / "r.sqlite3", [row("c1", uuids[FACTS[0].fact], "corroborated", group),
+                                            row("c2", uuids[FACTS[1].fact], "candidate", group),
+                                            row("c3", uuids[loop.fact], "candidate", group)])
+    settings.sync.aggregation = method
+    await run_sync(settings, review_db=db, graph=graph)
+    assert (await entity_trust(graph, group))["billing-db"] == pytest.approx(billing_db)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync, (v.drift, v.examples)
+    await graph.for_group(group).run_text("MATCH (n:Entity {name: 'billing-db'}) REMOVE n.trust_score", {},
+                                          write=True)
+    v = await verify(settings, review_db=db, graph=graph)  # an entity that should hold trust and does not
+    assert v.drift["entity_wrong_trust"] == 1 and v.examples["entity_wrong_trust"][0]["have"] is None
+    assert v.examples["entity_wrong_trust"][0]["want"] == pytest.approx(billing_db)
+    await run_sync(settings, review_db=db, graph=graph, full=True)
+    assert (await entity_trust(graph, group))["billing-db"] == pytest.approx(billing_db)
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
 async def test_verify_keeps_full_collections_off_startup_objects(world, monkeypatch):
     """verify, like a run, freezes the objects that existed before it (observed from inside its
-    entity reads, which still run for real) and unfreezes them after."""
+    edge reads, which still run for real) and unfreezes them after."""
     import gc
 
     from graph_trust.sync import graphstate
 
     graph, settings, db, _, _ = world
-    real, during = graphstate.iter_entity_inputs, []
+    real, during = graphstate.iter_trusted_edges, []
 
-    async def observed(gg):
+    async def observed(gg, buckets=None):
         during.append(gc.get_freeze_count())
-        async for rows in real(gg):
-            yield rows
+        async for item in real(gg, buckets):
+            yield item
 
-    monkeypatch.setattr(graphstate, "iter_entity_inputs", observed)
+    monkeypatch.setattr(graphstate, "iter_trusted_edges", observed)
     before = gc.get_freeze_count()
     assert (await verify(settings, review_db=db, graph=graph)).entities_checked > 0
     assert during and min(during) > before and gc.get_freeze_count() == before
