@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from datetime import datetime, timezone
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,6 @@ CREATE TABLE IF NOT EXISTS relink_journal (
     old_json TEXT NOT NULL, new_json TEXT NOT NULL, PRIMARY KEY (run_id, seq)
 );
 """
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _write_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:
@@ -230,7 +225,7 @@ class JournalStore:
                 self.con.execute("BEGIN")
                 self.con.execute(
                     "INSERT INTO relink_runs VALUES (?, ?, NULL, 'pending', ?, ?, ?, ?, ?, ?)",
-                    (run_id, _now(), str(db.path.resolve()), db.table, db.columns["id"],
+                    (run_id, now_iso(), str(db.path.resolve()), db.table, db.columns["id"],
                      db.columns["evidence_refs_json"], json.dumps(counts, sort_keys=True),
                      db.columns.get("updated_at")),
                 )
@@ -248,7 +243,7 @@ class JournalStore:
 
     def finish(self, run_id: str, status: str) -> None:
         with self.con:
-            self.con.execute("UPDATE relink_runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, _now(), run_id))
+            self.con.execute("UPDATE relink_runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, now_iso(), run_id))
 
     def run(self, run_id: str) -> dict | None:
         row = self.con.execute(
