@@ -108,7 +108,13 @@ Exit codes: 0 in sync; 1 drift found; 2 usage, config, review DB or connection e
               help="Examples shown per drift kind.")
 @common_options
 def verify(review_db: str | None, examples: int) -> None:
-    """Check the graph's trust properties against the review DB (read-only, exact)."""
+    """Check the graph's trust properties against the review DB (read-only, exact).
+
+    Reads every review row as it is now (whatever its updated_at says), every edge carrying
+    trust and every entity holding trust. Drift kinds: edge_missing_trust, edge_wrong_trust,
+    edge_stale_trust, entity_wrong_trust, entity_stale_trust. Also names review rows that normal
+    syncs do not see (changed without a newer updated_at), with a hint to run 'sync --full'.
+    """
     from graph_trust.sync import verify as do_verify
 
     rt = runtime({"review.path": review_db})
