@@ -16,6 +16,7 @@ One run, holding the graph's sync lock:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -37,8 +38,8 @@ from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
-from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, entity_values,
-                                     finished_first, landed, props_equal, read_range, recover, write_edge_rows,
+from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, WRITE_OUTCOME_WAIT_S, Change, JournaledWriter, edge_values,
+                                     entity_values, finished_first, landed, props_equal, read_range, recover, write_edge_rows,
                                      write_edges, write_range)
 
 log = logging.getLogger(__name__)
@@ -664,9 +665,19 @@ class _SyncJob:
 
 async def _started(coro) -> asyncio.Future:
     """Schedule ``coro`` and let it run up to its first wait, so its query is on its way to the
-    server before the caller goes on with synchronous work (journaling, settling)."""
+    server before the caller goes on with synchronous work (journaling, settling).
+
+    If the run is cancelled (Ctrl-C) during that one yield, the statement is on its way but the
+    caller never gets the task to wait for: wait for it here (as ``landed`` does) before the
+    cancellation goes on, or the failure handling could read the batch back before it lands and
+    journal as ``void`` a write the graph then applies."""
     task = asyncio.ensure_future(coro)
-    await asyncio.sleep(0)
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await finished_first(task, WRITE_OUTCOME_WAIT_S)
+        raise
     return task
 
 

@@ -93,6 +93,8 @@ async def bulk_graph(graph, group: str, n_edges: int) -> list[str]:
              "fact": f"fact {i}"} for i, u in enumerate(edges)]
     for i in range(0, len(rows), 2000):
         await gg.run_text(BULK_EDGES, {"rows": rows[i:i + 2000]}, write=True)
+    made = await gg.run_text("MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n", {}, write=False)
+    assert made == [{"n": n_edges}], f"bulk_graph made {made} of {n_edges} edges"  # (see test_init: index builds)
     return edges
 
 

@@ -122,6 +122,29 @@ async def test_graph_going_away_mid_run(tmp_path, unique):
     assert set(settled.values()) <= {"applied", "void"}
 
 
+
+async def test_a_write_cancelled_as_it_is_sent_lands_before_the_cancellation_goes_on(graph, unique):
+    """The runner sends each batch with ``_started`` (schedule, yield once, hand the task on).
+    Ctrl-C during that yield used to orphan the write: the runner never got the task, its
+    failure handling read the batch back before it landed and journaled it ``void`` (seen 1 run
+    in 25-50 of the SIGINT test: 5 edges on the graph, journal void). Now ``_started`` waits."""
+    import asyncio
+
+    from graph_trust.sync.runner import _started
+
+    group = f"g_{unique}"
+    edges = await bulk_graph(graph, group, 20000)
+    rows = [{"uuid": u, "trust_score": 0.5, "trust_status": "corroborated", "trust_run_id": "r",
+             "trust_updated_at": "2026-01-01T00:00:00Z", "memory_type": None, "sensitivity": None, "scope": None}
+            for u in edges]
+    sending = asyncio.ensure_future(_started(graph.for_group(group).write("edge_trust_set", rows=rows)))
+    await asyncio.sleep(0)  # _started has scheduled the write and yields once
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    scores = {u: p["trust_score"] for u, p in (await edge_props(graph, group)).items()}
+    assert scores == dict.fromkeys(edges, 0.5)
+
 async def test_a_cancelled_write_lands_before_the_cancellation_goes_on(graph, unique):
     """Ctrl-C while a batch's write statement is on its way or on the server: the server applies
     it anyway, so the sync (``writer.landed``, which the runner and the writer await every batch
