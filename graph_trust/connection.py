@@ -83,14 +83,11 @@ class GraphConnection:
         """Wait for the index builds graphiti-core's FalkorDriver starts on construction/clone."""
         from graph_trust.graphiti import settle_clones
 
-        drivers = [self.driver, *(c.driver for c in self._clones.values())]
-        for d in drivers:
-            await settle_clones(d)
-        for task in [t for d in drivers if (t := getattr(d, "_init_task", None)) is not None]:
-            try:
-                await task
-            except Exception:  # noqa: BLE001 - "already indexed" and the like are not our errors
-                log.debug("graphiti index build task failed", exc_info=True)
+        conns = [self, *self._clones.values()]
+        for c in conns:
+            await settle_clones(c.driver)
+        for c in conns:
+            await c._indexes_built()
 
     async def graph_names(self) -> list[str]:
         """FalkorDB: the graphs that exist on the server; Neo4j: the one database."""

@@ -153,7 +153,7 @@ def quarantine_duplicate_ids(c: sqlite3.Connection, review: ReviewDB, table: str
     """An id on more than one review row cannot say which decision is meant: the id is
     quarantined (none of its rows is used) until it is unique again. Nothing to do when the
     review table declares its id column unique (the documented schema does)."""
-    if review.unique_ids():
+    if review.unique_ids:
         return
     col = f'"{review.columns["id"]}"'
     repeated = c.execute(f'SELECT CAST({col} AS TEXT), count(*) FROM review."{review.table}" WHERE {col} IS NOT NULL '
@@ -203,7 +203,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
              "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
-    unique = review.unique_ids()
+    unique = review.unique_ids
     with attached(con, review), store.tx() as c:
         if since is None:
             c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))

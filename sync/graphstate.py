@@ -96,10 +96,15 @@ async def iter_trusted_edges(gg: Any, buckets: list[str] | None = None) -> Async
         yield b, await edges_in_bucket(gg, b)
 
 
+async def entity_bucket_counts(gg: Any) -> dict[str, int]:
+    """How many entities fall in each uuid range (first ``ENTITY_PREFIX`` characters), in order."""
+    rows = await gg.query("entity_buckets", prefix=ENTITY_PREFIX)
+    return dict(sorted((r["bucket"], r["n"]) for r in rows if r["bucket"] is not None))
+
+
 async def entity_buckets(gg: Any) -> list[str]:
     """The uuid ranges (first ``ENTITY_PREFIX`` characters) the graph's entities fall in."""
-    rows = await gg.query("entity_buckets", prefix=ENTITY_PREFIX)
-    return sorted(r["bucket"] for r in rows if r["bucket"] is not None)
+    return list(await entity_bucket_counts(gg))
 
 
 def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, bucket: str, edges: list[dict]) -> None:

@@ -13,6 +13,7 @@ A pipeline DB with other names works through ``settings.review``: ``table`` and
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sqlite3
 from collections.abc import Iterator
@@ -190,9 +191,10 @@ class ReviewDB:
         except sqlite3.Error as exc:
             raise review_error(self.path, exc) from None
 
+    @functools.cached_property
     def unique_ids(self) -> bool:
         """Whether the id column is declared unique: the table's sole primary key or a one-column
-        unique index (a view, or a table without either, may repeat ids)."""
+        unique index (a view, or a table without either, may repeat ids). Read once per open."""
         col, table = self.columns["id"], self.table
         try:
             if [r[1] for r in self.con.execute(f'PRAGMA table_info("{table}")') if r[5]] == [col]:

@@ -138,9 +138,9 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
             "GROUP BY entity", {"g": graph})
         con.execute("DROP TABLE IF EXISTS temp.have")
         con.execute("CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)")
-        buckets = await gg.query("entity_buckets", prefix=graphstate.ENTITY_PREFIX)
-        checked += sum(r["n"] for r in buckets)
-        for b in sorted(r["bucket"] for r in buckets if r["bucket"] is not None):
+        buckets = await graphstate.entity_bucket_counts(gg)
+        checked += sum(buckets.values())
+        for b in buckets:
             lo, hi = graphstate.bucket_range(b)
             con.executemany("INSERT OR REPLACE INTO temp.have VALUES (?, ?)",
                             [(r["uuid"], r["trust_score"]) for r in

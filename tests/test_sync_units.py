@@ -157,3 +157,25 @@ def test_startup_objects_frozen_nests():
             assert gc.get_freeze_count() == frozen
         assert gc.get_freeze_count() == frozen  # still frozen: the outer block has not ended
     assert gc.get_freeze_count() == 0
+
+
+def test_unique_ids_reads_the_review_tables_declaration(tmp_path):
+    """Repeated ids are looked for only where the review table does not declare its id unique:
+    never for the documented schema (its id is the primary key)."""
+    from graph_trust.config import ReviewSettings
+    from graph_trust.sync.review_db import ReviewDB, init_review_db
+
+    init_review_db(tmp_path / "doc.sqlite3")
+    assert ReviewDB.open(tmp_path / "doc.sqlite3", ReviewSettings()).unique_ids is True
+    con = sqlite3.connect(tmp_path / "p.sqlite3")
+    with con:
+        con.execute("CREATE TABLE raw (fid TEXT, st TEXT, refs TEXT, ts TEXT)")
+        con.execute("CREATE VIEW v AS SELECT * FROM raw")
+        con.execute("CREATE TABLE keyed (fid TEXT, st TEXT, refs TEXT, ts TEXT)")
+        con.execute("CREATE UNIQUE INDEX keyed_fid ON keyed (fid)")
+        con.execute("CREATE TABLE pair (fid TEXT, st TEXT, refs TEXT, ts TEXT, PRIMARY KEY (fid, st))")
+    con.close()
+    cols = {"id": "fid", "status": "st", "evidence_refs_json": "refs", "updated_at": "ts"}
+    found = {t: ReviewDB.open(tmp_path / "p.sqlite3", ReviewSettings(table=t, columns=cols)).unique_ids
+             for t in ("raw", "v", "keyed", "pair")}
+    assert found == {"raw": False, "v": False, "keyed": True, "pair": False}
