@@ -118,7 +118,8 @@ def verify(review_db: str | None, examples: int) -> None:
     from graph_trust.sync import verify as do_verify
 
     rt = runtime({"review.path": review_db})
-    report = run(do_verify(rt.settings, examples=examples)).to_dict()
+    result = run(do_verify(rt.settings, examples=examples))
+    report = result.to_dict()
     if rt.json:
         emit_json(report)
     else:
@@ -131,9 +132,9 @@ def verify(review_db: str | None, examples: int) -> None:
                 click.echo(f"  {kind}: {n}")
                 for ex in report["examples"][kind]:
                     click.echo(f"    {ex}")
-        if report["hint"]:
-            ids = report["missed_candidate_ids"]
-            click.echo(f"hint: {report['hint']}" + (f" (e.g. {', '.join(ids)})" if ids else ""))
+        ids = report["missed_candidate_ids"]
+        for i, hint in enumerate(result.hints):
+            click.echo(f"hint: {hint}" + (f" (e.g. {', '.join(ids)})" if ids and i == 0 else ""))
     if not report["in_sync"]:
         click.get_current_context().exit(1)
 

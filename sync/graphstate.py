@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
 
-from graph_trust.sync.state import EDGE_PROPS
+from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS
 
 PREFIX = 2          # edge buckets (checksums, drill-down): 256 for hex uuids
 ENTITY_PREFIX = 1   # entity ranges of a full re-aggregation: 16 for hex uuids (fewer, larger queries)
@@ -115,16 +115,21 @@ def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, b
     upsert_shadow(con, graph_key, graph, edges)
 
 
-SHADOW_UPSERT = (f"INSERT OR REPLACE INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)}) "
-                 f"VALUES (?, ?, ?, {', '.join('?' for _ in EDGE_PROPS)})")
+_SHADOW_COLS = (*EDGE_PROPS, *ENDPOINTS)
+# A shadow row follows the values given; its endpoints only when given (a write knows none).
+SHADOW_UPSERT = (f"INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(_SHADOW_COLS)}) "
+                 f"VALUES (?, ?, ?, {', '.join('?' for _ in _SHADOW_COLS)}) ON CONFLICT (graph_key, graph, uuid) "
+                 "DO UPDATE SET " + ", ".join(f"{p} = excluded.{p}" for p in EDGE_PROPS) + ", "
+                 + ", ".join(f"{p} = coalesce(excluded.{p}, {p})" for p in ENDPOINTS))
 SHADOW_DELETE = "DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid = ?"
 
 
 def upsert_shadow(con: sqlite3.Connection, graph_key: str, graph: str, edges: list[dict]) -> None:
-    """Record edges' current trust properties; edges without trust_score leave the shadow."""
+    """Record edges' current trust properties (and endpoints, where ``edges`` has them, as the
+    graph's reads do); edges without trust_score leave the shadow."""
     keep = [e for e in edges if e.get("trust_score") is not None]
     drop = [e for e in edges if e.get("trust_score") is None]
-    con.executemany(SHADOW_UPSERT, [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in EDGE_PROPS)) for e in keep])
+    con.executemany(SHADOW_UPSERT, [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in _SHADOW_COLS)) for e in keep])
     con.executemany(SHADOW_DELETE, [(graph_key, graph, e["uuid"]) for e in drop])
 
 

@@ -56,11 +56,20 @@ class VerifyReport:
     duration_s: float = 0.0
 
     @property
+    def hints(self) -> list[str]:
+        """What to do about what was found, one line each (the missed rows' first)."""
+        hints = []
+        if self.missed_candidates:
+            hints.append(f"{self.missed_candidates} review row(s) changed without a newer updated_at, so normal "
+                         "syncs do not see them: run 'graph-trust sync --full' to re-read every row")
+        if self.drift.get("entity_wrong_trust") or self.drift.get("entity_stale_trust"):
+            hints.append("a normal sync re-aggregates the entities at the ends of edges whose trust changed or "
+                         "that left the graph; entity trust edited by hand needs 'graph-trust sync --full'")
+        return hints
+
+    @property
     def hint(self) -> str | None:
-        if not self.missed_candidates:
-            return None
-        return (f"{self.missed_candidates} review row(s) changed without a newer updated_at, so normal syncs "
-                "do not see them: run 'graph-trust sync --full' to re-read every row")
+        return "; ".join(self.hints) or None
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "hint": self.hint}

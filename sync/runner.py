@@ -37,10 +37,10 @@ from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.state import EDGE_PROPS, StateStore, now_iso
+from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS, StateStore, now_iso
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, WRITE_OUTCOME_WAIT_S, Change, JournaledWriter, edge_values,
-                                     entity_values, finished_first, landed, props_equal, read_range, recover, write_edge_rows,
-                                     write_edges, write_range)
+                                     entity_values, finished_first, landed, mark_entities_dirty, props_equal, read_range,
+                                     recover, write_edge_rows, write_edges, write_range)
 
 log = logging.getLogger(__name__)
 
@@ -342,15 +342,14 @@ class _SyncJob:
             edges = await graphstate.edges_in_bucket(gg, b)
             with self.store.tx() as c:
                 if not exact:
-                    self.report.drift_healed += _count_differences(c, self.gk, graph, b, edges)
+                    self.report.drift_healed += _absorb_drift(c, self.gk, graph, b, edges)
                     lo, hi = graphstate.bucket_range(b)
                     c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_shadow WHERE graph_key = ? "
                               "AND graph = ? AND uuid >= ? AND uuid < ?", (self.gk, graph, lo, hi))
                     c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_desired WHERE source = ? "
                               "AND graph = ? AND uuid >= ? AND uuid < ?", (self.source, graph, lo, hi))
                     c.executemany("INSERT OR IGNORE INTO temp.keys VALUES (?, ?)", [(graph, e["uuid"]) for e in edges])
-                graphstate.replace_shadow_bucket(c, self.gk, graph, b, [edge_values(e) | {"uuid": e["uuid"]}
-                                                                        for e in edges])
+                graphstate.replace_shadow_bucket(c, self.gk, graph, b, edges)
 
     def _build_work(self, *, everything: bool) -> None:
         """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
@@ -531,7 +530,7 @@ class _SyncJob:
         else:  # read back: existence, endpoints and exact previous values
             current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
             with self.store.tx() as c:  # the shadow follows what was read
-                graphstate.upsert_shadow(c, self.gk, graph, [edge_values(e) | {"uuid": u} for u, e in current.items()])
+                graphstate.upsert_shadow(c, self.gk, graph, list(current.values()))
         changes, missing = [], []
         for row in rows:
             if row[2] is not None:
@@ -697,15 +696,31 @@ def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:
         "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
 
 
-def _count_differences(c, gk: str, graph: str, bucket: str, edges: list[dict]) -> int:
-    """How many edges of a re-read bucket differ from the shadow (drift found and healed)."""
+def _absorb_drift(c, gk: str, graph: str, bucket: str, edges: list[dict]) -> int:
+    """How many edges of a re-read bucket differ from the shadow (drift found and healed); the
+    entities at the ends of those whose trust_score (or endpoints) changed, or that left the
+    graph, are marked for re-aggregation. An edge that left with no endpoints on record (its
+    trust was first set by a ``--full`` run) has every entity re-aggregated this run instead."""
     lo, hi = graphstate.bucket_range(bucket)
-    shadow = {row[0]: dict(zip(EDGE_PROPS, row[1:])) for row in c.execute(
-        f"SELECT uuid, {', '.join(EDGE_PROPS)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
+    cols = (*EDGE_PROPS, *ENDPOINTS)
+    shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
+        f"SELECT uuid, {', '.join(cols)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
         "AND uuid >= ? AND uuid < ?", (gk, graph, lo, hi))}
-    seen = {e["uuid"] for e in edges}
-    n = sum(1 for u in shadow if u not in seen)
-    n += sum(1 for e in edges if e["uuid"] not in shadow or not props_equal(edge_values(e), shadow[e["uuid"]], EDGE_PROPS))
+    now = {e["uuid"]: e for e in edges}
+    n, ends, unknown = 0, set(), False
+    for u in shadow.keys() | now.keys():
+        was, cur = shadow.get(u), now.get(u)
+        both = was is not None and cur is not None
+        moved = both and any(was[p] is not None and cur.get(p) != was[p] for p in ENDPOINTS)
+        same = both and props_equal(edge_values(cur), was, EDGE_PROPS)
+        n += not same
+        if both and not moved and same_score(edge_values(cur)["trust_score"], was["trust_score"]):
+            continue  # at most owned text drifted: no entity's aggregate depends on it
+        ends.update(row.get(p) for row in (was, cur) if row is not None for p in ENDPOINTS)
+        unknown |= cur is None and None in (was["source_uuid"], was["target_uuid"])
+    mark_entities_dirty(c, gk, graph, sorted(u for u in ends if u is not None))
+    if unknown:
+        c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (gk,))
     return n
 
 

@@ -13,7 +13,9 @@ Tables (created if missing; other features keep their own tables in the same fil
 ``sync_desired``     desired trust per edge (the winning candidate's), kept up to date incrementally
 ``sync_touched``     edges whose candidates changed and that no run has written yet
 ``sync_unmatched``   scored edges the graph did not have at the last attempt (retried every run)
-``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties
+``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties, and
+                     the edge's endpoints where a read gave them (a normal run re-aggregates the
+                     entities at the ends of an edge whose trust changed or that left the graph)
 ``sync_graphs``      per graph: when the shadow was last rebuilt from a full scan
 ``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
 ``sync_pruned``      runs whose journal and quarantine rows ``graph-trust prune`` deleted (they
@@ -89,7 +91,7 @@ CREATE INDEX IF NOT EXISTS sync_candidates_quarantined ON sync_candidates (sourc
 CREATE TABLE IF NOT EXISTS sync_shadow (
     graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
     trust_score REAL, trust_status TEXT, trust_run_id TEXT, trust_updated_at TEXT,
-    memory_type TEXT, sensitivity TEXT, scope TEXT,
+    memory_type TEXT, sensitivity TEXT, scope TEXT, source_uuid TEXT, target_uuid TEXT,
     PRIMARY KEY (graph_key, graph, uuid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
@@ -103,6 +105,9 @@ CREATE TABLE IF NOT EXISTS sync_dirty (
 
 EDGE_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at",
               "memory_type", "sensitivity", "scope")
+ENDPOINTS = ("source_uuid", "target_uuid")
+# Columns added to a table after its first release: (table, column, type), added on open.
+ADDED_COLUMNS = (("sync_shadow", "source_uuid", "TEXT"), ("sync_shadow", "target_uuid", "TEXT"))
 COMPARED_PROPS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
 ENTITY_PROPS = ("trust_score", "trust_run_id")
 
@@ -128,9 +133,27 @@ def connect_state(path: Path) -> sqlite3.Connection:
         con.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
         con.execute("PRAGMA cache_size = -32768")  # 32 MiB page cache: indexes of 100k+ rows stay hot
         con.executescript(SCHEMA)
+        _add_columns(con)
     except sqlite3.Error as exc:
         raise StateStoreError(f"state store {path} is unusable: {exc}") from None
     return con
+
+
+def _add_columns(con: sqlite3.Connection) -> None:
+    """Bring a state store made by an earlier version up to date (``ADDED_COLUMNS``)."""
+    def missing() -> list[tuple[str, str, str]]:
+        have = {(t, r[1]) for t in {a[0] for a in ADDED_COLUMNS} for r in con.execute(f"PRAGMA table_info({t})")}
+        return [a for a in ADDED_COLUMNS if a[:2] not in have]
+
+    if missing():
+        con.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
+        try:
+            for table, column, kind in missing():
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
 
 
 class StateStore:

@@ -106,9 +106,10 @@ WHERE w.rowid BETWEEN :lo AND :hi
 """
 _NOT_MISSING = "uuid NOT IN (SELECT value FROM json_each(:missing))"
 _SHADOW_FROM_WORK = f"""
-INSERT OR REPLACE INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
+INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
 SELECT :gk, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
 WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND {_NOT_MISSING}
+ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET {', '.join(f"{p} = excluded.{p}" for p in EDGE_PROPS)}
 """
 _SHADOW_CLEARED_FROM_WORK = f"""
 DELETE FROM sync_shadow WHERE graph_key = :gk AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
@@ -362,7 +363,7 @@ def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None
             continue
         if not set(map(type, rest)) <= _SHADOW_TEXT:
             rest = [v if v is None or type(v) is str else str(v) for v in rest]
-        rows.append((graph_key, graph, ch.uuid, float(score), *rest))
+        rows.append((graph_key, graph, ch.uuid, float(score), *rest, *ch.endpoints))
     c.executemany(SHADOW_UPSERT, rows)
     c.executemany(SHADOW_DELETE, drops)
 
@@ -403,7 +404,7 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
                     ok = cur is not None and props_equal(cur, new, props)
                     c.execute("UPDATE sync_journal SET state = ? WHERE seq = ?", ("applied" if ok else "void", seq))
                     if kind == "edge" and cur is not None:
-                        upsert_shadow(c, graph_key, graph, [edge_values(cur) | {"uuid": uuid}])
+                        upsert_shadow(c, graph_key, graph, [cur])
                         mark_entities_dirty(c, graph_key, graph,
                                             [u for u in (cur.get("source_uuid"), cur.get("target_uuid")) if u])
     return len(rows)

@@ -37,3 +37,23 @@ async def test_sync_incremental_verify_rollback_over_bolt(bolt_settings, tmp_pat
         rb = await rollback(bolt_settings, second.run_id, graph=g)
         assert rb.edges_restored == 2
         assert _trust(await edge_props(g, group)) == expected_state(bulk_rows(edges, group))
+
+
+async def test_edges_leaving_the_graph_reaggregate_their_entities_over_bolt(bolt_settings, tmp_path, unique):
+    """Every promoted edge deleted (as Graphiti's remove_episode would): the next normal run
+    re-aggregates the entities they connected from the endpoints the shadow recorded."""
+    group = f"b{unique}"
+    async with open_graph(bolt_settings) as g:
+        edges = await bulk_graph(g, group, 120)
+        rows = bulk_rows(edges, group)
+        db = review_db(tmp_path / "r.sqlite3", rows)
+        await run_sync(bolt_settings, review_db=db, graph=g, batch_size=50)
+        promoted = sorted(u for u, t in expected_state(rows).items() if t == 1.0)
+        await g.for_group(group).run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $u DELETE r",
+                                          {"u": promoted}, write=True)
+        drifted = await verify(bolt_settings, review_db=db, graph=g)
+        assert drifted.drift["entity_wrong_trust"] + drifted.drift["entity_stale_trust"] > 0
+        healed = await run_sync(bolt_settings, review_db=db, graph=g, batch_size=50)
+        assert healed.drift_healed == len(promoted) and healed.unmatched_count == len(promoted)
+        assert healed.entities_updated == sum(drifted.drift.values())
+        assert (await verify(bolt_settings, review_db=db, graph=g)).in_sync

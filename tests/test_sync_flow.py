@@ -323,9 +323,71 @@ async def test_verify_finds_entity_drift_and_full_heals_it(world):
                                                   "want": trusted["t"]}]
     assert v.examples["entity_stale_trust"] == [{"graph": group, "uuid": bare["uuid"], "have": 0.5}]
     assert v.entities_checked == len(rows)
+    assert v.hints == ["a normal sync re-aggregates the entities at the ends of edges whose trust changed or that "
+                       "left the graph; entity trust edited by hand needs 'graph-trust sync --full'"]
     await run_sync(settings, review_db=db, graph=graph, full=True)
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
+
+
+async def _remove_edges(graph, group: str, how: str, u: list[str]) -> None:
+    """Take trusted edges out of the graph as Graphiti or an operator would."""
+    gg = graph.for_group(group)
+    if how == "graphiti":  # graphiti-core's own delete (what remove_episode does to an edge)
+        from graphiti_core.edges import EntityEdge
+
+        for uuid in (u[0], u[2]):
+            await (await EntityEdge.get_by_uuid(gg.driver, uuid)).delete(gg.driver)
+    elif how == "cypher":
+        await gg.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $u DELETE r", {"u": [u[0], u[2]]}, write=True)
+    else:  # the entities at the far ends are deleted, and their edges with them
+        await gg.run_text("MATCH (n:Entity) WHERE n.name IN ['03:00 UTC', 'team-data'] DETACH DELETE n", {},
+                          write=True)
+
+
+@pytest.mark.parametrize("first", ["normal", "full"])
+@pytest.mark.parametrize("how", ["graphiti", "cypher", "entities"])
+async def test_a_normal_run_reaggregates_entities_whose_trusted_edges_left_the_graph(world, how, first):
+    """Trusted edges deleted from the graph (Graphiti's delete, Cypher, their entities deleted):
+    the next normal run re-aggregates the entities they connected. After a normal run the shadow
+    knows each edge's endpoints; after a --full run it does not (it read none), and the run
+    re-aggregates every entity instead. Without this billing-db kept 1.0 and 03:00 UTC its
+    trust until a --full run, and verify reported the drift every night."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph, full=first == "full")
+    assert (await entity_trust(graph, group))["billing-db"] == 1.0
+    await _remove_edges(graph, group, how, u)
+    drifted = await verify(settings, review_db=db, graph=graph)
+    assert not drifted.in_sync and drifted.drift["entity_wrong_trust"] == 1  # billing-db: 1.0, wants 0.6
+    calls = []
+    healed = await run_sync(settings, review_db=db, graph=graph,
+                            progress=lambda phase, n, total: calls.append((n, total)) if phase == "entities" else None)
+    assert healed.drift_healed == 2 and healed.entities_updated >= 1
+    if first == "normal":  # the three entities the two edges connected, from the shadow's endpoints
+        assert calls == [(3, 3)]
+    else:  # every entity, one uuid range at a time
+        assert calls and all(c == (1, len(calls)) for c in calls)
+    ent = await entity_trust(graph, group)
+    assert ent["billing-db"] == 0.6 and ent["db-host-1"] == 0.6
+    assert ent.get("03:00 UTC") is None and ent.get("team-data") is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    quiet = await run_sync(settings, review_db=db, graph=graph)
+    assert (quiet.drift_healed, quiet.entities_updated, quiet.edges_set) == (0, 0, 0)
+
+
+async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants(world):
+    """The review row was rejected and, before the next run, someone removed the edge's trust by
+    hand: no edge write is left to do, but the entities at its ends are re-aggregated."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c1'")
+    await graph.for_group(group).run_text(
+        "MATCH ()-[r:RELATES_TO {uuid: $u}]->() REMOVE r.trust_score, r.trust_status, r.trust_run_id, "
+        "r.trust_updated_at, r.memory_type, r.sensitivity, r.scope", {"u": u[0]}, write=True)
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert (rep.edges_set, rep.edges_cleared, rep.drift_healed) == (0, 0, 1)
+    assert (await entity_trust(graph, group))["03:00 UTC"] is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
 
 async def test_a_row_added_with_an_old_updated_at_is_synced(world):

@@ -179,3 +179,25 @@ def test_unique_ids_reads_the_review_tables_declaration(tmp_path):
     found = {t: ReviewDB.open(tmp_path / "p.sqlite3", ReviewSettings(table=t, columns=cols)).unique_ids
              for t in ("raw", "v", "keyed", "pair")}
     assert found == {"raw": False, "v": False, "keyed": True, "pair": False}
+
+
+def test_a_state_store_from_before_the_endpoint_columns_is_upgraded_on_open(tmp_path):
+    """A state store made before the shadow recorded endpoints gains the columns when opened
+    (its rows keep their values, endpoints unknown); opening it again changes nothing."""
+    from graph_trust.sync.state import StateStore
+
+    path = tmp_path / "state.sqlite3"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE sync_shadow (graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, "
+                "trust_score REAL, trust_status TEXT, trust_run_id TEXT, trust_updated_at TEXT, memory_type TEXT, "
+                "sensitivity TEXT, scope TEXT, PRIMARY KEY (graph_key, graph, uuid)) WITHOUT ROWID")
+    con.execute("INSERT INTO sync_shadow (graph_key, graph, uuid, trust_score) VALUES ('k', 'g', 'e1', 0.6)")
+    con.commit()
+    con.close()
+    for _ in range(2):
+        store = StateStore(path)
+        try:
+            rows = store.con.execute("SELECT uuid, trust_score, source_uuid, target_uuid FROM sync_shadow").fetchall()
+        finally:
+            store.close()
+        assert rows == [("e1", 0.6, None, None)]
