@@ -26,6 +26,7 @@ from graph_trust.errors import GraphAuthError, GraphConnectionError, GraphTrustE
 log = logging.getLogger(__name__)
 
 FALKOR_DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
+_EMPTY_KEY = "Invalid graph operation on empty key"  # FalkorDB, reading a graph that does not exist
 
 
 def _transient_types() -> tuple[type[BaseException], ...]:
@@ -148,7 +149,12 @@ class GraphConnection:
             )
             return [dict(r) for r in records]
         graph = self.driver.client.select_graph(self.database)
-        result = await (graph.query(text, params) if write else graph.ro_query(text, params))
+        try:
+            result = await (graph.query(text, params) if write else graph.ro_query(text, params))
+        except Exception as exc:  # noqa: BLE001 - re-raised unless it is a read of a deleted graph
+            if not write and _EMPTY_KEY in str(exc):
+                return []  # a group's graph deleted (or never written): nothing to read, as in an empty graph
+            raise
         header = [h[1] for h in result.header]
         return [dict(zip(header, row, strict=False)) for row in result.result_set]
 

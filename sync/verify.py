@@ -163,7 +163,8 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
 
 async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _Findings) -> tuple[int, int]:
     """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
-    trust; returns (edges checked, desired edges the graph does not have)."""
+    trust; returns (edges checked, scored candidates whose edge the graph does not have: what
+    sync reports as unmatched)."""
     con.execute("DROP TABLE IF EXISTS temp.actual")
     con.execute(f"CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, {', '.join(EDGE_PROPS)}, source_uuid TEXT, "
                 "target_uuid TEXT, PRIMARY KEY (graph, uuid))")
@@ -190,7 +191,7 @@ async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _
         elif not props_equal(have, want, COMPARED_PROPS):
             found.note("edge_wrong_trust", {"graph": graph, "uuid": uuid,
                                             "have": {p: have[p] for p in COMPARED_PROPS}, "want": want})
-    unmatched = 0
+    unmatched: list[tuple[str, str]] = []
     missing = con.execute("SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS "
                           "(SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) "
                           "ORDER BY d.graph, d.edge_uuid").fetchall()
@@ -204,5 +205,14 @@ async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _
                 if uuid in have:
                     found.note("edge_missing_trust", {"graph": graph, "uuid": uuid, "want": score})
                 else:
-                    unmatched += 1
-    return checked, unmatched
+                    unmatched.append((graph, uuid))
+    con.execute("DROP TABLE IF EXISTS temp.unmatched_edges")
+    con.execute("CREATE TEMP TABLE unmatched_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+    con.executemany("INSERT INTO temp.unmatched_edges VALUES (?, ?)", unmatched)
+    if not unmatched:
+        return checked, 0
+    # (CROSS JOIN: one pass over the rows, each looked up in the unmatched edges' key)
+    candidates = con.execute("SELECT count(*) FROM temp.review_rows c CROSS JOIN temp.unmatched_edges u ON "
+                             "u.graph = c.graph AND u.uuid = c.edge_uuid JOIN temp.tiers t ON t.status = c.status "
+                             "WHERE c.reason IS NULL AND t.score IS NOT NULL").fetchone()[0]
+    return checked, candidates

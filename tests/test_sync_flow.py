@@ -515,3 +515,24 @@ async def test_verify_keeps_full_collections_off_startup_objects(world, monkeypa
     before = gc.get_freeze_count()
     assert (await verify(settings, review_db=db, graph=graph)).entities_checked > 0
     assert during and min(during) > before and gc.get_freeze_count() == before
+
+
+async def test_a_group_graph_deleted_between_runs(world):
+    """FalkorDB keeps each group in its own graph; when one is deleted (GRAPH.DELETE, a cleanup
+    job), reading it is "Invalid graph operation on empty key". A long-lived process (a service
+    calling run_sync) then failed every run with that error, and verify raised it. Now a deleted
+    graph reads as an empty one: its candidates are unmatched and retried, and when the group's
+    edges come back the next run gives them their trust again."""
+    graph, settings, db, group, u = world
+    first = await run_sync(settings, review_db=db, graph=graph)
+    await graph.for_group(group).driver.client.execute_command("GRAPH.DELETE", group)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync and v.unmatched_count == 5  # c1, c2, c3, c5 (their edges are gone) and c7
+    gone = await run_sync(settings, review_db=db, graph=graph)
+    assert (gone.edges_set, gone.edges_cleared, gone.drift_healed) == (0, 0, first.edges_set)
+    assert gone.unmatched_count == 5 and {c["id"] for c in gone.unmatched} == {"c1", "c2", "c3", "c5", "c7"}
+    await build(graph, group)  # the same facts again (graphiti-core's uuids are stable here)
+    back = await run_sync(settings, review_db=db, graph=graph)
+    assert back.edges_set == first.edges_set and back.entities_updated == first.entities_updated
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] == 1.0
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
