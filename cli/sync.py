@@ -80,7 +80,8 @@ def render_sync(d: dict) -> str:
         f"updated; {d['duration_s']} s",
     ]
     if d["drift_healed"]:
-        lines.append(f"{d['drift_healed']} edge(s) had drifted from the last run and were corrected")
+        lines.append(f"{d['drift_healed']} edge(s) changed outside sync since the last run (edited, re-saved or "
+                     "deleted): set again where the review DB says so, their entities re-aggregated")
     if d["quarantined_count"]:
         lines.append(f"{d['quarantined_count']} candidate(s) quarantined:")
         lines += [f"  {q['id']}: {q['reason']}" for q in d["quarantined"][:10]]

@@ -375,6 +375,19 @@ async def test_a_normal_run_reaggregates_entities_whose_trusted_edges_left_the_g
     assert (quiet.drift_healed, quiet.entities_updated, quiet.edges_set) == (0, 0, 0)
 
 
+async def test_a_dry_run_that_sees_edges_leave_keeps_their_entities_for_the_next_run(world):
+    """A dry run re-reads drifted buckets into the shadow too, so it records the entities to
+    re-aggregate for the next real run (which no longer sees the drift)."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    await _remove_edges(graph, group, "cypher", u)
+    dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True)
+    assert dry.drift_healed == 2 and (await entity_trust(graph, group))["billing-db"] == 1.0
+    real = await run_sync(settings, review_db=db, graph=graph)
+    assert real.drift_healed == 0 and (await entity_trust(graph, group))["billing-db"] == 0.6
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
 async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants(world):
     """The review row was rejected and, before the next run, someone removed the edge's trust by
     hand: no edge write is left to do, but the entities at its ends are re-aggregated."""
