@@ -375,6 +375,47 @@ async def test_a_normal_run_reaggregates_entities_whose_trusted_edges_left_the_g
     assert (quiet.drift_healed, quiet.entities_updated, quiet.edges_set) == (0, 0, 0)
 
 
+async def test_edges_graphiti_saves_again(world):
+    """graphiti-core's EntityEdge.save() writes ``SET e = $edge_data``. An edge it loaded keeps
+    sync's properties (they come back in ``.attributes`` and are saved with it); an edge object
+    made afresh with the same uuid (as an extraction that resolves to an existing fact may) loses
+    them, and the next normal run sets them again."""
+    from graphiti_core.edges import EntityEdge
+
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    driver = graph.for_group(group).driver
+    loaded = await EntityEdge.get_by_uuid(driver, u[0])
+    assert loaded.attributes["trust_score"] == 1.0
+    loaded.fact += " (confirmed)"
+    await loaded.save(driver)
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] == 1.0
+    fresh = loaded.model_copy(update={"attributes": {}})
+    await fresh.save(driver)
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] is None
+    healed = await run_sync(settings, review_db=db, graph=graph)
+    assert (healed.drift_healed, healed.edges_set) == (1, 1)
+    props = (await edge_props(graph, group))[u[0]]
+    assert (props["trust_score"], props["memory_type"], props["scope"]) == (1.0, "fact", "ops")
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_an_entity_graphiti_loads_and_saves_keeps_its_trust(world):
+    """Graphiti updates an entity (its summary, after an episode) on the node it loaded, whose
+    ``.attributes`` carry sync's properties, so ``SET n = $entity_data`` keeps them."""
+    from graphiti_core.nodes import EntityNode
+
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    driver = graph.for_group(group).driver
+    node = next(n for n in await EntityNode.get_by_group_ids(driver, [group]) if n.name == "billing-db")
+    assert node.attributes["trust_score"] == 1.0
+    node.summary = "updated by a later episode"
+    await node.save(driver)
+    assert (await entity_trust(graph, group))["billing-db"] == 1.0
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
 async def test_a_dry_run_that_sees_edges_leave_keeps_their_entities_for_the_next_run(world):
     """A dry run re-reads drifted buckets into the shadow too, so it records the entities to
     re-aggregate for the next real run (which no longer sees the drift)."""
