@@ -22,7 +22,7 @@ from graph_trust.sync.graphstate import Graphs
 from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.runner import config_hash, graph_key, recover_dead_runs
 from graph_trust.sync.state import StateStore
-from graph_trust.sync.writer import Change, JournaledWriter, edge_values, entity_values
+from graph_trust.sync.writer import Change, JournaledWriter, edge_values, entity_values, mark_entities_dirty
 
 CONFLICTS_SQL = """
 SELECT j2.run_id, r2.kind, count(*) AS n
@@ -114,6 +114,8 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                     changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
                     await writer.entities(gg, graph, changes, [])
                     report.entities_restored += len(changes)
+                    with store.tx() as c:  # the next sync re-aggregates them (their edges may disagree now)
+                        mark_entities_dirty(c, gk, graph, [ch.uuid for ch in changes])
         except BaseException as exc:
             store.finish_run(new_id, "failed", report.to_dict(), error=str(exc) or type(exc).__name__)
             raise RunFailedError(f"rollback {new_id} of {run['run_id']} failed part-way: {exc}; the restored "

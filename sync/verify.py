@@ -206,11 +206,11 @@ async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _
                     found.note("edge_missing_trust", {"graph": graph, "uuid": uuid, "want": score})
                 else:
                     unmatched.append((graph, uuid))
+    if not unmatched:
+        return checked, 0
     con.execute("DROP TABLE IF EXISTS temp.unmatched_edges")
     con.execute("CREATE TEMP TABLE unmatched_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
     con.executemany("INSERT INTO temp.unmatched_edges VALUES (?, ?)", unmatched)
-    if not unmatched:
-        return checked, 0
     # (CROSS JOIN: one pass over the rows, each looked up in the unmatched edges' key)
     candidates = con.execute("SELECT count(*) FROM temp.review_rows c CROSS JOIN temp.unmatched_edges u ON "
                              "u.graph = c.graph AND u.uuid = c.edge_uuid JOIN temp.tiers t ON t.status = c.status "

@@ -429,6 +429,22 @@ async def test_a_dry_run_that_sees_edges_leave_keeps_their_entities_for_the_next
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
 
+async def test_the_run_after_a_rollback_re_aggregates_the_restored_entities(world):
+    """Rolling back a run that only corrected entities (their trusted edges had left the graph)
+    restores their old values exactly; the next normal run re-aggregates them again."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    await _remove_edges(graph, group, "cypher", u)
+    healed = await run_sync(settings, review_db=db, graph=graph)
+    rb = await rollback(settings, healed.run_id, graph=graph)
+    assert (rb.edges_restored, rb.entities_restored) == (0, healed.entities_updated)
+    assert (await entity_trust(graph, group))["billing-db"] == 1.0
+    again = await run_sync(settings, review_db=db, graph=graph)
+    assert again.entities_updated == healed.entities_updated
+    assert (await entity_trust(graph, group))["billing-db"] == 0.6
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
 async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants(world):
     """The review row was rejected and, before the next run, someone removed the edge's trust by
     hand: no edge write is left to do, but the entities at its ends are re-aggregated."""
