@@ -340,9 +340,10 @@ class _SyncJob:
                        or sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(own)))
         for b in buckets:
             edges = await graphstate.edges_in_bucket(gg, b)
+            ends = {} if exact else await _endpoints_of_untrusted(self.con, gg, self.gk, graph, b, edges)
             with self.store.tx() as c:
                 if not exact:
-                    self.report.drift_healed += _absorb_drift(c, self.gk, graph, b, edges)
+                    self.report.drift_healed += _absorb_drift(c, self.gk, graph, b, edges, ends)
                     lo, hi = graphstate.bucket_range(b)
                     c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_shadow WHERE graph_key = ? "
                               "AND graph = ? AND uuid >= ? AND uuid < ?", (self.gk, graph, lo, hi))
@@ -696,16 +697,35 @@ def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:
         "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
 
 
-def _absorb_drift(c, gk: str, graph: str, bucket: str, edges: list[dict]) -> int:
+async def _endpoints_of_untrusted(con, gg: Any, gk: str, graph: str, bucket: str,
+                                  edges: list[dict]) -> dict[str, tuple[str, str]]:
+    """Endpoints of the shadow's edges in ``bucket`` that no longer carry trust (``edges`` are
+    those that do) and have none on record: read from the graph, for those it still has."""
+    lo, hi = graphstate.bucket_range(bucket)
+    trusted = {e["uuid"] for e in edges}
+    lost = [u for (u,) in con.execute(
+        "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
+        "AND (source_uuid IS NULL OR target_uuid IS NULL)", (gk, graph, lo, hi)) if u not in trusted]
+    if not lost:
+        return {}
+    return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await gg.query("edge_trust_read", uuids=lost)}
+
+
+def _absorb_drift(c, gk: str, graph: str, bucket: str, edges: list[dict],
+                  ends_read: dict[str, tuple[str, str]]) -> int:
     """How many edges of a re-read bucket differ from the shadow (drift found and healed); the
     entities at the ends of those whose trust_score (or endpoints) changed, or that left the
-    graph, are marked for re-aggregation. An edge that left with no endpoints on record (its
-    trust was first set by a ``--full`` run) has every entity re-aggregated this run instead."""
+    graph, are marked for re-aggregation (endpoints as recorded, else ``ends_read``). An edge
+    that left the graph with no endpoints on record (its trust was first set by a ``--full``
+    run) has every entity re-aggregated this run instead."""
     lo, hi = graphstate.bucket_range(bucket)
     cols = (*EDGE_PROPS, *ENDPOINTS)
     shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
         f"SELECT uuid, {', '.join(cols)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
         "AND uuid >= ? AND uuid < ?", (gk, graph, lo, hi))}
+    for u, pair in ends_read.items():
+        if u in shadow and None in (shadow[u]["source_uuid"], shadow[u]["target_uuid"]):
+            shadow[u].update(zip(ENDPOINTS, pair))
     now = {e["uuid"]: e for e in edges}
     n, ends, unknown = 0, set(), False
     for u in shadow.keys() | now.keys():

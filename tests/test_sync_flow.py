@@ -375,15 +375,17 @@ async def test_a_normal_run_reaggregates_entities_whose_trusted_edges_left_the_g
     assert (quiet.drift_healed, quiet.entities_updated, quiet.edges_set) == (0, 0, 0)
 
 
-async def test_edges_graphiti_saves_again(world):
+@pytest.mark.parametrize("first", ["normal", "full"])
+async def test_edges_graphiti_saves_again(world, first):
     """graphiti-core's EntityEdge.save() writes ``SET e = $edge_data``. An edge it loaded keeps
     sync's properties (they come back in ``.attributes`` and are saved with it); an edge object
     made afresh with the same uuid (as an extraction that resolves to an existing fact may) loses
-    them, and the next normal run sets them again."""
+    them, and the next normal run sets them again and re-aggregates just its two entities, also
+    when a --full run set its trust (no endpoints on record: they are read, not guessed)."""
     from graphiti_core.edges import EntityEdge
 
     graph, settings, db, group, u = world
-    await run_sync(settings, review_db=db, graph=graph)
+    await run_sync(settings, review_db=db, graph=graph, full=first == "full")
     driver = graph.for_group(group).driver
     loaded = await EntityEdge.get_by_uuid(driver, u[0])
     assert loaded.attributes["trust_score"] == 1.0
@@ -393,8 +395,11 @@ async def test_edges_graphiti_saves_again(world):
     fresh = loaded.model_copy(update={"attributes": {}})
     await fresh.save(driver)
     assert (await edge_props(graph, group))[u[0]]["trust_score"] is None
-    healed = await run_sync(settings, review_db=db, graph=graph)
+    calls = []
+    healed = await run_sync(settings, review_db=db, graph=graph,
+                            progress=lambda phase, n, total: calls.append((n, total)) if phase == "entities" else None)
     assert (healed.drift_healed, healed.edges_set) == (1, 1)
+    assert calls == [(2, 2)]  # billing-db and 03:00 UTC, not every entity
     props = (await edge_props(graph, group))[u[0]]
     assert (props["trust_score"], props["memory_type"], props["scope"]) == (1.0, "fact", "ops")
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
