@@ -611,3 +611,18 @@ async def test_a_group_graph_deleted_between_runs(world):
     assert back.edges_set == first.edges_set and back.entities_updated == first.entities_updated
     assert (await edge_props(graph, group))[u[0]]["trust_score"] == 1.0
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_updated_at_offsets_are_compared_as_instants(world):
+    """A pipeline stamping times with an offset: one hour from now written at UTC-10 reads as an
+    earlier time of day than the last run's (UTC) as text, but it is later, and the run reads it."""
+    from datetime import datetime, timedelta, timezone
+
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    stamp = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(timezone(timedelta(hours=-10)))
+    set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = ? WHERE id = 'c2'",
+             (stamp.isoformat(timespec="seconds"),))
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert (rep.candidates_read, rep.edges_cleared) == (1, 1)
+    assert (await edge_props(graph, group))[u[1]]["trust_score"] is None
