@@ -103,9 +103,12 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                 gg = graphs(graph)
                 uuids = [r[2] for r in chunk]
                 if kind == "edge":
-                    current = {e["uuid"]: edge_values(e) for e in await gg.query("edge_trust_read", uuids=uuids)}
-                    changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
-                    res = await writer.edges(gg, graph, changes, mark_dirty=False)
+                    current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
+                    changes = [Change(u, edge_values(current[u]), json.loads(old),
+                                      (current[u]["source_uuid"], current[u]["target_uuid"]))
+                               for _, _, u, old in chunk if u in current]
+                    # the entities at their ends are re-aggregated by the next sync, like the restored ones
+                    res = await writer.edges(gg, graph, changes, mark_dirty=True)
                     report.edges_restored += len(res.applied)
                     with store.tx() as c:  # the next sync compares these edges again
                         touch_edges(c, gk, graph, [ch.uuid for ch in res.applied])

@@ -31,7 +31,7 @@ from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
-                                      recompute_desired, refresh_candidates, source_for)
+                                      recompute_desired, refresh_candidates, source_for, touch_edges)
 from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.policy import policy_of
@@ -326,6 +326,9 @@ class _SyncJob:
             buckets = sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(shadow_sums))
             with self.store.tx() as c:
                 c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+                if self.report.full:  # the rebuild absorbs any drift: every entity is re-aggregated, by this run
+                    # or (a dry run, a crash before the entity phase) the next one
+                    c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.gk,))
             self.con.execute(FOREIGN_PROPS_TABLE)
             foreign = await gg.query("edges_with_foreign_props")
             self.con.executemany(
@@ -342,14 +345,14 @@ class _SyncJob:
             edges = await graphstate.edges_in_bucket(gg, b)
             ends = {} if exact else await _endpoints_of_untrusted(self.con, gg, self.gk, graph, b, edges)
             with self.store.tx() as c:
-                if not exact:
+                if not exact:  # the bucket's edges are compared by this run, or the next (a dry run, a crash)
                     self.report.drift_healed += _absorb_drift(c, self.gk, graph, b, edges, ends)
                     lo, hi = graphstate.bucket_range(b)
-                    c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_shadow WHERE graph_key = ? "
-                              "AND graph = ? AND uuid >= ? AND uuid < ?", (self.gk, graph, lo, hi))
-                    c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_desired WHERE source = ? "
-                              "AND graph = ? AND uuid >= ? AND uuid < ?", (self.source, graph, lo, hi))
-                    c.executemany("INSERT OR IGNORE INTO temp.keys VALUES (?, ?)", [(graph, e["uuid"]) for e in edges])
+                    keys = {u for (u,) in c.execute(
+                        "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
+                        "UNION SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? AND uuid < ?",
+                        (self.gk, graph, lo, hi, self.source, graph, lo, hi))}
+                    touch_edges(c, self.gk, graph, sorted(keys | {e["uuid"] for e in edges}))
                 graphstate.replace_shadow_bucket(c, self.gk, graph, b, edges)
 
     def _build_work(self, *, everything: bool) -> None:

@@ -450,6 +450,54 @@ async def test_the_run_after_a_rollback_re_aggregates_the_restored_entities(worl
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
 
+async def test_a_dry_run_that_sees_a_hand_edit_leaves_it_for_the_next_run(world):
+    """A dry run re-reads drifted buckets into the shadow; the edges it found are marked for the
+    next run to compare (the shadow no longer shows that run any drift). Found by the
+    convergence test: the hand edit stayed for good."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    await graph.for_group(group).run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.trust_score = 0.01",
+                                          {"u": u[0]}, write=True)
+    dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True)
+    assert (dry.drift_healed, dry.edges_set) == (1, 1)
+    real = await run_sync(settings, review_db=db, graph=graph)
+    assert (real.drift_healed, real.edges_set) == (0, 1)
+    assert (await edge_props(graph, group))[u[0]]["trust_score"] == 1.0
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_a_full_dry_run_that_sees_edges_leave_keeps_every_entity_for_the_next_run(world):
+    """``--full --dry-run`` rebuilds the shadow from the graph, absorbing what changed: the next
+    real run re-aggregates every entity (it cannot tell which the change touched)."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    await _remove_edges(graph, group, "cypher", u)
+    await run_sync(settings, review_db=db, graph=graph, full=True, dry_run=True)
+    await run_sync(settings, review_db=db, graph=graph)
+    ent = await entity_trust(graph, group)
+    assert ent["billing-db"] == 0.6 and ent["03:00 UTC"] is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_after_a_rollback_the_entities_at_the_restored_edges_ends_are_re_aggregated(world):
+    """A run set an edge's trust back after a hand edit removed it (its entity was already
+    counting it); rolling that run back restores the hand edit, and when the edge then leaves
+    the graph the next run still re-aggregates its entity. Found by the convergence test."""
+    graph, settings, db, group, u = world
+    await run_sync(settings, review_db=db, graph=graph)
+    gg = graph.for_group(group)
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() REMOVE r.trust_score, r.trust_status",
+                      {"u": u[0]}, write=True)
+    again = await run_sync(settings, review_db=db, graph=graph)
+    assert again.edges_set == 1 and again.entities_updated == 0
+    rb = await rollback(settings, again.run_id, graph=graph)
+    assert (rb.edges_restored, rb.entities_restored) == (1, 0)
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() DELETE r", {"u": u[0]}, write=True)
+    await run_sync(settings, review_db=db, graph=graph)
+    assert (await entity_trust(graph, group))["03:00 UTC"] is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
 async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants(world):
     """The review row was rejected and, before the next run, someone removed the edge's trust by
     hand: no edge write is left to do, but the entities at its ends are re-aggregated."""
