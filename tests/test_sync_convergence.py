@@ -1,5 +1,5 @@
 """Convergence under random histories: review DB edits, changes made to the graph outside sync,
-and sync runs of every kind, in seeded random order. After every real sync, ``verify`` must find
+and sync runs of every kind (also stopped part-way), in seeded random order. After every real sync, ``verify`` must find
 the graph in sync, except while a change only ``--full`` can see is outstanding (a review row
 changed without a newer ``updated_at``, an entity's trust set by hand).
 
@@ -29,7 +29,12 @@ STEPS = int(os.environ.get("GRAPH_TRUST_CONVERGENCE_STEPS", "60"))
 # review DB edits (R), changes outside sync (G), runs (S); runs weighted up
 OPS = ["R_status", "R_status", "R_delete", "R_insert", "R_move", "R_silent",
        "G_delete_edge", "G_set_score", "G_strip_trust", "G_resave", "G_delete_entity", "G_entity_by_hand",
-       "G_edge_appears", "S_sync", "S_sync", "S_sync", "S_full", "S_dry", "S_full_dry", "S_rollback"]
+       "G_edge_appears", "S_sync", "S_sync", "S_sync", "S_full", "S_dry", "S_full_dry", "S_rollback",
+       "S_interrupted"]
+
+
+class Interrupted(Exception):
+    """Raised from a run's progress callback: the run stops there, as on Ctrl-C."""
 
 
 class History:
@@ -114,6 +119,19 @@ class History:
             self.last_sync = report.run_id
             if op == "S_full":
                 self.only_full_sees = False
+        elif op == "S_interrupted":  # stops after a random number of progress reports, in any phase
+            left = [rng.randrange(1, 8)]
+
+            def stop(phase, n, total):
+                left[0] -= 1
+                if left[0] == 0:
+                    raise Interrupted(phase)
+
+            try:
+                await run_sync(self.settings, review_db=self.db, graph=self.graph, full=rng.random() < 0.3,
+                               batch_size=rng.choice([1, 7]), progress=stop)
+            except (Interrupted, GraphTrustError):
+                pass
         elif op in ("S_dry", "S_full_dry"):
             await run_sync(self.settings, review_db=self.db, graph=self.graph, dry_run=True, full=op == "S_full_dry")
         elif op == "S_rollback" and self.last_sync:
