@@ -6,7 +6,8 @@ changed without a newer ``updated_at``, an entity's trust set by hand).
 This test found three ways the graph stayed wrong for good (each now has its own test in
 test_sync_flow.py): a dry run absorbed a hand edit into the shadow without marking the edge for
 the next run; a ``--full --dry-run`` did the same for entities; a rollback restored edges
-without marking the entities at their ends. More histories:
+without marking the entities at their ends. A second test plays the same over two groups (two FalkorDB graphs) sharing one review DB, a
+group's graph now and then deleted and built again. More histories:
 ``GRAPH_TRUST_CONVERGENCE_SEEDS=200 GRAPH_TRUST_CONVERGENCE_STEPS=100 pytest tests/test_sync_convergence.py``.
 """
 
@@ -81,7 +82,7 @@ class History:
             target = rng.choice(edges) if edges and rng.random() < 0.8 else f"gone-{self.inserted}"
             self.sql("INSERT INTO candidates (id, subject, predicate, object, fact, status, evidence_refs_json, "
                      "group_id, updated_at) VALUES (?, 's', 'p', 'o', 'f', ?, ?, ?, ?)",
-                     (f"n{self.inserted}", rng.choice(STATUSES), evidence(target), self.group, self.stamp()))
+                     (f"{self.group}-n{self.inserted}", rng.choice(STATUSES), evidence(target), self.group, self.stamp()))
         elif op == "R_move" and ids and edges:
             self.sql("UPDATE candidates SET evidence_refs_json = ?, updated_at = ? WHERE id = ?",
                      (evidence(rng.choice(edges)), self.stamp(), rng.choice(ids)))
@@ -159,4 +160,36 @@ async def test_every_real_sync_leaves_the_graph_in_sync(graph, settings, tmp_pat
         done.append(op)
         if op in ("S_sync", "S_full") and not history.only_full_sees:
             v = await verify(settings, review_db=history.db, graph=graph)
+            assert v.in_sync, f"seed {seed}, after {done}: {v.drift} {v.examples}"
+
+
+@pytest.mark.parametrize("seed", range(max(1, SEEDS // 2)))
+async def test_two_groups_and_a_group_graph_deleted_and_built_again(graph, settings, tmp_path, unique, seed):
+    """The same over two groups (on FalkorDB, two graphs) sharing one review DB, where a group's
+    whole graph is sometimes deleted and built again with the same uuids."""
+    rng = random.Random(1000 + seed)
+    settings = load_settings(overrides={
+        "graph.uri": settings.graph.uri, "graph.database": settings.graph.database,
+        "state_dir": str(tmp_path / "state"), "sync.max_clear": 1,
+        "sync.aggregation": rng.choice(["max", "mean", "noisy_or"])}, environ={})
+    groups = [f"a{unique}", f"b{unique}"]
+    rows = []
+    for group in groups:
+        rows += [dict(r, id=f"{group}-{r['id']}") for r in bulk_rows(await bulk_graph(graph, group, 40), group)]
+    db = review_db(tmp_path / "r.sqlite3", rows)
+    histories = [History(graph, settings, db, group, rng) for group in groups]
+    done = []
+    for _ in range(STEPS):
+        history, op = rng.choice(histories), rng.choice([*OPS, "G_graph_rebuilt"])
+        if op == "G_graph_rebuilt":
+            await history.gg.driver.client.execute_command("GRAPH.DELETE", history.group)
+            await bulk_graph(graph, history.group, 40)
+        else:
+            await history.step(op)
+        done.append(f"{history.group[0]}:{op}")
+        if op == "S_full":
+            for h in histories:
+                h.only_full_sees = False
+        if op in ("S_sync", "S_full") and not any(h.only_full_sees for h in histories):
+            v = await verify(settings, review_db=db, graph=graph)
             assert v.in_sync, f"seed {seed}, after {done}: {v.drift} {v.examples}"
