@@ -345,14 +345,8 @@ class _SyncJob:
             edges = await graphstate.edges_in_bucket(gg, b)
             ends = {} if exact else await _endpoints_of_untrusted(self.con, gg, self.gk, graph, b, edges)
             with self.store.tx() as c:
-                if not exact:  # the bucket's edges are compared by this run, or the next (a dry run, a crash)
-                    self.report.drift_healed += _absorb_drift(c, self.gk, graph, b, edges, ends)
-                    lo, hi = graphstate.bucket_range(b)
-                    keys = {u for (u,) in c.execute(
-                        "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
-                        "UNION SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? AND uuid < ?",
-                        (self.gk, graph, lo, hi, self.source, graph, lo, hi))}
-                    touch_edges(c, self.gk, graph, sorted(keys | {e["uuid"] for e in edges}))
+                if not exact:
+                    self.report.drift_healed += _absorb_drift(c, self.gk, self.source, graph, b, edges, ends)
                 graphstate.replace_shadow_bucket(c, self.gk, graph, b, edges)
 
     def _build_work(self, *, everything: bool) -> None:
@@ -714,13 +708,15 @@ async def _endpoints_of_untrusted(con, gg: Any, gk: str, graph: str, bucket: str
     return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await gg.query("edge_trust_read", uuids=lost)}
 
 
-def _absorb_drift(c, gk: str, graph: str, bucket: str, edges: list[dict],
+def _absorb_drift(c, gk: str, source: str, graph: str, bucket: str, edges: list[dict],
                   ends_read: dict[str, tuple[str, str]]) -> int:
-    """How many edges of a re-read bucket differ from the shadow (drift found and healed); the
-    entities at the ends of those whose trust_score (or endpoints) changed, or that left the
-    graph, are marked for re-aggregation (endpoints as recorded, else ``ends_read``). An edge
-    that left the graph with no endpoints on record (its trust was first set by a ``--full``
-    run) has every entity re-aggregated this run instead."""
+    """Before a re-read bucket replaces the shadow's: record what its drift needs and return how
+    many edges differ (drift found and healed). The bucket's edges are marked touched, so this
+    run compares them, or the next one after a dry run or a crash (the shadow no longer shows
+    the drift). The entities at the ends of edges whose trust_score (or endpoints) changed, or
+    that left the graph, are marked for re-aggregation (endpoints as recorded, else
+    ``ends_read``); an edge that left the graph with no endpoints on record (its trust first set
+    by a ``--full`` run) has every entity re-aggregated instead."""
     lo, hi = graphstate.bucket_range(bucket)
     cols = (*EDGE_PROPS, *ENDPOINTS)
     shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
@@ -733,14 +729,19 @@ def _absorb_drift(c, gk: str, graph: str, bucket: str, edges: list[dict],
     n, ends, unknown = 0, set(), False
     for u in shadow.keys() | now.keys():
         was, cur = shadow.get(u), now.get(u)
-        both = was is not None and cur is not None
-        moved = both and any(was[p] is not None and cur.get(p) != was[p] for p in ENDPOINTS)
-        same = both and props_equal(edge_values(cur), was, EDGE_PROPS)
-        n += not same
-        if both and not moved and same_score(edge_values(cur)["trust_score"], was["trust_score"]):
-            continue  # at most owned text drifted: no entity's aggregate depends on it
+        if was is not None and cur is not None:
+            values = edge_values(cur)
+            n += not props_equal(values, was, EDGE_PROPS)
+            moved = any(was[p] is not None and cur.get(p) != was[p] for p in ENDPOINTS)
+            if not moved and same_score(values["trust_score"], was["trust_score"]):
+                continue  # at most owned text drifted: no entity's aggregate depends on it
+        else:
+            n += 1
+            unknown |= cur is None and None in (was["source_uuid"], was["target_uuid"])
         ends.update(row.get(p) for row in (was, cur) if row is not None for p in ENDPOINTS)
-        unknown |= cur is None and None in (was["source_uuid"], was["target_uuid"])
+    desired = {u for (u,) in c.execute("SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? "
+                                       "AND uuid < ?", (source, graph, lo, hi))}
+    touch_edges(c, gk, graph, sorted(shadow.keys() | now.keys() | desired))
     mark_entities_dirty(c, gk, graph, sorted(u for u in ends if u is not None))
     if unknown:
         c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (gk,))

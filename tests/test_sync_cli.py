@@ -52,12 +52,18 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
     assert missing.code == 2 and missing.err.count("\n") == 1 and "does not exist" in missing.err
 
     # a decision changed without a newer updated_at: normal runs miss it, verify names it (text mode)
+    # and an entity's trust set by hand: one hint line each, the examples after the first
     set_rows(db, "UPDATE candidates SET status = 'corroborated' WHERE id = 'c1'")
     assert run_cli("sync", "--review-db", str(db), *common).json()["candidates_read"] == 0
+    await graph.for_group(group).run_text("MATCH (n:Entity {name: 'alice'}) SET n.trust_score = 0.5", {}, write=True)
     text = run_cli("verify", "--review-db", str(db), "--config", str(cfg))
     assert text.code == 1 and text.out.startswith("DRIFT: ") and "edge_wrong_trust: 1" in text.out
-    assert text.out.splitlines()[-1] == ("hint: 1 review row(s) changed without a newer updated_at, so normal syncs "
-                                         "do not see them: run 'graph-trust sync --full' to re-read every row (e.g. c1)")
+    assert "entity_stale_trust: 1" in text.out
+    assert text.out.splitlines()[-2:] == [
+        "hint: 1 review row(s) changed without a newer updated_at, so normal syncs do not see them: run "
+        "'graph-trust sync --full' to re-read every row (e.g. c1)",
+        "hint: a normal sync re-aggregates the entities at the ends of edges whose trust changed or that left the "
+        "graph; entity trust edited by hand needs 'graph-trust sync --full'"]
 
 
 async def test_prune_cli(graph, settings, tmp_path, unique, embedded_path):
