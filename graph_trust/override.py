@@ -4,6 +4,10 @@ A request may force one trust value for every record of a retrieval. Policy:
 
 - the requested value must be a finite number; it is clamped to [0, 1];
 - a policy with a ``source`` is required; non-``system`` sources need a named ``actor``;
+- a name that names nobody is no name: empty, whitespace, or a placeholder such as
+  ``unknown``, ``anonymous``, ``bypass``, ``none``, ``null`` (any case, Unicode-normalized,
+  with or without surrounding brackets or quotes; :data:`PLACEHOLDER_NAMES`) counts as
+  missing for ``source``, ``actor`` and ``approved_by``;
 - a (clamped) value >= 0.90 needs ``approved_by``, an actor other than ``actor``, and a
   ``reason``;
 - any violation fails closed: the override is rejected and baseline trust scoring is used.
@@ -16,6 +20,7 @@ when a store is given, to the state store.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,6 +31,14 @@ APPROVAL_THRESHOLD = 0.90
 SYSTEM_SOURCE = "system"
 
 Decision = Literal["applied", "clamped", "rejected"]
+
+# Names that attribute an override to nobody (compared after NFKC, casefold and stripping
+# whitespace, brackets and quotes).
+PLACEHOLDER_NAMES = frozenset(
+    {"unknown", "anonymous", "anon", "bypass", "none", "null", "nil", "n/a", "nobody",
+     "undefined", "unspecified", "-", "?"}
+)
+_WRAPPERS = "<>()[]{}\"'`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,22 +71,40 @@ def _filled(value: str | None) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def names_nobody(value: Any) -> bool:
+    """True when ``value`` does not attribute anything to anyone (see the module docstring)."""
+    if not isinstance(value, str):
+        return True
+    core = unicodedata.normalize("NFKC", value).strip().strip(_WRAPPERS).strip().casefold()
+    return not core or core in PLACEHOLDER_NAMES
+
+
+def _named(value: str | None) -> str | None:
+    """The stripped name, or None when it names nobody."""
+    return None if names_nobody(value) else _filled(value)
+
+
+def _nobody_note(value: Any) -> str:
+    """`` ('anonymous' names nobody)`` for a given placeholder, else nothing."""
+    return f" ({_filled(value)!r} names nobody)" if _filled(value) is not None else ""
+
+
 def _violations(value: float | None, policy: OverridePolicy | None) -> list[str]:
     out: list[str] = []
     if value is None:
         out.append("requested trust override is not a finite number")
     if policy is None:
         return [*out, "a trust override needs a policy (source, actor, ...)"]
-    source = _filled(policy.source)
-    actor = _filled(policy.actor)
-    approver = _filled(policy.approved_by)
+    source = _named(policy.source)
+    actor = _named(policy.actor)
+    approver = _named(policy.approved_by)
     if source is None:
-        out.append("source is required")
+        out.append("source is required" + _nobody_note(policy.source))
     elif source.casefold() != SYSTEM_SOURCE and actor is None:
-        out.append("non-system overrides require a named actor")
+        out.append("non-system overrides require a named actor" + _nobody_note(policy.actor))
     if value is not None and value >= APPROVAL_THRESHOLD:
         if approver is None:
-            out.append(f"overrides >= {APPROVAL_THRESHOLD:.2f} require approved_by")
+            out.append(f"overrides >= {APPROVAL_THRESHOLD:.2f} require approved_by" + _nobody_note(policy.approved_by))
         elif actor is not None and approver.casefold() == actor.casefold():
             out.append("approved_by must be a different actor than actor")
         if _filled(policy.reason) is None:

@@ -6,13 +6,18 @@
 1. records (:mod:`graph_trust.records`) and the memory-type filter;
 2. trust override (:mod:`graph_trust.override`; audited, fails closed);
 3. access control (:mod:`graph_trust.access`; a trust context is required);
-4. ranking: ``composite`` (:mod:`graph_trust.composite`; min_trust filter) or ``boost`` (the
+4. scoring: ``composite`` (:mod:`graph_trust.composite`; min_trust filter) or ``boost`` (the
    search stage's order, every composite dimension still reported);
-5. competing facts (:mod:`graph_trust.selector`);
-6. trim to ``max_results``, then layers and salience (:mod:`graph_trust.layers`);
-7. the text block or JSON (:mod:`graph_trust.context_format`).
+5. the salience filter (:mod:`graph_trust.layers`);
+6. competing facts (:mod:`graph_trust.selector`), among the records that passed 3-5;
+7. ranking, trim to ``max_results``, then layers;
+8. the text block or JSON (:mod:`graph_trust.context_format`).
 
-Access control runs before ranking and trimming, so denied records never take a slot.
+This is reference 001's order (trust, salience, selection, rank, limit): access control and
+the salience filter run before selection and trimming, so a denied or non-salient record never
+takes a slot, and the best *eligible* fact of a competing group is the one shown. Every sort
+breaks ties by the record's search rank and then its uuid, so the output does not depend on
+the order in which candidates arrive.
 """
 
 from __future__ import annotations
@@ -30,11 +35,11 @@ from graph_trust.access import (
     require_context,
 )
 from graph_trust.audit import AuditStore
-from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, max_rrf, rank_composite, score_records
+from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, max_rrf, score_records
 from graph_trust.config import Settings
 from graph_trust.context_format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
-from graph_trust.layers import Layer, flatten, group_into_layers
+from graph_trust.layers import Layer, filter_by_salience, flatten, group_into_layers
 from graph_trust.override import OverrideDecision, OverridePolicy, request_override
 from graph_trust.records import MemoryRecord, record_from_item, records_from_results
 from graph_trust.selector import Selection, resolve_competing
@@ -91,11 +96,14 @@ class ContextResult:
         }
 
 
-def _boost_order(ranked: list[RankedRecord]) -> list[RankedRecord]:
-    """The search stage's order: explanation ``final`` descending (edges and nodes merged)."""
-    def key(it: RankedRecord) -> float:
+def _ordered(ranked: list[RankedRecord], rank: RankMode) -> list[RankedRecord]:
+    """Best first: the composite score, or for ``boost`` the search stage's ``final`` (edges and
+    nodes merged). Ties break by search rank, then uuid: a total order on the records
+    themselves, never on their arrival order."""
+    def key(it: RankedRecord) -> tuple[float, float, str]:
         e = it.record.explanation
-        return -(e.final if e is not None else float("-inf"))
+        primary = it.score if rank == "composite" else (e.final if e is not None else float("-inf"))
+        return (-primary, e.rank if e is not None else float("inf"), it.uuid)
 
     return sorted(ranked, key=key)
 
@@ -140,24 +148,24 @@ def context_from_records(
         wanted = {t.strip().lower() for t in memory_types}
         records = [r for r in records if r.memory_type in wanted]
     visible = filter_by_trust(records, ctx, default_sensitivity=default_sensitivity)
+    scored = score_records(visible.records, cs, now=now, trust_override=applied, max_fused=max_fused)
     if rank == "composite":
-        ranked = rank_composite(
-            visible.records, cs, now=now, trust_override=applied, max_fused=max_fused, max_results=0
-        )
-        below = len(visible.records) - len(ranked)
+        scored = [it for it in scored if it.trust >= cs.min_trust]
+        below = len(visible.records) - len(scored)
     else:
-        ranked = _boost_order(score_records(visible.records, cs, now=now, max_fused=max_fused))
         below = 0
+    if min_salience is not None:
+        scored = filter_by_salience(scored, min_salience)
 
     kept, selections = resolve_competing(
-        ranked,
+        _ordered(scored, rank),
         weights=xs.selector_weights,
         threshold=xs.needs_more_threshold,
         now=now,
         half_life_hours=cs.half_life_hours,
         max_fused=max_fused,
     )
-    layers = group_into_layers(kept[:limit], xs.layer_order, min_salience=min_salience, by_salience=by_salience)
+    layers = group_into_layers(_ordered(kept, rank)[:limit], xs.layer_order, by_salience=by_salience)
     items = flatten(layers)
     shown = {it.uuid for it in items}
     return ContextResult(

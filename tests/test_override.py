@@ -128,3 +128,58 @@ def test_pipeline_fails_closed_and_audits(tmp_path: Path):
     )
     assert {i.trust for i in applied.items} == {0.95}
     assert [e.decision for e in list_events(settings)] == ["rejected", "applied"]
+
+
+# --- names that attribute the override to nobody -------------------------------------------
+
+from hypothesis import given, settings as hsettings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from graph_trust.override import PLACEHOLDER_NAMES, names_nobody  # noqa: E402
+
+_ISSUE_NAMES = ["unknown", "anonymous", "bypass", "none", "null", "", " ", "\t\n", "\u3000"]
+
+
+def _case_mix(draw, word: str) -> str:
+    flips = draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)))
+    return "".join(c.upper() if f else c.lower() for c, f in zip(word, flips))
+
+
+@st.composite
+def placeholder_names(draw):
+    word = _case_mix(draw, draw(st.sampled_from(sorted(PLACEHOLDER_NAMES | set(_ISSUE_NAMES)))))
+    left, right = draw(st.sampled_from([("", ""), ("<", ">"), ("(", ")"), ("[", "]"), ('"', '"'), ("'", "'")]))
+    pad = draw(st.sampled_from(["", " ", "  ", "\t", "\u00a0"]))
+    return f"{pad}{left}{word}{right}{pad}"
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(name=placeholder_names(), value=st.floats(0.0, 1.0), field=st.sampled_from(["actor", "source", "approved_by"]))
+def test_a_placeholder_name_is_missing_attribution_and_the_override_fails_closed(name, value, field):
+    assert names_nobody(name)
+    good = {"source": "api", "actor": "ops-user", "approved_by": "sec-lead", "reason": "incident 42"}
+    if field == "approved_by":
+        value = max(value, 0.9)  # approval only matters at or above the threshold
+    d = evaluate_override(value, OverridePolicy(**{**good, field: name}))
+    assert d.decision == "rejected" and d.applied is None
+    assert d.event.decision == "rejected"
+
+
+@pytest.mark.parametrize("name", ["unknown", "ANONYMOUS", " Bypass ", "NONE", "null", "", "   ", "<unknown>"])
+def test_the_issue_names_reject_a_non_system_override(name):
+    d = evaluate_override(0.5, OverridePolicy("api", actor=name))
+    assert d.decision == "rejected"
+    assert any("named actor" in v for v in d.violations)
+
+
+@pytest.mark.parametrize("name", ["ops-user", "unknown-bot", "nonexistent", "anonymous.coward@example.com", "nullable", "Noné"])
+def test_real_names_that_merely_contain_a_placeholder_still_attribute(name):
+    assert not names_nobody(name)
+    assert evaluate_override(0.5, OverridePolicy("api", actor=name)).decision == "applied"
+
+
+def test_a_placeholder_approver_is_no_approval_and_the_audit_keeps_what_was_claimed():
+    d = evaluate_override(0.95, OverridePolicy("api", actor="ops-user", approved_by="Anonymous", reason="r"))
+    assert d.decision == "rejected"
+    assert any("approved_by" in v and "names nobody" in v for v in d.violations)
+    assert d.event.approved_by == "Anonymous"
