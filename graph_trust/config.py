@@ -134,6 +134,89 @@ class ContextSettings(_Section):
     needs_more_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
 
 
+# (low, high) of every bounded policy field: the error names the key and this range.
+POLICY_RANGES: dict[str, tuple[float, float]] = {
+    "top_k": (1, 20),
+    "clip_sentences": (1, 5),
+    "max_tokens": (100, 3000),
+    "min_score": (0.0, 1.0),
+    "ratio": (0.0, 1.0),
+    "max_query_chars": (1, 8192),
+    "cache_ttl_s": (0.0, 3600.0),
+    "cache_size": (1, 100_000),
+    "rate_limit_per_minute": (0, 100_000),
+}
+_POLICY_INTS = {"top_k", "clip_sentences", "max_tokens", "max_query_chars", "cache_size", "rate_limit_per_minute"}
+
+
+class PolicySettings(_Section):
+    """The retrieval policy for agents: what reaches the prompt, how much, and in what order.
+
+    Ranges follow the reference's admin overrides; see :data:`POLICY_RANGES`.
+    """
+
+    top_k: int = 8
+    clip_sentences: int = 2
+    max_tokens: int = 1500
+    search_type: Literal["hybrid", "semantic", "keyword"] = "hybrid"
+    min_score: float = 0.3
+    interleave: Literal["alternate", "score_first", "recency_first"] = "alternate"
+    ratio: float | None = None  # share of slots from the lead order; None: the strategy's default
+    enable_redaction: bool = True
+    redaction_patterns: list[str] = Field(default_factory=list)  # extra regexes, on top of the defaults
+    redaction_replacement: str = "[REDACTED]"
+    # "chars4" (ceil(characters / 4)), "tiktoken:ENCODING" (needs tiktoken and its cached file),
+    # or "module:callable" returning a callable text -> int.
+    token_counter: str = "chars4"
+    language: str = "en"  # sentence splitter language (sentencex code)
+    max_query_chars: int = 2000
+    cache_ttl_s: float = 60.0  # 0 turns the cache off
+    cache_size: int = 1024
+    rate_limit_per_minute: int = 120  # per caller (actor); 0 = no limit
+
+    @field_validator(*POLICY_RANGES, mode="before")
+    @classmethod
+    def _in_range(cls, v: Any, info: Any) -> Any:
+        if v is None and info.field_name == "ratio":
+            return v
+        lo, hi = POLICY_RANGES[info.field_name]
+        integer = info.field_name in _POLICY_INTS
+        kind = "an integer" if integer else "a number"
+        try:
+            if isinstance(v, bool):
+                raise ValueError
+            x = float(v)
+            if integer and (not x.is_integer() or (isinstance(v, str) and not v.strip().lstrip("+-").isdigit())):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ValueError(f"must be {kind} in [{lo:g}, {hi:g}]") from None
+        if not math.isfinite(x) or not lo <= x <= hi:
+            raise ValueError(f"must be {kind} in [{lo:g}, {hi:g}]")
+        return int(x) if integer else x
+
+    @field_validator("redaction_patterns")
+    @classmethod
+    def _patterns_compile(cls, v: list[str]) -> list[str]:
+        import re
+
+        for i, pattern in enumerate(v):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {i} ({pattern!r}) does not compile: {exc}") from None
+            if re.fullmatch(pattern, "") is not None:
+                raise ValueError(f"pattern {i} ({pattern!r}) matches the empty string")
+        return v
+
+    @model_validator(mode="after")
+    def _replacement_is_clean(self) -> "PolicySettings":
+        from graph_trust.context.redact import check_replacement
+
+        if self.enable_redaction and (why := check_replacement(self.redaction_replacement, self.redaction_patterns)):
+            raise ValueError(why)
+        return self
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -145,6 +228,7 @@ class Settings(_Section):
     relink: RelinkSettings = Field(default_factory=RelinkSettings)
     composite: CompositeSettings = Field(default_factory=CompositeSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
+    policy: PolicySettings = Field(default_factory=PolicySettings)
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.
@@ -158,6 +242,10 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("GRAPH_TRUST_REVIEW_DB", "review.path"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
+    *((f"GRAPH_TRUST_POLICY_{name.upper()}", f"policy.{name}") for name in (
+        "top_k", "clip_sentences", "max_tokens", "search_type", "min_score", "interleave", "ratio",
+        "enable_redaction", "token_counter", "language", "max_query_chars", "cache_ttl_s", "cache_size",
+        "rate_limit_per_minute")),
 ]
 
 

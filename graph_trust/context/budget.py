@@ -1,0 +1,67 @@
+"""The token budget: memories in order until ``max_tokens``, never past it.
+
+The last memory that does not fit whole is cut to the longest prefix (at a word boundary when
+it has one) whose text *with its ellipsis*, after ``finish`` (redaction), still fits; when no
+such prefix exists it is left out. The total is the sum of each memory's count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from graph_trust.context.clip import ELLIPSIS
+from graph_trust.context.tokens import TokenCounter
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def fit_prefix(
+    text: str, budget: int, count: TokenCounter, finish: Callable[[str], str] = _identity
+) -> tuple[str, int] | None:
+    """(``finish(prefix + ELLIPSIS)``, its tokens) for the longest prefix that fits ``budget``,
+    or None when not even one character does."""
+    if budget <= 0:
+        return None
+
+    def cut(k: int) -> str:
+        return finish(text[:k].rstrip() + ELLIPSIS)
+
+    lo, hi = 0, len(text) - 1  # largest k in [1, hi] with count(cut(k)) <= budget; 0 = none
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(cut(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    k = lo
+    space = text.rfind(" ", 0, k + 1)
+    if 0 < space < k and text[:space].strip():
+        k = space  # end on a word boundary when the prefix has one
+    while k > 0:  # a counter need not be monotonic on prefixes: check, step back if needed
+        out = cut(k)
+        if text[:k].strip() and (n := count(out)) <= budget:
+            return out, n
+        k -= 1
+    return None
+
+
+def enforce_budget(
+    texts: Sequence[str], max_tokens: int, count: TokenCounter, finish: Callable[[str], str] = _identity
+) -> tuple[list[tuple[str, int]], bool]:
+    """([(text, tokens)] in order, whether the last one was cut). Sum of tokens <= max_tokens."""
+    out: list[tuple[str, int]] = []
+    total = 0
+    for text in texts:
+        n = count(text)
+        if total + n <= max_tokens:
+            out.append((text, n))
+            total += n
+            continue
+        part = fit_prefix(text, max_tokens - total, count, finish)
+        if part is not None:
+            out.append(part)
+            return out, True
+        break
+    return out, False
