@@ -11,6 +11,9 @@ from graph_trust.cli.common import common_options, emit_json, run, runtime
 from graph_trust.override import OverridePolicy
 from graph_trust.pipeline import RANK_MODES, context_for_settings
 
+NOT_WITH_POLICY = {"trust_override": "--trust-override", "min_salience": "--min-salience",
+                   "by_salience": "--by-salience", "memory_types": "--type", "limit": "--limit"}
+
 EXAMPLES = """
 \b
 Examples:
@@ -20,6 +23,13 @@ Examples:
   graph-trust context "backup" --unrestricted --rank boost      # everything, search order
   graph-trust context "incident" --actor ops-user --trust-override 0.95 \\
       --approved-by security-reviewer --reason "incident runbook" --request-id INC-42
+
+\b
+Retrieval policy (--policy): dedup, interleave, clip, token budget, PII redaction:
+  graph-trust context "billing backup" --policy                  # the prompt block
+  graph-trust context "billing backup" --policy --json           # memories + metadata
+  graph-trust context "backup" --policy --top-k 5 --max-tokens 400 --search-type keyword
+  graph-trust context "backup" --policy --metrics-file /var/lib/node_exporter/graph_trust.prom
 """
 
 
@@ -49,6 +59,18 @@ Examples:
 @click.option("--approved-by", default=None, metavar="A", help="Approver of a high override (not the actor).")
 @click.option("--reason", default=None, help="Why the override is needed.")
 @click.option("--request-id", default=None, metavar="ID", help="Request id recorded in the audit event.")
+@click.option("--policy", "use_policy", is_flag=True,
+              help="Apply the retrieval policy (config section policy:): memories + metadata, or the prompt block.")
+@click.option("--top-k", type=int, default=None, help="[--policy] Memories at most (1-20, default 8).")
+@click.option("--max-tokens", type=int, default=None, help="[--policy] Token budget (100-3000, default 1500).")
+@click.option("--clip-sentences", type=int, default=None, help="[--policy] Sentences per memory (1-5, default 2).")
+@click.option("--min-score", type=float, default=None, help="[--policy] Drop memories scoring below (0-1, default 0.3).")
+@click.option("--search-type", type=click.Choice(["hybrid", "semantic", "keyword"]), default=None,
+              help="[--policy] hybrid: BM25 + cosine; semantic: cosine; keyword: BM25 (default hybrid).")
+@click.option("--interleave", type=click.Choice(["alternate", "score_first", "recency_first"]), default=None,
+              help="[--policy] Order: alternate score and recency (default), or one of them first.")
+@click.option("--metrics-file", type=click.Path(dir_okay=False), default=None,
+              help="[--policy] Write Prometheus metrics here (node-exporter textfile format).")
 @common_options
 def context(
     query: str,
@@ -67,6 +89,8 @@ def context(
     approved_by: str | None,
     reason: str | None,
     request_id: str | None,
+    use_policy: bool,
+    **policy_options: object,
 ) -> None:
     """Print a "## Trusted Memory Context" block for QUERY, or JSON with every dimension.
 
@@ -75,7 +99,17 @@ def context(
     competing facts (same subject and predicate, different object) are resolved with a
     confidence, and the result is grouped by memory type. QUERY "-" reads stdin.
     """
-    rt = runtime()
+    if use_policy:
+        given = {"trust_override": trust_override, "min_salience": min_salience, "by_salience": by_salience,
+                 "memory_types": memory_types, "limit": limit}
+        used = [flag for name, flag in NOT_WITH_POLICY.items() if given[name] not in (None, False, ())]
+        if used:
+            raise click.UsageError(f"--policy does not take {', '.join(used)}")
+    elif any(v is not None for v in policy_options.values()):
+        raise click.UsageError("--top-k, --max-tokens, --clip-sentences, --min-score, --search-type, "
+                               "--interleave and --metrics-file need --policy")
+    metrics_file = policy_options.pop("metrics_file", None)
+    rt = runtime({f"policy.{k}": v for k, v in policy_options.items()})
     if not rt.debug:  # the audit log line would repeat the warning below (the event is stored)
         logging.getLogger("graph_trust.audit").setLevel(logging.ERROR)
     if query == "-":
@@ -88,6 +122,9 @@ def context(
         else TrustContext.from_settings(rt.settings.context, actor_id=actor, max_sensitivity=max_sensitivity,
                                         scopes=scopes)
     )
+    if use_policy:
+        _print_policy(rt, query, trust_context, list(groups) or None, rank, metrics_file)
+        return
     policy = None
     if trust_override is not None:
         policy = OverridePolicy(override_source, actor, approved_by, reason, request_id)
@@ -115,3 +152,22 @@ def context(
         emit_json(result.to_dict())
     else:
         click.echo(result.text())
+
+
+def _print_policy(rt, query: str, trust_context: TrustContext, groups: list[str] | None, rank: str,
+                  metrics_file: str | None) -> None:
+    """Run get_context and print the payload (JSON) or the prompt block; a fallback is warned."""
+    from graph_trust.context.service import get_context
+
+    payload = run(get_context(rt.settings, query, trust_context=trust_context, groups=groups, rank=rank))
+    md = payload.metadata
+    if metrics_file:
+        from graph_trust.context.metrics import write_textfile
+
+        write_textfile(metrics_file)
+    if md.error_code and not rt.json:
+        click.echo(f"warning: {md.error_code} ({md.reason}); fallback: {md.fallback}", err=True)
+    if rt.json:
+        emit_json(payload.to_dict())
+    else:
+        click.echo(payload.format_for_system_prompt(rt.settings.context.layer_order), nl=False)

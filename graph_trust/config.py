@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import yaml
@@ -328,18 +329,37 @@ def load_settings(
     try:
         return Settings.model_validate(tree)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"] if p != "__root__")
+        key, detail = _first_error(exc)
         source = (sources.get(key) or sources.get(key.split(".")[0])
                   or next((v for k, v in sources.items() if k.startswith(f"{key}.")), "defaults"))
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        got = err.get("input")
-        shown = "" if isinstance(got, dict) or err["type"] == "extra_forbidden" else f" (got {got!r})"
-        if key.endswith("password"):
-            shown = ""
-        raise ConfigError(f"config key {key or '<root>'}: {msg}{shown} [from {source}]") from None
+        raise ConfigError(f"config key {key or '<root>'}: {detail} [from {source}]") from None
+
+
+def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
+    """(dotted key, "what is wrong (got value)") of a validation error's first problem."""
+    err = exc.errors()[0]
+    key = prefix + ".".join(str(p) for p in err["loc"] if p != "__root__")
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    got = err.get("input")
+    shown = "" if isinstance(got, dict) or err["type"] == "extra_forbidden" else f" (got {got!r})"
+    if key.endswith("password"):
+        shown = ""
+    return key.rstrip("."), msg + shown
+
+
+def policy_with(base: PolicySettings, overrides: Mapping[str, Any]) -> PolicySettings:
+    """``base`` with per-call ``overrides`` (field names; None values ignored), validated like
+    the config file: a bad value is a ConfigError naming ``policy.<key>``."""
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if not changes:
+        return base
+    try:
+        return PolicySettings.model_validate({**base.model_dump(), **changes})
+    except ValidationError as exc:
+        key, detail = _first_error(exc, "policy.")
+        raise ConfigError(f"config key {key}: {detail} [from the call]") from None
 
 
 def state_path(settings: Settings, name: str) -> Path:
