@@ -25,16 +25,24 @@ def fit_prefix(
     if budget <= 0:
         return None
 
+    def largest(fits) -> int:  # largest k in [1, len - 1] with fits(k); 0 when there is none
+        lo, hi = 0, len(text) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
     def cut(k: int) -> str:
         return finish(text[:k].rstrip() + ELLIPSIS)
 
-    lo, hi = 0, len(text) - 1  # largest k in [1, hi] with count(cut(k)) <= budget; 0 = none
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(cut(mid)) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
+    # Search on the raw prefix (cheap), then check with ``finish``; search with it only when a
+    # replacement made the cut longer.
+    lo = largest(lambda k: count(text[:k].rstrip() + ELLIPSIS) <= budget)
+    if lo and count(cut(lo)) > budget:
+        lo = largest(lambda k: count(cut(k)) <= budget)
     k = lo
     space = text.rfind(" ", 0, k + 1)
     if 0 < space < k and text[:space].strip():

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
-_SPACE = re.compile(r"\s+")
-_BOUNDARY = re.compile(r"^\W+|\W+$")  # Unicode-aware: letters of every script are word characters
+
+def _is_word(ch: str) -> bool:
+    """Python's Unicode ``\\w``: letters and digits of every script, and the underscore."""
+    return ch.isalnum() or ch == "_"
 
 
 def normalize(text: str) -> str:
-    """Lowercase, NFKC, whitespace collapsed, punctuation at both ends stripped."""
-    t = unicodedata.normalize("NFKC", text.lower()).lower()
-    return _BOUNDARY.sub("", _SPACE.sub(" ", t).strip())
+    """Lowercase, NFKC, whitespace collapsed, non-word characters at both ends stripped."""
+    t = " ".join(unicodedata.normalize("NFKC", text.lower()).lower().split())
+    i, j = 0, len(t)
+    while i < j and not _is_word(t[i]):
+        i += 1
+    while j > i and not _is_word(t[j - 1]):
+        j -= 1
+    return t[i:j]
 
 
 def normalized_hash(text: str) -> str:

@@ -13,8 +13,11 @@ from collections.abc import Sequence
 DEFAULT_PATTERNS: dict[str, str] = {
     "ssn": r"\b\d{3}-\d{2}-\d{4}\b",
     "card": r"\b(?:\d{4}[ -]?){3}\d{4}\b",  # 16 digits, plain or in fours with spaces or dashes
-    "email": r"(?i)\b[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,}\b",
+    "email": r"\b(?i:[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,})\b",
 }
+# The defaults run as one regex, and only on text with a digit or an "@" (each needs one).
+_DEFAULTS = re.compile("|".join(f"(?:{p})" for p in DEFAULT_PATTERNS.values()))
+_DIGIT = re.compile(r"\d")
 MAX_PASSES = 8
 
 
@@ -24,15 +27,23 @@ class Redactor:
     def __init__(self, custom: Sequence[str] = (), replacement: str = "[REDACTED]", enabled: bool = True):
         self.enabled = enabled
         self.replacement = replacement
+        self._template = replacement.replace("\\", "\\\\")  # literal, not a group reference
         self.patterns = [re.compile(p) for p in (*DEFAULT_PATTERNS.values(), *custom)] if enabled else []
+        self._custom = [re.compile(p) for p in custom] if enabled else []
 
     @classmethod
-    def from_settings(cls, policy) -> Redactor:  # noqa: ANN001 - PolicySettings (import cycle)
+    def from_settings(cls, policy) -> Redactor:  # noqa: ANN001 - PolicySettings (config imports this module)
         return cls(policy.redaction_patterns, policy.redaction_replacement, policy.enable_redaction)
 
     def matches(self, text: str) -> bool:
         """Whether any enabled pattern matches somewhere in ``text``."""
         return any(p.search(text) for p in self.patterns)
+
+    def _active(self, text: str) -> list[re.Pattern[str]]:
+        """The regexes that can match ``text`` at all (cheap checks before they run)."""
+        if "@" in text or _DIGIT.search(text):
+            return [_DEFAULTS, *self._custom]
+        return self._custom
 
     def __call__(self, text: str) -> tuple[str, bool]:
         """(redacted text, whether anything was replaced)."""
@@ -41,8 +52,8 @@ class Redactor:
         out = text
         for _ in range(MAX_PASSES):
             changed = False
-            for p in self.patterns:
-                new = p.sub(self.replacement, out)
+            for p in self._active(out):
+                new = p.sub(self._template, out)
                 if new != out:
                     out, changed = new, True
             if not changed:
