@@ -23,6 +23,9 @@ class Fact:
     fact: str
     trust: float | None = None
     invalid_at: datetime | None = None
+    properties: dict | None = None  # other edge properties (memory_type, sensitivity, ...)
+    at: datetime | None = None  # created_at and valid_at (default 2026-01-01)
+    episodes: tuple[str, ...] = ()
 
 
 def stable_uuid(*parts: str) -> str:
@@ -80,11 +83,11 @@ async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, ind
             name=f.predicate,
             fact=f.fact,
             group_id=group_id,
-            episodes=[],
-            created_at=now,
-            valid_at=now,
+            episodes=list(f.episodes),
+            created_at=f.at or now,
+            valid_at=f.at or now,
             invalid_at=f.invalid_at,
-            attributes={} if f.trust is None else {"trust_score": f.trust},
+            attributes={**(f.properties or {}), **({} if f.trust is None else {"trust_score": f.trust})},
         )
         await edge.generate_embedding(embedder)
         await _save(edge, driver, vector_procedure)

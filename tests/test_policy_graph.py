@@ -7,10 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from graphiti_core.edges import EntityEdge
-from graphiti_core.nodes import EntityNode
-
-from builders import stable_uuid
+from builders import Fact, build_graph, stable_uuid
 from cli_helpers import run_cli
 from graph_trust.access import TrustContext
 from graph_trust.config import load_settings
@@ -43,26 +40,11 @@ QUERY = "billing-db backup"
 
 
 async def _save(driver, group: str) -> dict[str, str]:
-    embedder = HashingEmbedder()
-    await driver.build_indices_and_constraints()
-    nodes: dict[str, EntityNode] = {}
-    out = {}
-    for key, subj, obj, fact, props, hours in FACTS:
-        for name in (subj, obj):
-            if name not in nodes:
-                node = EntityNode(uuid=stable_uuid(group, "n", name), name=name, group_id=group, labels=["Entity"],
-                                  summary=f"{name} entity", created_at=NOW)
-                await node.generate_name_embedding(embedder)
-                await node.save(driver)
-                nodes[name] = node
-        when = NOW - timedelta(hours=hours)
-        edge = EntityEdge(uuid=stable_uuid(group, "e", key), source_node_uuid=nodes[subj].uuid,
-                          target_node_uuid=nodes[obj].uuid, name=key.upper(), fact=fact, group_id=group,
-                          episodes=[stable_uuid(group, "ep", key)], created_at=when, valid_at=when, attributes=props)
-        await edge.generate_embedding(embedder)
-        await edge.save(driver)
-        out[key] = edge.uuid
-    return out
+    """FACTS into ``driver``'s graph; {key: edge uuid}."""
+    facts = [Fact(subj, key.upper(), obj, fact, properties=props, at=NOW - timedelta(hours=hours),
+                  episodes=(stable_uuid(group, "ep", key),)) for key, subj, obj, fact, props, hours in FACTS]
+    uuids = await build_graph(driver, HashingEmbedder(), facts, group)
+    return {key: uuids[fact] for key, _, _, fact, _, _ in FACTS}
 
 
 @pytest.fixture
