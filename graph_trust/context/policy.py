@@ -3,8 +3,8 @@
 Order, over candidates that already passed access control:
 
 1. drop those with ``score < min_score``;
-2. redact PII (default patterns plus ``redaction_patterns``) and clip to ``clip_sentences``
-   sentences (the clip is redacted again: a cut can make a new match);
+2. clip to ``clip_sentences`` sentences, then redact PII in what is shown (default patterns
+   plus ``redaction_patterns``, to a fixed point);
 3. dedup by the normalized hash of the text that will be shown, keeping the most trusted
    (then highest score, then smallest id) of each set;
 4. interleave by strategy and keep ``top_k``;
@@ -97,11 +97,7 @@ def apply_policy(
     shown: list[_Shown] = []
     for c in above:
         text = policy.redaction_replacement if c.access_redacted else c.text
-        text, was = red(text)
-        clipped, cut = clip(text, policy.clip_sentences, policy.language)
-        if cut:
-            clipped, again = red(clipped)
-            was = was or again
+        clipped, was = red(clip(text, policy.clip_sentences, policy.language)[0])
         if clipped.strip():
             shown.append(_Shown(c, clipped, was or c.access_redacted))
     stats.reached_dedup = len(shown)

@@ -15,8 +15,10 @@ DEFAULT_PATTERNS: dict[str, str] = {
     "card": r"\b(?:\d{4}[ -]?){3}\d{4}\b",  # 16 digits, plain or in fours with spaces or dashes
     "email": r"\b(?i:[A-Z0-9._%+-]+@[A-Z0-9.-]+\.[A-Z]{2,})\b",
 }
-# The defaults run as one regex, and only on text with a digit or an "@" (each needs one).
-_DEFAULTS = re.compile("|".join(f"(?:{p})" for p in DEFAULT_PATTERNS.values()))
+# The defaults run as two regexes, each only on text that has what it needs: a digit (SSN and
+# card, as one alternation) or an "@" (email).
+_NUMBERS = re.compile(f"(?:{DEFAULT_PATTERNS['ssn']})|(?:{DEFAULT_PATTERNS['card']})")
+_EMAIL = re.compile(DEFAULT_PATTERNS["email"])
 _DIGIT = re.compile(r"\d")
 MAX_PASSES = 8
 
@@ -41,9 +43,10 @@ class Redactor:
 
     def _active(self, text: str) -> list[re.Pattern[str]]:
         """The regexes that can match ``text`` at all (cheap checks before they run)."""
-        if "@" in text or _DIGIT.search(text):
-            return [_DEFAULTS, *self._custom]
-        return self._custom
+        active = [_NUMBERS] if _DIGIT.search(text) else []
+        if "@" in text:
+            active.append(_EMAIL)
+        return active + self._custom if self._custom else active
 
     def __call__(self, text: str) -> tuple[str, bool]:
         """(redacted text, whether anything was replaced)."""
