@@ -242,3 +242,28 @@ def test_cli_policy_json_text_and_metrics_file(settings, facts, tmp_path):
     assert r.code == 2 and "need --policy" in r.err
     r = run_cli("context", QUERY, "--policy", "--group", "nope", *base, env=env_db)
     assert r.code == 0 and r.out == "" and "GROUP_NOT_FOUND" in r.err
+
+
+async def test_graph_lost_mid_session_is_skipped(tmp_path):
+    """The server dies under an open connection: GRAPH_UNAVAILABLE, not an exception."""
+    import os
+    import signal
+
+    from graph_trust.connection import open_graph
+    from graph_trust.embedded import EmbeddedServer
+
+    server = EmbeddedServer(tmp_path / "g").start()  # this test's own server, killed below
+    s = load_settings(overrides={"graph.uri": f"embedded:{tmp_path}/g", "state_dir": str(tmp_path / "s")}, environ={})
+    try:
+        async with open_graph(s) as conn:
+            await _save(conn.for_group("lost").driver, "lost")
+            svc = ContextService()
+            ok = await svc.get_context(s, QUERY, trust_context=MEDIUM, groups=["lost"], connection=conn)
+            assert ok.memories
+            os.kill(server.pid, signal.SIGKILL)
+            p = await svc.get_context(s, "deploy verification", trust_context=MEDIUM, groups=["lost"],
+                                      connection=conn)
+            assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("GRAPH_UNAVAILABLE", "skip")
+            assert "cannot reach graph" in p.metadata.reason
+    finally:
+        server.stop()

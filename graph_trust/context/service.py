@@ -245,6 +245,13 @@ class ContextService:
             return fail("GRAPH_UNAVAILABLE", "skip", str(exc))
         except _UnknownGroup as exc:
             return fail("GROUP_NOT_FOUND", "empty", str(exc))
+        except Exception as exc:  # a driver error mid-search: the connection module says if the graph is gone
+            from graph_trust.connection import _translate, address_of
+
+            lost = _translate(exc, address_of(settings), settings.graph.database)
+            if lost is None:
+                raise
+            return fail("GRAPH_UNAVAILABLE", "skip", str(lost))
         payload = self._finish(payload, pol, started)
         if pol.cache_ttl_s > 0:
             self.cache.put(key, payload, pol.cache_size)
