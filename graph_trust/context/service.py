@@ -253,8 +253,8 @@ class ContextService:
                 raise
             return fail("GRAPH_UNAVAILABLE", "skip", str(lost))
         payload = self._finish(payload, pol, started)
-        if pol.cache_ttl_s > 0:
-            self.cache.put(key, payload, pol.cache_size)
+        if pol.cache_ttl_s > 0:  # a copy: what the caller does with its payload stays out of the cache
+            self.cache.put(key, Payload(list(payload.memories), dataclasses.replace(payload.metadata)), pol.cache_size)
         return payload
 
     async def _search(self, settings: Settings, query: str, ctx: TrustContext, groups: list[str], rank: str,
