@@ -195,6 +195,23 @@ class PolicySettings(_Section):
             raise ValueError(f"must be {kind} in [{lo:g}, {hi:g}]")
         return int(x) if integer else x
 
+    @field_validator("token_counter")
+    @classmethod
+    def _counter_spec(cls, v: str) -> str:
+        kind, _, arg = v.partition(":")
+        if v != "chars4" and not (kind and arg):
+            raise ValueError("must be chars4, tokenizer:PATH, tiktoken:ENCODING or module:callable")
+        return v
+
+    @field_validator("language")
+    @classmethod
+    def _language_code(cls, v: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?", v):
+            raise ValueError("must be a language code such as en, ja or pt-BR")
+        return v
+
     @field_validator("redaction_patterns")
     @classmethod
     def _patterns_compile(cls, v: list[str]) -> list[str]:
