@@ -194,6 +194,9 @@ def config_reference() -> str:
         "[from environment variable GRAPHITI_TRUST_WEIGHT]",
         "```", "",
         "## Top level", "",
+        "The state directory holds the state store `state.sqlite3` (runs, journal, quarantine, "
+        "shadow copies, audit events) and the locks; the default graph address keeps the embedded "
+        "graph under `.graph-trust/graph`. It never holds your review DB.", "",
     ]
     lines += rows(config.Settings, "")
     for name, field in config.Settings.model_fields.items():
