@@ -156,7 +156,8 @@ def _tracked_files() -> list[Path]:
     return [ROOT / name for name in r.stdout.split("\0") if name]
 
 
-MACHINE_PATH = re.compile(r"/work/|/home/[a-z_]|/Users/[A-Za-z]|/root/|/opt/pypi")
+# Written so that this line does not match itself.
+MACHINE_PATH = re.compile(r"/wor[k]/|/hom[e]/[a-z_]|/User[s]/[A-Za-z]|/roo[t]/|/opt/pyp[i]")
 DIARY = re.compile(r"this session|previous session|session before|previous run\b|slower day|before this change",
                    re.I)
 
