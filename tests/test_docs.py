@@ -183,3 +183,12 @@ def test_the_docs_read_as_reference_not_as_a_diary():
             if DIARY.search(line):
                 offenders.append(f"{page.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not offenders
+
+
+@pytest.mark.parametrize("page", [README, *SITE_PAGES], ids=lambda p: str(p.relative_to(ROOT)))
+def test_repository_paths_named_in_the_docs_exist(page):
+    """A file the docs point a reader at (`sync/text_index.py`, `cypher/bench_create_*`) is there."""
+    text = page.read_text(encoding="utf-8")
+    named = re.findall(r"`((?:graph_trust|sync|cli|cypher|tests|bench|docs)/[\w./*-]*)`", text)
+    for path in named:
+        assert list(ROOT.glob(path.rstrip("/"))), f"{page.relative_to(ROOT)} names {path}, which does not exist"
