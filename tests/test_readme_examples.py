@@ -57,11 +57,24 @@ def _getting_started(ns: dict, out: str) -> None:
     assert ns["report"] is not None  # a second load_sample: it reports what already existed
 
 
+def _sync(ns: dict, out: str) -> None:
+    assert ns["report"].to_dict()["edges_set"] > 100  # the sample's review rows reached the graph
+    assert ns["check"].to_dict()["in_sync"] is True
+    assert "in sync: True" in out
+
+
+def _relink(ns: dict, out: str) -> None:
+    assert ns["found"]["orphaned"] == 6 and ns["found"]["dry_run"] is True  # the sample's six orphans
+    assert "6 orphaned" in out
+
+
 # What a page's examples must have produced beyond running (each page named here must have examples).
 CHECKS: dict[str, Callable[[dict, str], None]] = {
     "README.md": _readme,
     "docs/search.md": _search,
     "docs/context.md": _context,
+    "docs/sync.md": _sync,
+    "docs/relink.md": _relink,
     "docs/getting-started.md": _getting_started,
 }
 
