@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class GraphTrustError(Exception):
-    """Base class. ``exit_code`` is what the CLI exits with (see README, Exit codes)."""
+    """Base class. ``exit_code`` is what the CLI exits with (see docs/errors.md)."""
 
     exit_code = 2
 

@@ -1,7 +1,7 @@
 """graph-trust sync: the nightly job (review DB -> trust_score on edges and entities).
 
 Entry points: :func:`run_sync`, :func:`verify`, :func:`rollback`, :func:`list_runs`,
-:func:`ensure_indexes`, :func:`init_review_db`, :func:`sync_demo`, :func:`prune`. See README (Sync).
+:func:`ensure_indexes`, :func:`init_review_db`, :func:`sync_demo`, :func:`prune`. See docs/sync.md.
 """
 
 from graph_trust.sync.prune import prune

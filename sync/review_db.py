@@ -1,6 +1,6 @@
 """The review DB (SQLite), read-only: open, schema check, column mapping, streaming reads.
 
-Default schema (``init_review_db`` creates it; README-sync documents it)::
+Default schema (``init_review_db`` creates it; docs/sync.md documents it)::
 
     candidates(id TEXT PRIMARY KEY, subject, predicate, object, fact, status,
                evidence_refs_json, group_id, updated_at, memory_type, sensitivity,

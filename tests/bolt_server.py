@@ -18,7 +18,7 @@ Also here: ``BoltEndpoint.create_database`` (a fresh database per test, ~50 ms),
 ``BoltEndpoint.sql`` (ArcadeDB SQL over HTTP, for DDL Bolt cannot carry) and
 ``create_graphiti_fulltext_indexes`` (Graphiti's Neo4j fulltext indexes, made via SQL under the
 same names, so ``db.index.fulltext.query*`` and Graphiti's fulltext search work unchanged).
-Findings behind these choices: /work/notes/arcadedb-findings.md.
+What this stand-in covers and what only real Neo4j covers: docs/backends.md.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Kept in the repository so the data can be regenerated and reviewed; never import
 time (``graph_trust.sample`` reads the JSON). Deterministic: a fixed seed, ``uuid5`` ids and
 fixed timestamps, so rerunning it rewrites byte-identical files::
 
-    /work/venv/bin/python graph_trust/data/build_sample.py          # rewrite both files
-    /work/venv/bin/python graph_trust/data/build_sample.py --check  # also print demo ranks
+    python graph_trust/data/build_sample.py          # rewrite both files
+    python graph_trust/data/build_sample.py --check  # also print demo ranks
 
 The domain is an operations knowledge graph: services, databases, hosts, ports, teams,
 people, on-call rotations, backup and cron schedules, deploy windows, runbooks and regions,
