@@ -147,6 +147,12 @@ POLICY_RANGES: dict[str, tuple[float, float]] = {
     "cache_size": (1, 100_000),
     "rate_limit_per_minute": (0, 100_000),
 }
+def _ranged(default: Any, key: str) -> Any:
+    """A field bounded by ``POLICY_RANGES[key]`` (the bounds also show in the reference docs)."""
+    lo, hi = POLICY_RANGES[key]
+    return Field(default=default, ge=lo, le=hi)
+
+
 _POLICY_INTS = {"top_k", "clip_sentences", "max_tokens", "max_query_chars", "cache_size", "rate_limit_per_minute"}
 
 
@@ -156,13 +162,13 @@ class PolicySettings(_Section):
     Ranges follow the reference's admin overrides; see :data:`POLICY_RANGES`.
     """
 
-    top_k: int = 8
-    clip_sentences: int = 2
-    max_tokens: int = 1500
+    top_k: int = _ranged(8, "top_k")
+    clip_sentences: int = _ranged(2, "clip_sentences")
+    max_tokens: int = _ranged(1500, "max_tokens")
     search_type: Literal["hybrid", "semantic", "keyword"] = "hybrid"
-    min_score: float = 0.3
+    min_score: float = _ranged(0.3, "min_score")
     interleave: Literal["alternate", "score_first", "recency_first"] = "alternate"
-    ratio: float | None = None  # share of slots from the lead order; None: the strategy's default
+    ratio: float | None = _ranged(None, "ratio")  # share of slots from the lead order; None: the strategy's default
     enable_redaction: bool = True
     redaction_patterns: list[str] = Field(default_factory=list)  # extra regexes, on top of the defaults
     redaction_replacement: str = "[REDACTED]"
@@ -170,10 +176,10 @@ class PolicySettings(_Section):
     # or "module:callable" returning a callable text -> int.
     token_counter: str = "chars4"
     language: str = "en"  # sentence splitter language (sentencex code)
-    max_query_chars: int = 2000
-    cache_ttl_s: float = 60.0  # 0 turns the cache off
-    cache_size: int = 1024
-    rate_limit_per_minute: int = 120  # per caller (actor); 0 = no limit
+    max_query_chars: int = _ranged(2000, "max_query_chars")
+    cache_ttl_s: float = _ranged(60.0, "cache_ttl_s")  # 0 turns the cache off
+    cache_size: int = _ranged(1024, "cache_size")
+    rate_limit_per_minute: int = _ranged(120, "rate_limit_per_minute")  # per caller (actor); 0 = no limit
 
     @field_validator(*POLICY_RANGES, mode="before")
     @classmethod
