@@ -32,8 +32,9 @@ candidate that got it by anything weaker than a sole exact match.
 Names are normalized by :func:`normalize_name` (NFKC, casefold, punctuation and underscores
 to spaces, whitespace collapsed); the exact *key* also drops the spaces, so ``Acme Corp``,
 ``ACME  corp``, ``acme-corp`` and ``AcmeCorp`` agree. An unknown name *plausibly matches* a
-known one when their token sets have Jaccard >= ``min_name_jaccard`` (0.5), or one token set
-of at least two tokens is contained in the other.
+known one when one's token set contains the other's (``Redis`` and ``Redis Cache``, ``Smith``
+and ``Alice Smith``); names that merely share words (``nightly backup job``, ``weekly backup
+job``) are different entities.
 
 The matcher never fetches anything: :meth:`Matcher.prepare` says which edges need
 embeddings, the caller supplies them to :meth:`Matcher.decide` (so a 100k-edge graph's
@@ -50,6 +51,7 @@ from typing import Literal
 
 import numpy as np
 
+from graph_trust.embedder import STOPWORDS
 from graph_trust.sync.text_index import BM25Index
 
 _NON_WORD = re.compile(r"[\W_]+")
@@ -166,7 +168,7 @@ class NameTable:
         self.post_ptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(toks, minlength=len(self.vocab)), out=self.post_ptr[1:])
 
-    def plausible(self, name: str | None, min_jaccard: float) -> np.ndarray:
+    def plausible(self, name: str | None) -> np.ndarray:
         """Ids of the names that plausibly match ``name`` (see module docstring)."""
         key = name_key(name)
         if not key:
@@ -181,10 +183,7 @@ class NameTable:
             parts = [self.post_names[self.post_ptr[t] : self.post_ptr[t + 1]] for t in known]
             hits = np.concatenate(parts)
             names, inter = np.unique(hits, return_counts=True)
-            sizes = self.ntoks[names]
-            jac = inter / (len(qtoks) + sizes - inter)
-            smaller = np.minimum(sizes, len(qtoks))
-            ok = (jac >= min_jaccard) | ((inter == smaller) & (smaller >= 2))
+            ok = inter == np.minimum(self.ntoks[names], len(qtoks))  # one contains the other
             found.extend(names[ok].tolist())
         return np.unique(np.array(found, dtype=np.int64))
 
@@ -287,15 +286,15 @@ class EdgeIndex:
         parts = [self.adj_edges[self.adj_ptr[n] : self.adj_ptr[n + 1]] for n in name_ids]
         return np.unique(np.concatenate(parts)).astype(np.int64)
 
-    def plausible_edges(self, subject: str | None, obj: str | None, min_jaccard: float) -> np.ndarray:
+    def plausible_edges(self, subject: str | None, obj: str | None) -> np.ndarray:
         """Edges whose source plausibly matches subject (and target object): direction kept."""
-        subj_ids = self.names.plausible(subject, min_jaccard)
+        subj_ids = self.names.plausible(subject)
         edges = self.edges_of(subj_ids)
         if not edges.size:
             return edges
         keep = np.isin(self.src[edges], subj_ids)
         if obj:
-            obj_ids = self.names.plausible(obj, min_jaccard)
+            obj_ids = self.names.plausible(obj)
             keep &= np.isin(self.tgt[edges], obj_ids)
         return edges[keep]
 
@@ -345,13 +344,11 @@ class Matcher:
         *,
         min_similarity: float = 0.5,
         margin: float = 0.05,
-        min_name_jaccard: float = 0.5,
         pool_cap: int = 200,
     ) -> None:
         self.indexes = indexes
         self.min_similarity = min_similarity
         self.margin = margin
-        self.min_name_jaccard = min_name_jaccard
         self.pool_cap = pool_cap
 
     def scope(self, cand: RelinkCandidate) -> list[EdgeIndex]:
@@ -386,7 +383,7 @@ class Matcher:
         qtoks = relation_tokens(cand)
         pools = []
         for ix in scope:
-            pool = ix.plausible_edges(cand.subject, cand.object, self.min_name_jaccard)
+            pool = ix.plausible_edges(cand.subject, cand.object)
             if pool.size > self.pool_cap:  # hub entities: keep the best by BM25 before cosine
                 keep = np.argsort(-ix.text.normalized(qtoks, pool), kind="stable")[: self.pool_cap]
                 pool = np.sort(pool[keep])
@@ -430,10 +427,15 @@ class Matcher:
         if prep.mode != "similar" and not (cand.fact or "").strip():
             return MatchResult(cand.id, "ambiguous", f"{n} edges match {what} and the candidate has no fact "
                                "to tell them apart", None, top)
-        if prep.mode != "exact" and best.score < self.min_similarity:
-            among = f"{n} plausible edges" if prep.mode == "similar" else f"{n} edges matching {what}"
+        if prep.mode == "similar" and best.score < self.min_similarity:
             return MatchResult(cand.id, "unmatched", f"best fact similarity {best.score:.3f} ({how}) is below "
-                               f"min_similarity {self.min_similarity} among {among}", None, top)
+                               f"min_similarity {self.min_similarity} among {n} plausible edges", None, top)
+        if prep.mode == "endpoints" and (best.bm25 or 0.0) < self.min_similarity / 2:
+            # every edge here joins the same two names, so cosine is high for all of them: only
+            # words the candidate shares with the best edge beyond the names are evidence
+            return MatchResult(cand.id, "unmatched", f"{n} edges match {what} and the best shares too few of "
+                               f"the candidate's words (BM25 {best.bm25 or 0.0:.3f} < min_similarity/2 = "
+                               f"{self.min_similarity / 2})", None, top)
         if second is not None and best.score - second.score < self.margin:
             return MatchResult(cand.id, "ambiguous", f"{n} edges match {what}; top two fact similarities "
                                f"{best.score:.3f} and {second.score:.3f} ({how}) are within margin {self.margin}",
@@ -480,12 +482,13 @@ def _pools(scope: list[EdgeIndex], hits_of) -> list[tuple[EdgeIndex, np.ndarray]
 
 
 def relation_tokens(cand: RelinkCandidate) -> list[str]:
-    """The fact's tokens without the subject's and object's: every edge in a pool already
-    shares the endpoints, so BM25 should weigh what is said about them, not the names."""
+    """The fact's tokens without the subject's and object's and without stopwords: every edge
+    in a pool already shares the endpoints, and ``is``, ``to``, ``by`` are shared by unrelated
+    facts, so BM25 should weigh what is said about the endpoints."""
     names = set(tokenize(cand.subject)) | set(tokenize(cand.object))
     toks = tokenize(cand.fact)
-    rest = [t for t in toks if t not in names]
-    return rest or toks
+    rest = [t for t in toks if t not in names and t not in STOPWORDS]
+    return rest or [t for t in toks if t not in names] or toks
 
 
 def _exact_what(cand: RelinkCandidate) -> str:
