@@ -6,10 +6,11 @@ the whole command on the embedded FalkorDB."""
 from __future__ import annotations
 
 import asyncio
+import random
 import sys
 from pathlib import Path
 
-import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from migration_fixture import GROUPS, KINDS, Plan, generate, per_class  # noqa: 
 
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.sync.matching import EdgeIndex, Matcher, RelinkCandidate, fact_key, settle_claims  # noqa: E402
-from graph_trust.sync.relink import match_all  # noqa: E402
+from graph_trust.sync.relink import match_all, relink  # noqa: E402
 
 EMB = HashingEmbedder()
 
@@ -85,3 +86,15 @@ def test_fixed_fixture_per_class_in_memory():
         assert row["wrong_writes"] == 0, (kind, row)
         if row["resolvable"]:
             assert row["correct"] >= 0.95 * row["resolvable"], (kind, row)
+
+
+@pytest.mark.parametrize("seed", random.Random(2026).sample(range(10**6), 3))
+async def test_random_migrations_on_the_graph_never_write_a_wrong_link(graph, settings, tmp_path, unique, seed):
+    """The whole command (graph reads, embedding check, review-DB writes) on random migrations."""
+    from migration_fixture import build_migration, evidence_column, written_ids
+
+    m = await build_migration(graph, EMB, tmp_path, f"r{unique}", plan=generate(seed, 6, synthetic=seed % 2 == 0))
+    before = evidence_column(m.review_db)
+    await relink(settings, review_db=str(m.review_db), conn=graph)
+    table = per_class(m.cases, m.expected, written_ids(before, evidence_column(m.review_db)))
+    _check(table, 0.9)
