@@ -329,7 +329,8 @@ async def main(args: argparse.Namespace) -> None:
         for name, r in (("relink --dry-run", dry), ("relink (writes + journal)", real)):
             print(f"{name}: {r['seconds']:.2f}s for {r['orphaned']} orphaned candidates against {r['edges_read']} "
                   f"edges; phases {r['phases_s']}")
-        print(f"  exact {real['relinked_exact']}, similar {real['relinked_similar']}, ambiguous {real['ambiguous']}, "
+        print(f"  exact {real['relinked_exact']}, by endpoints {real['relinked_endpoints']}, similar "
+              f"{real['relinked_similar']}, ambiguous {real['ambiguous']}, "
               f"unmatched {real['unmatched']}, written {real['written']}, embeddings fetched {real['vectors_fetched']}")
         print(f"  accuracy vs the generator's answers: {acc}")
         print(f"  memory (fresh process): {dry['rss_before_mib']:.0f} MiB after imports, peak "

@@ -287,3 +287,17 @@ def test_an_edge_held_or_taken_by_a_different_fact_is_ambiguous():
     twin = _cand("CAROL", "SUPERVISES", "bob", "Carol supervises Bob.", cid="t")
     both = settle_claims([pairs[0], (twin, _match(m, twin))], {"e5": [("h", fact_key(renamed))]})
     assert [r.outcome for r in both] == ["endpoints", "endpoints"]
+
+
+def test_unknown_names_match_known_ones_only_by_containment():
+    edges = [
+        ("n1", "auth-service", "RUNS", "weekly backup job", "auth-service runs the weekly backup job on Sundays"),
+        ("n2", "auth-service", "DEPENDS_ON", "Redis Cache", "auth-service depends on Redis Cache for sessions"),
+    ]
+    m = Matcher({"g": _group("g", edges)})
+    # shares words with "weekly backup job" but is another entity: a dropped fact, not written
+    r = _match(m, _cand("auth-service", "RUNS", "nightly backup job", "auth-service runs the nightly backup job on Sundays", group="g"))
+    assert r.outcome == "unmatched" and r.edge is None
+    # "Redis" is contained in "Redis Cache": plausibly the same entity, decided by the fact
+    r = _match(m, _cand("Auth Service", "NEEDS", "Redis", "auth-service depends on Redis for sessions", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("similar", "n2")
