@@ -318,7 +318,8 @@ class _Generator:
                 r2 = self.rng.choice(others)
                 details = self.rng.sample([x for x in DETAILS[sk] if x and x != d], 2)
                 for j, dd in zip(self.rng.sample(range(len(RELATIONS[r2][1])), 2), details, strict=True):
-                    self.add(g, Fact(s, *self.sentence(r2, j, s, o, dd)[:1], o, self.sentence(r2, j, s, o, dd)[1]))
+                    pp, ff = self.sentence(r2, j, s, o, dd)
+                    self.add(g, Fact(s, pp, o, ff))
         self.keep_other_facts(g, s, sk, avoid=o)
         p, f = self.sentence(rel, k, s, o, d)
         self.case("dropped", g, s, p, o, f, None)
@@ -342,7 +343,7 @@ class _Generator:
 
     def two_groups(self, g: str) -> None:
         rel, sk, ok = self.rel()
-        s, o = self.fresh(sk, GROUPS), self.fresh(ok, GROUPS) if ok not in ("place", "tech", "port") else self.obj(ok, GROUPS)
+        s, o = self.fresh(sk, GROUPS), self.obj(ok, GROUPS)
         k = self.rng.randrange(len(RELATIONS[rel][1]))
         p, f = self.sentence(rel, k, s, o, self.detail(sk))
         other = GROUPS[1 - GROUPS.index(g)]
