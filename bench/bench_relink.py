@@ -137,10 +137,9 @@ def make_candidates(edges: list[dict], n: int, seed: int = 9):
         key = (e["group_id"], name_key(e["_s"]), name_key(e["_o"]))
         pairs[key] = pairs.get(key, 0) + 1
     unique = [e for e in edges if pairs[(e["group_id"], name_key(e["_s"]), name_key(e["_o"]))] == 1]
-    objects: dict[tuple, list[str]] = {}  # (group, predicate) -> objects it is used with
+    objects: dict[tuple, dict[str, str]] = {}  # (group, predicate) -> {name key: object it is used with}
     for e in edges:
-        objects.setdefault((e["group_id"], e["name"]), []).append(e["_o"])
-    pool_of = {id(e): objects[(e["group_id"], e["name"])] for e in edges}
+        objects.setdefault((e["group_id"], e["name"]), {})[name_key(e["_o"])] = e["_o"]
     picks = rng.sample(unique, min(n, len(unique)))
     rows, expected = [], {}
     for k in range(n):
@@ -154,7 +153,8 @@ def make_candidates(edges: list[dict], n: int, seed: int = 9):
             _, pred, tmpl = PREDICATES[p]
             subj, obj, fact, exp = s, o, tmpl.format(s=s, o=o, d=d), e["uuid"]
         elif kind < 0.9:  # dropped: its subject keeps its facts; same words to another entity, or reversed
-            others = [x for x in pool_of[id(e)] if name_key(x) not in (name_key(o), name_key(s))]
+            pool = objects[(e["group_id"], p)]
+            others = [x for key, x in pool.items() if key not in (name_key(o), name_key(s))]
             subj, obj = (s, rng.choice(others)) if others and rng.random() < 0.5 else (o, s)
             pred = p
             fact, exp = PREDICATES[p][0].format(s=subj, o=obj, d=d), None
