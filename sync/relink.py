@@ -48,8 +48,8 @@ from graph_trust.sync.matching import (EdgeIndex, Matcher, MatchResult, Prepared
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EmbeddingCheck", "RelinkReport", "fetch_embeddings", "match_all", "orphaned_ids", "read_edge_indexes", "relink",
-           "relinked_evidence_json", "rollback_relink"]
+__all__ = ["EmbeddingCheck", "RelinkReport", "fetch_embeddings", "match_all", "orphaned_ids", "read_edge_indexes",
+           "relink", "relinked_evidence_json", "rollback_relink"]
 
 PAGE_SIZE = 20000  # rows per edge page: fewer keyset sorts, ~20 MB of rows in flight
 EXISTS_BATCH = 5000
@@ -307,8 +307,9 @@ async def relink(
     ``embedder`` is a graphiti-core ``EmbedderClient`` (``create_batch``). Default: the one
     ``search.embedder`` configures (the factory search uses). Its vectors are compared only in
     groups whose stored embeddings it reproduces (:class:`EmbeddingCheck`). ``conn`` is an open
-    graph connection (default: :func:`graph_trust.connection.open_graph` on ``settings``). Every run (dry runs
-    too) is recorded in the state store's ``relink_runs`` (listed by ``graph-trust runs``).
+    graph connection (default: :func:`graph_trust.connection.open_graph` on ``settings``).
+    Every run (dry runs too) is recorded in the state store's ``relink_runs`` (listed by
+    ``graph-trust runs``).
     """
     started = time.monotonic()
     min_sim = settings.relink.min_similarity if min_similarity is None else min_similarity
