@@ -316,7 +316,8 @@ class _Generator:
             others = [r for r, (kinds, _) in RELATIONS.items() if kinds == (sk, ok) and r != rel]
             if others:
                 r2 = self.rng.choice(others)
-                details = self.rng.sample([x for x in DETAILS[sk] if x and x != d], 2)
+                words = set(tokenize(d))  # (a fact sharing its qualifier's words: see docs/incoming/relink.md)
+                details = self.rng.sample([x for x in DETAILS[sk] if x and not words & set(tokenize(x))], 2)
                 for j, dd in zip(self.rng.sample(range(len(RELATIONS[r2][1])), 2), details, strict=True):
                     pp, ff = self.sentence(r2, j, s, o, dd)
                     self.add(g, Fact(s, pp, o, ff))
