@@ -301,3 +301,17 @@ def test_unknown_names_match_known_ones_only_by_containment():
     # "Redis" is contained in "Redis Cache": plausibly the same entity, decided by the fact
     r = _match(m, _cand("Auth Service", "NEEDS", "Redis", "auth-service depends on Redis for sessions", group="g"))
     assert (r.outcome, r.edge.uuid) == ("similar", "n2")
+
+
+def test_the_issue_example_renamed_predicate_and_a_dropped_reversed_pair():
+    edges = [
+        ("p", "Billing DB", "SERVES_ON_PORT", "port 5432", "Billing DB accepts connections on port 5432"),
+        ("d", "auth-service", "DEPENDS_ON", "redis-cache", "auth-service depends on redis-cache"),  # kept
+    ]  # "redis-cache depends on auth-service" was dropped by the re-extraction
+    m = Matcher({"g": _group("g", edges)})
+    r = _match(m, _cand("billing-db", "LISTENS_ON", "Port 5432", "billing-db listens on port 5432", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "p")
+    r = _match(m, _cand("Auth Service", "DEPENDS_ON", "Redis Cache", "auth-service depends on redis-cache", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("exact", "d")
+    r = _match(m, _cand("redis-cache", "DEPENDS_ON", "auth-service", "redis-cache depends on auth-service", group="g"))
+    assert r.outcome == "unmatched" and r.edge is None
