@@ -1,7 +1,10 @@
-"""Benchmark ``graph-trust relink``: 10k orphaned candidates against a 100k-edge graph.
+"""Benchmark ``graph-trust relink``: 10k orphaned candidates against a 100k-edge graph, and
+its accuracy per class on the migration fixture.
 
-    /work/venv/bin/python bench/bench_relink.py                      # 100k edges, 10k orphans
-    /work/venv/bin/python bench/bench_relink.py --edges 20000 --candidates 2000
+    python bench/bench_relink.py                      # 100k edges, 10k orphans
+    python bench/bench_relink.py --edges 20000 --candidates 2000
+    python bench/bench_relink.py --fixture            # per-class accuracy (tests/migration_fixture.py)
+    python bench/bench_relink.py --fixture --seeds 12 # ... and over 12 generated migrations, in memory
 
 What it does, all in one process on an embedded FalkorDB in a temp dir (stopped at the end):
 
@@ -12,7 +15,8 @@ What it does, all in one process on an embedded FalkorDB in a temp dir (stopped 
    indexes (``build_indices_and_constraints``);
 2. writes a review DB of ``--candidates`` orphaned candidates (old uuids): 40% re-extracted
    verbatim with names changed in case/spacing, 30% paraphrased (other predicate, words
-   changed), 20% dropped facts between existing entities, 10% unknown entities;
+   changed), 20% dropped facts whose subject keeps its facts (the same words to another
+   existing entity, or the pair reversed), 10% unknown entities;
 3. times ``relink()`` (dry run, then for real: the write and journal included) and reports
    accuracy on the known answers, peak RSS and the size of the in-memory edge index;
 4. times the straightforward approach on a subsample: per candidate, compare against every
@@ -70,7 +74,6 @@ PREDICATES = {
     "VISITED": ("{s} visited {o} {d}", "TRAVELED_TO", "{s} made a visit to {o} {d}"),
     "SUPPLIES": ("{s} supplies parts to {o} {d}", "VENDOR_OF", "{s} is a parts supplier of {o} {d}"),
 }
-DROPPED = ("{s} sued {o} {d}", "{s} sold shares of {o} {d}", "{s} criticized {o} {d}")
 NOW = "2026-01-01T00:00:00+00:00"
 
 
@@ -134,6 +137,9 @@ def make_candidates(edges: list[dict], n: int, seed: int = 9):
         key = (e["group_id"], name_key(e["_s"]), name_key(e["_o"]))
         pairs[key] = pairs.get(key, 0) + 1
     unique = [e for e in edges if pairs[(e["group_id"], name_key(e["_s"]), name_key(e["_o"]))] == 1]
+    objects: dict[tuple, dict[str, str]] = {}  # (group, predicate) -> {name key: object it is used with}
+    for e in edges:
+        objects.setdefault((e["group_id"], e["name"]), {})[name_key(e["_o"])] = e["_o"]
     picks = rng.sample(unique, min(n, len(unique)))
     rows, expected = [], {}
     for k in range(n):
@@ -146,10 +152,14 @@ def make_candidates(edges: list[dict], n: int, seed: int = 9):
         elif kind < 0.7:  # paraphrased
             _, pred, tmpl = PREDICATES[p]
             subj, obj, fact, exp = s, o, tmpl.format(s=s, o=o, d=d), e["uuid"]
-        elif kind < 0.9:  # dropped: a different fact between existing entities
-            subj, obj, pred = s, o, "DROPPED_REL"
-            other = rng.choice([x for x in DETAILS if x != d])  # a different fact says different things
-            fact, exp = rng.choice(DROPPED).format(s=s, o=o, d=other), None
+        elif kind < 0.9:  # dropped: its subject keeps its facts; same words to another entity, or reversed
+            pool = objects[(e["group_id"], p)]
+            others = [x for key, x in pool.items() if key not in (name_key(o), name_key(s))]
+            subj, obj = (s, rng.choice(others)) if others and rng.random() < 0.5 else (o, s)
+            pred = p
+            fact, exp = PREDICATES[p][0].format(s=subj, o=obj, d=d), None
+            if (e["group_id"], name_key(subj), name_key(obj)) in pairs:
+                subj, obj, fact = f"Unknown Person {k}", f"Nowhere Org {k}", f"Unknown Person {k} sued Nowhere Org {k}"
         else:  # entities unknown to the new graph
             subj, obj, pred = f"Unknown Person {k}", f"Nowhere Org {k}", p
             fact, exp = f"Unknown Person {k} works at Nowhere Org {k}", None
@@ -278,6 +288,10 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--baseline-sample", type=int, default=20)
     ap.add_argument("--data", type=Path, default=None,
                     help="keep the graph and review DB here and reuse them on the next run (default: a temp dir)")
+    ap.add_argument("--fixture", action="store_true",
+                    help="instead: accuracy per class on the migration fixture (tests/migration_fixture.py)")
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="with --fixture: also over this many generated migrations (in memory, cosine and BM25 only)")
     ap.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args()
@@ -315,7 +329,8 @@ async def main(args: argparse.Namespace) -> None:
         for name, r in (("relink --dry-run", dry), ("relink (writes + journal)", real)):
             print(f"{name}: {r['seconds']:.2f}s for {r['orphaned']} orphaned candidates against {r['edges_read']} "
                   f"edges; phases {r['phases_s']}")
-        print(f"  exact {real['relinked_exact']}, similar {real['relinked_similar']}, ambiguous {real['ambiguous']}, "
+        print(f"  exact {real['relinked_exact']}, by endpoints {real['relinked_endpoints']}, similar "
+              f"{real['relinked_similar']}, ambiguous {real['ambiguous']}, "
               f"unmatched {real['unmatched']}, written {real['written']}, embeddings fetched {real['vectors_fetched']}")
         print(f"  accuracy vs the generator's answers: {acc}")
         print(f"  memory (fresh process): {dry['rss_before_mib']:.0f} MiB after imports, peak "
@@ -375,9 +390,72 @@ async def main(args: argparse.Namespace) -> None:
             shutil.rmtree(data, ignore_errors=True)
 
 
+# --- accuracy per class on the migration fixture ----------------------------------------
+
+
+def _table(rows: dict[str, dict]) -> str:
+    lines = ["| class | candidates | resolvable | relinked correctly | wrong writes | misses |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for kind, r in rows.items():
+        pct = f" ({100 * r['correct'] / r['resolvable']:.1f}%)" if r["resolvable"] else ""
+        lines.append(f"| {kind} | {r['candidates']} | {r['resolvable']} | {r['correct']}{pct} | "
+                     f"{r['wrong_writes']} | {r['misses']} |")
+    return "\n".join(lines)
+
+
+def fixture_accuracy(args: argparse.Namespace) -> None:
+    """Build the fixed migration fixture on an embedded FalkorDB, run relink (the configured
+    embedder, as the CLI does), print the per-class table; then, with ``--seeds``, the sums over
+    generated migrations matched in memory (with cosine, and with BM25 alone)."""
+    import shutil
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from migration_fixture import build_migration, evidence_column, generate, per_class, written_ids
+
+    from graph_trust.connection import open_graph
+    from graph_trust.sync.relink import relink
+
+    data = Path(tempfile.mkdtemp(prefix="bench-relink-fixture-"))
+    settings = _settings(data)
+
+    async def run_fixture():
+        async with open_graph(settings) as g:
+            m = await build_migration(g, HashingEmbedder(), data, "relink_fixture")
+            before = evidence_column(m.review_db)
+            t = time.perf_counter()
+            report = await relink(settings, review_db=str(m.review_db), conn=g)
+            return m, before, report, time.perf_counter() - t
+
+    try:
+        m, before, report, seconds = asyncio.run(run_fixture())
+        rows = per_class(m.cases, m.expected, written_ids(before, evidence_column(m.review_db)))
+        methods = sorted({v["method"] for v in report.similarity.values()})
+        print(f"migration fixture (seed 15, 2 groups): {len(m.cases)} orphaned candidates, {report.edges_read} edges, "
+              f"relink {seconds:.2f}s, similarity {methods}")
+        print(_table(rows))
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    if args.seeds:
+        from test_relink_random import relink_in_memory, score
+
+        for cosine in (True, False):
+            total: dict[str, dict] = {}
+            for seed in range(args.seeds):
+                plan = generate(seed, 32, synthetic=seed % 2 == 1)
+                for kind, r in score(plan, relink_in_memory(plan, cosine=cosine)).items():
+                    acc = total.setdefault(kind, dict.fromkeys(r, 0))
+                    for key, v in r.items():
+                        acc[key] += v
+            how = "BM25 + cosine (HashingEmbedder)" if cosine else "BM25 only"
+            print(f"\n{args.seeds} generated migrations (seeds 0-{args.seeds - 1}, odd seeds synthetic names), {how}:")
+            print(_table(total))
+
+
 if __name__ == "__main__":
     ARGS = parse_args()
     if ARGS.child:
         child(ARGS.child, ARGS.dry_run)
+    elif ARGS.fixture:
+        fixture_accuracy(ARGS)
     else:
         asyncio.run(main(ARGS))

@@ -34,10 +34,15 @@ def relink(review_db: str | None, dry_run: bool, min_similarity: float | None, m
     """Relink candidates whose evidence edge uuid vanished (re-extraction, migration).
 
     Each orphaned candidate (evidence_refs_json[0].evidence_id names no RELATES_TO edge of
-    its group) is matched to an edge of the current graph: exactly by subject, predicate and
-    object (names normalized), else by fact similarity (BM25 + cosine) among edges whose
-    endpoints plausibly match, above --min-similarity and --margin ahead of the runner-up.
-    Ambiguous and unmatched candidates are reported, never written. Writes change only
+    its group) is matched to an edge of the current graph, subject to source and object to
+    target (an edge the other way is a different fact): exactly by subject, predicate and
+    object (names normalized: case, spacing, hyphens, punctuation); else the one edge from the
+    subject to the object (predicate renamed; several: the most similar fact); else by fact
+    similarity among edges whose endpoints plausibly match, above --min-similarity and
+    --margin ahead of the runner-up. Similarity is BM25 plus cosine with the embedder
+    search.embedder configures, where it reproduces the graph's stored embeddings; BM25
+    alone otherwise (the report says so). An edge that a candidate with a different fact
+    holds or takes is ambiguous. Ambiguous and unmatched candidates are reported, never written. Writes change only
     element 0's evidence_id (the old one is kept in previous_evidence_ids), in one
     transaction journaled for 'graph-trust rollback RUN_ID'. Run 'graph-trust sync' after.
     """
@@ -61,11 +66,15 @@ def render(d: dict) -> str:
     lines = [
         f"run {d['run_id']}{' (dry run)' if d['dry_run'] else ''}: {d['candidates_read']} candidates read, "
         f"{d['orphaned']} orphaned, {d['edges_read']} edges read",
-        f"{verb}: {len(d['relinked_exact'])} exact, {len(d['relinked_similar'])} similar; "
+        f"{verb}: {len(d['relinked_exact'])} exact, {len(d['relinked_endpoints'])} by endpoints, "
+        f"{len(d['relinked_similar'])} similar; "
         f"{len(d['ambiguous'])} ambiguous, {len(d['unmatched'])} unmatched, {len(d['quarantined'])} quarantined"
         + (f", {len(d['conflicts'])} conflicts" if d["conflicts"] else ""),
     ]
-    for key in ("relinked_exact", "relinked_similar", "ambiguous", "unmatched", "quarantined", "conflicts"):
+    for gid, v in sorted(d.get("similarity", {}).items()):
+        how = "BM25 + cosine" if v["method"] == "bm25+cosine" else f"BM25 only (lexical): {v['reason']}"
+        lines.append(f"similarity in group {gid or '(default)'}: {how} [{v['embedder']}]")
+    for key in ("relinked_exact", "relinked_endpoints", "relinked_similar", "ambiguous", "unmatched", "quarantined", "conflicts"):
         items = d[key]
         if not items:
             continue

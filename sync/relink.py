@@ -8,11 +8,18 @@ values name edges that no longer exist. :func:`relink`:
    group (one indexed look-up per uuid, ``cypher/edge_uuids_exist``; no scan if none are);
 3. reads the groups' edges with endpoint names in pages (``cypher/relink_edges_page``) into
    :class:`~graph_trust.sync.matching.EdgeIndex` es and matches each orphan
-   (:mod:`graph_trust.sync.matching`): exact subject+predicate(+object), else fact
-   similarity (BM25 + cosine) among edges whose endpoints plausibly match, with threshold and
-   margin. Embeddings are fetched only for the edges that need scoring
-   (``cypher/relink_edge_embeddings``); candidate facts are embedded with ``embedder``;
-4. unless ``dry_run``: rewrites element 0's ``evidence_id`` (the old one is appended to that
+   (:mod:`graph_trust.sync.matching`), direction included: exact subject+predicate(+object),
+   else the edges from the subject to the object (predicate renamed), else fact similarity
+   (BM25 + cosine) among edges whose source and target plausibly match, with threshold and
+   margin; then :func:`~graph_trust.sync.matching.settle_claims` makes edges that another
+   candidate with a different fact holds or takes ambiguous;
+4. **honest embeddings**: cosine is used only in a group whose stored ``fact_embedding`` s the
+   configured embedder (``search.embedder``, the one search uses) reproduces: a sample of the
+   group's facts is embedded again and must match its stored vectors (same dimension, cosine
+   >= 0.98). Otherwise the group is matched by BM25 alone, and the report says so
+   (``similarity``). Embeddings are fetched only for the edges that need scoring
+   (``cypher/relink_edge_embeddings``);
+5. unless ``dry_run``: rewrites element 0's ``evidence_id`` (the old one is appended to that
    element's ``previous_evidence_ids``; every other byte of the JSON stays as it was) in **one**
    review-DB transaction, journaled first in the state store so :func:`rollback_relink`
    restores the old JSON byte for byte.
@@ -36,16 +43,19 @@ from graph_trust.errors import InputError
 from graph_trust.sync import relink_store
 from graph_trust.sync.state import new_run_id
 from graph_trust.sync.relink_store import relinked_evidence_json  # re-exported; lives with the writes
-from graph_trust.sync.matching import EdgeIndex, Matcher, MatchResult, Prepared, RelinkCandidate
+from graph_trust.sync.matching import (EdgeIndex, Matcher, MatchResult, Prepared, RelinkCandidate, fact_key,
+                                       settle_claims)
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RelinkReport", "fetch_embeddings", "match_all", "orphaned_ids", "read_edge_indexes", "relink",
-           "relinked_evidence_json", "rollback_relink"]
+__all__ = ["EmbeddingCheck", "RelinkReport", "fetch_embeddings", "match_all", "orphaned_ids", "read_edge_indexes",
+           "relink", "relinked_evidence_json", "rollback_relink"]
 
 PAGE_SIZE = 20000  # rows per edge page: fewer keyset sorts, ~20 MB of rows in flight
 EXISTS_BATCH = 5000
 CHUNK = 1000  # candidates matched per embedding fetch
+PROBE_SAMPLE = 16  # stored facts embedded again per group to check the embedder
+PROBE_MIN_COSINE = 0.98  # a re-embedded fact this close to its stored vector: the same embedder
 
 
 # --- report ------------------------------------------------------------------------------
@@ -62,11 +72,13 @@ class RelinkReport:
     edges_read: int = 0
     vectors_fetched: int = 0
     relinked_exact: list[dict] = field(default_factory=list)
+    relinked_endpoints: list[dict] = field(default_factory=list)
     relinked_similar: list[dict] = field(default_factory=list)
     ambiguous: list[dict] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)
     quarantined: list[dict] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
+    similarity: dict[str, dict] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     phases_s: dict[str, float] = field(default_factory=dict)
     written: int = 0
@@ -81,11 +93,13 @@ class RelinkReport:
             "edges_read": self.edges_read,
             "vectors_fetched": self.vectors_fetched,
             "relinked_exact": self.relinked_exact,
+            "relinked_endpoints": self.relinked_endpoints,
             "relinked_similar": self.relinked_similar,
             "ambiguous": self.ambiguous,
             "unmatched": self.unmatched,
             "quarantined": self.quarantined,
             "conflicts": self.conflicts,
+            "similarity": self.similarity,
             "written": self.written,
             "warnings": self.warnings,
             "duration_s": round(self.duration_s, 3),
@@ -102,10 +116,11 @@ class RelinkReport:
         if result.edge is not None:
             entry["new_evidence_id"] = result.edge.uuid
             entry["score"] = round(float(result.edge.score or 0.0), 4)
-        if result.outcome in ("ambiguous", "unmatched", "similar"):
+        if result.outcome != "exact" or len(result.top) > 1:
             entry["top"] = [t.as_dict() for t in result.top]
         bucket = {
             "exact": self.relinked_exact,
+            "endpoints": self.relinked_endpoints,
             "similar": self.relinked_similar,
             "ambiguous": self.ambiguous,
             "unmatched": self.unmatched,
@@ -166,6 +181,64 @@ async def fetch_embeddings(conn: Any, uuids: list[str]) -> dict[str, np.ndarray]
     return out
 
 
+def graphiti_text(fact: str | None) -> str:
+    """A fact as graphiti-core embeds it (``EntityEdge.generate_embedding``: newlines to spaces)."""
+    return (fact or "").replace("\n", " ")
+
+
+class EmbeddingCheck:
+    """Per group: may the configured embedder's vectors be compared with the stored ones?
+
+    Vectors from different embedders are not comparable (another model, another dimension, or
+    the same dimension and unrelated axes). The check embeds up to ``PROBE_SAMPLE`` of the
+    group's stored facts again (spread over the group) and compares with their stored
+    ``fact_embedding``: every one must have the same dimension and cosine >= ``PROBE_MIN_COSINE``.
+    The verdicts are kept in ``results`` (the report's ``similarity``).
+    """
+
+    def __init__(self, embed: Callable[[list[str]], Any], embedder_name: str,
+                 conn_for: Callable[[str | None], Any], indexes: dict[str | None, EdgeIndex]) -> None:
+        self.embed = embed
+        self.embedder_name = embedder_name
+        self.conn_for = conn_for
+        self.indexes = indexes
+        self.results: dict[str | None, dict[str, Any]] = {}
+
+    async def __call__(self, group_id: str | None) -> bool:
+        if group_id not in self.results:
+            self.results[group_id] = {"embedder": self.embedder_name, **await self._check(self.indexes[group_id])}
+        return self.results[group_id]["method"] == "bm25+cosine"
+
+    async def _check(self, ix: EdgeIndex) -> dict[str, Any]:
+        with_fact = [i for i, f in enumerate(ix.facts) if f.strip()]
+        picks = with_fact[:: max(1, len(with_fact) // PROBE_SAMPLE)][:PROBE_SAMPLE]
+        stored = await fetch_embeddings(self.conn_for(ix.group_id), [ix.uuids[i] for i in picks])
+        picks = [i for i in picks if ix.uuids[i] in stored]
+        if not picks:
+            return _lexical("the group's edges have no stored fact_embedding")
+        try:
+            fresh = await self.embed([graphiti_text(ix.facts[i]) for i in picks])
+        except Exception as exc:  # a remote model may fail in any way: fall back, say why
+            return _lexical(f"the configured embedder failed: {type(exc).__name__}: {exc}")
+        worst = 1.0
+        for i, vec in zip(picks, fresh, strict=True):
+            a, b = stored[ix.uuids[i]], np.asarray(vec, dtype=np.float32)
+            if a.shape != b.shape:
+                return _lexical(f"stored fact embeddings have {a.size} dimensions, the configured embedder "
+                                f"makes {b.size}: the graph was embedded by another model")
+            norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+            worst = min(worst, float(a @ b) / norm if norm > 0 else 0.0)
+        if worst < PROBE_MIN_COSINE:
+            return _lexical(f"the configured embedder does not reproduce the stored fact embeddings (lowest "
+                            f"cosine {worst:.3f} over {len(picks)} sampled facts, {PROBE_MIN_COSINE} needed): "
+                            "the graph was embedded by another model", checked=len(picks))
+        return {"method": "bm25+cosine", "checked": len(picks), "min_cosine": round(worst, 4), "reason": None}
+
+
+def _lexical(reason: str, checked: int = 0) -> dict[str, Any]:
+    return {"method": "bm25", "checked": checked, "min_cosine": None, "reason": reason}
+
+
 # --- matching loop -----------------------------------------------------------------------
 
 
@@ -178,13 +251,19 @@ async def match_all(
     chunk: int = CHUNK,
     progress: Callable[[int], None] | None = None,
     fetched: Callable[[int], None] = lambda n: None,
+    cosine_in: Callable[[str | None], Any] | None = None,
 ) -> list[MatchResult]:
-    """Prepare, fetch the vectors a chunk needs, embed its facts, decide."""
+    """Prepare, fetch the vectors a chunk needs, embed its facts, decide. ``cosine_in(group)``
+    (awaitable) says whether a group's stored embeddings may be compared with ``embed``'s."""
     results: list[MatchResult] = []
     for k in range(0, len(orphans), chunk):
         part = orphans[k : k + chunk]
         preps: list[Prepared] = [matcher.prepare(c) for c in part]
-        needy = [p for p in preps if p.needs_vectors()]
+        needy = []
+        for p in preps:
+            groups = {ix.group_id for ix, _ in p.needs_vectors()}
+            if groups and (cosine_in is None or all([await cosine_in(g) for g in groups])):
+                needy.append(p)
         vectors: dict[tuple[str | None, int], np.ndarray] = {}
         cand_vecs: dict[str, np.ndarray] = {}
         if needy and embed is not None and embeddings_for is not None:
@@ -198,7 +277,7 @@ async def match_all(
                 fetched(len(got))
                 for uuid, vec in got.items():
                     vectors[by_uuid[uuid]] = vec
-            embedded = await embed([p.candidate.fact or "" for p in needy])
+            embedded = await embed([graphiti_text(p.candidate.fact) for p in needy])
             for p, v in zip(needy, embedded, strict=True):
                 cand_vecs[p.candidate.id] = np.asarray(v, dtype=np.float32)
         for p in preps:
@@ -225,11 +304,12 @@ async def relink(
 ) -> RelinkReport:
     """Relink orphaned candidates (see module docstring); the Python equivalent of the CLI.
 
-    ``embedder`` is a graphiti-core ``EmbedderClient`` (``create_batch``); it must be the one
-    the graph's ``fact_embedding`` s were made with. Default:
-    :class:`graph_trust.embedder.HashingEmbedder`. ``conn`` is an open graph connection
-    (default: :func:`graph_trust.connection.open_graph` on ``settings``). Every run (dry runs
-    too) is recorded in the state store's ``relink_runs`` (listed by ``graph-trust runs``).
+    ``embedder`` is a graphiti-core ``EmbedderClient`` (``create_batch``). Default: the one
+    ``search.embedder`` configures (the factory search uses). Its vectors are compared only in
+    groups whose stored embeddings it reproduces (:class:`EmbeddingCheck`). ``conn`` is an open
+    graph connection (default: :func:`graph_trust.connection.open_graph` on ``settings``).
+    Every run (dry runs too) is recorded in the state store's ``relink_runs`` (listed by
+    ``graph-trust runs``).
     """
     started = time.monotonic()
     min_sim = settings.relink.min_similarity if min_similarity is None else min_similarity
@@ -238,14 +318,17 @@ async def relink(
         if not 0.0 <= v <= 1.0:
             raise InputError(f"--{name.replace('_', '-')} must be between 0 and 1, got {v}")
     if embedder is None:
-        from graph_trust.embedder import HashingEmbedder
+        from graph_trust.service import make_embedder  # the factory search uses
 
-        embedder = HashingEmbedder()
+        embedder = make_embedder(settings)
+        embedder_name = f"search.embedder {settings.search.embedder!r} ({type(embedder).__name__})"
+    else:
+        embedder_name = type(embedder).__name__
     with contextlib.closing(relink_store.open_review_db(settings, review_db)) as db:
         if not dry_run:
             relink_store.check_writable(db)
         report = RelinkReport(run_id=None, dry_run=dry_run)
-        args = (db, report, group, min_sim, marg, embedder, progress)
+        args = (db, report, group, min_sim, marg, embedder, embedder_name, progress)
         from graph_trust.connection import use_graph
 
         async with use_graph(settings, conn) as g:
@@ -258,13 +341,14 @@ async def relink(
     return report
 
 
-async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, progress
+async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, embedder_name, progress
                          ) -> list[tuple[RelinkCandidate, str, MatchResult]]:
     # 1. orphans, per group (FalkorDB: each group is its own graph), candidates streamed in batches
     t0 = time.monotonic()
     falkor = conn.dialect == "falkordb"
     existing = set(await conn.graph_names()) if falkor else set()
     orphans: list[tuple[RelinkCandidate, str]] = []
+    held: dict[str, list[tuple[str, str]]] = {}  # edge uuid -> (candidate, fact key) naming it now
     for cands, quarantined in relink_store.iter_candidates(db, group):
         report.candidates_read += len(cands) + len(quarantined)
         report.quarantined += quarantined
@@ -277,7 +361,11 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, progr
                 missing = {ev for _, ev in items}
             else:
                 missing = await orphaned_ids(g, [ev for _, ev in items])
-            orphans.extend((c, ev) for c, ev in items if ev in missing)
+            for c, ev in items:
+                if ev in missing:
+                    orphans.append((c, ev))
+                else:
+                    held.setdefault(ev, []).append((c.id, fact_key(c)))
     report.orphaned = len(orphans)
     report.phases_s["find_orphans"] = time.monotonic() - t0
     if not orphans:
@@ -311,8 +399,13 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, progr
     async def embed(texts: list[str]):
         return await embedder.create_batch(texts)
 
+    def conn_for(gid: str | None):
+        return conn.for_group(gid) if falkor else conn
+
     async def embeddings_for(gid: str | None, uuids: list[str]):
-        return await fetch_embeddings(conn.for_group(gid) if falkor else conn, uuids)
+        return await fetch_embeddings(conn_for(gid), uuids)
+
+    check = EmbeddingCheck(embed, embedder_name, conn_for, indexes)
 
     done = 0
 
@@ -326,7 +419,12 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, progr
         report.vectors_fetched += n
 
     results = await match_all(matcher, [c for c, _ in orphans], embed=embed, embeddings_for=embeddings_for,
-                              progress=tick, fetched=count)
+                              progress=tick, fetched=count, cosine_in=check)
+    results = settle_claims([(c, r) for (c, _), r in zip(orphans, results, strict=True)], held)
+    for gid, verdict in check.results.items():
+        report.similarity["" if gid is None else gid] = verdict
+        if verdict["method"] == "bm25":
+            report.warnings.append(f"group {gid!r}: fact similarity is lexical (BM25) only: {verdict['reason']}")
     report.phases_s["match"] = time.monotonic() - t0
     out = []
     for (c, ev), r in zip(orphans, results, strict=True):
@@ -362,6 +460,7 @@ def report_counts(report: RelinkReport) -> dict[str, Any]:
         "candidates_read": report.candidates_read,
         "orphaned": report.orphaned,
         "relinked_exact": len(report.relinked_exact),
+        "relinked_endpoints": len(report.relinked_endpoints),
         "relinked_similar": len(report.relinked_similar),
         "ambiguous": len(report.ambiguous),
         "unmatched": len(report.unmatched),

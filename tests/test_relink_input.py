@@ -104,6 +104,8 @@ def test_cli_json_report_and_exit_code(capsys, world):
     for key in ("orphaned", "relinked_exact", "relinked_similar", "ambiguous", "unmatched", "quarantined", "run_id"):
         assert key in d
     assert d["dry_run"] is True and len(d["relinked_exact"]) == 2
+    # no candidate needed fact similarity: no group was checked, no embedder was called
+    assert d["relinked_endpoints"] == [] and d["relinked_similar"] == [] and d["similarity"] == {}
     before = evidence_column(world["db"])
     code, out, err = _cli(capsys, "relink", "--config", str(world["cfg"]), "--review-db", str(world["db"]))
     assert code == 0 and "relinked: 2 exact" in out and "graph-trust rollback relink-" in out

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_trust.embedder import HashingEmbedder
-from graph_trust.sync.matching import EdgeIndex, Matcher, RelinkCandidate, name_key, normalize_name, tokenize
+from graph_trust.sync.matching import (EdgeIndex, Matcher, RelinkCandidate, fact_key, name_key, normalize_name,
+                                       settle_claims, tokenize)
 from graph_trust.sync.text_index import BM25Index
 
 # --- normalization -----------------------------------------------------------------------
@@ -19,7 +20,8 @@ def test_normalize_name_folds_case_width_punctuation_and_spaces():
     assert normalize_name("  ACME,  Corp. ") == "acme corp"
     assert normalize_name("Ａｃｍｅ\u00a0Corp") == "acme corp"  # NFKC: fullwidth letters, nbsp
     assert normalize_name("WORKS_AT") == "works at"
-    assert name_key("Acme Corp") == name_key("AcmeCorp") == name_key("acme-corp") == "acmecorp"
+    assert name_key("Acme Corp") == name_key("AcmeCorp") == name_key("acme-corp") == name_key("ACME_corp") == "acmecorp"
+    assert name_key("billing-db") == name_key("Billing DB") == name_key("billing - db.") == "billingdb"
     assert name_key("Straße") == name_key("STRASSE")  # casefold, not lower
     assert normalize_name(None) == "" and tokenize("") == []
 
@@ -185,28 +187,39 @@ def test_exact_near_duplicates_are_told_apart_by_fact_or_reported_ambiguous():
     assert r.outcome == "ambiguous" and "no fact" in r.reason
 
 
-def test_similar_match_for_paraphrase_with_a_different_predicate():
+def test_renamed_predicate_matches_the_one_edge_from_subject_to_object():
     m = _matcher()
-    r = _match(m, _cand("alice smith", "EMPLOYED_BY", "ACME Corp", "Alice Smith is employed by Acme Corp as engineer"))
-    assert (r.outcome, r.edge.uuid) == ("similar", "e1")
-    assert r.edge.bm25 is not None and r.edge.cosine is not None
-    assert len(r.top) == 1  # only one edge joins Alice Smith and Acme Corp
-
-
-def test_similar_respects_endpoints_even_when_text_matches_elsewhere():
-    m = _matcher()
-    # the fact text is e3's, but the endpoints are Carol/Bob: only e5 is in the pool
+    r = _match(m, _cand("alice smith", "EMPLOYED_BY", "ACME-Corp", "Alice Smith is employed by Acme Corp as engineer"))
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "e1") and r.written and not r.sole
+    # the endpoints decide, not the words: the fact text of e3 does not pull it elsewhere
     r = _match(m, _cand("Carol", "SUPERVISES", "Bob", "Bob works at Globex"))
-    assert r.outcome == "unmatched" and "below min_similarity" in r.reason
-    assert [t.uuid for t in r.top] == ["e5"]
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "e5")
 
 
-def test_similar_reverse_direction_and_partial_names():
+def test_an_edge_the_other_way_is_never_a_match():
     m = _matcher()
-    r = _match(m, _cand("Bob", "MANAGED_BY", "Carol", "Carol manages Bob in the sales team"))
-    assert (r.outcome, r.edge.uuid) == ("similar", "e5")
+    # e5 is Carol -> Bob; same words, opposite direction
+    for pred in ("MANAGES", "MANAGED_BY"):
+        r = _match(m, _cand("Bob", pred, "Carol", "Carol manages Bob in the sales team"))
+        assert r.outcome == "unmatched" and r.edge is None and "other way" in r.reason
+    r = _match(m, _cand("Berlin", "HOSTS", "Acme Corp", "Acme Corp is headquartered in Berlin"))
+    assert r.outcome == "unmatched"
+
+
+def test_several_edges_between_the_endpoints_are_decided_by_similarity():
+    m = _matcher()
+    r = _match(m, _cand("Acme Corp", "BASED_IN", "Berlin", "Acme Corp is headquartered in Berlin"))
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "e8") and len(r.top) == 2
+    # a third, different fact between the same two: below min_similarity, not written
+    r = _match(m, _cand("Acme Corp", "SUED", "Berlin", "Acme Corp sued the city over taxes"))
+    assert r.outcome == "unmatched" and "min_similarity" in r.reason
+
+
+def test_similar_for_a_name_changed_beyond_spelling():
+    m = _matcher()
     r = _match(m, _cand("Smith", "RESIDES_IN", "Paris", "Alice Smith lives in Paris"))
     assert (r.outcome, r.edge.uuid) == ("similar", "e2")
+    assert r.edge.bm25 is not None and r.edge.cosine is not None
 
 
 def test_similar_ambiguous_within_margin_is_not_written():
@@ -219,7 +232,7 @@ def test_similar_ambiguous_within_margin_is_not_written():
 
 def test_threshold_and_bm25_only_without_embeddings():
     m = _matcher(min_similarity=0.99)
-    r = m.match(_cand("Alice Smith", "RESIDES", "Paris", "Alice resides somewhere in France"))
+    r = m.match(_cand("Alice Smith", "RESIDES", None, "Alice resides somewhere in France"))
     assert r.outcome == "unmatched" and "bm25 only" in r.reason
     assert r.top and r.top[0].cosine is None
 
@@ -230,7 +243,7 @@ def test_bad_candidates_and_empty_graph_are_unmatched_with_reasons():
     r = _match(m, _cand("Alice Smith", "LIKES", "Jazz", None))
     assert r.outcome == "unmatched" and "no fact" in r.reason
     r = _match(m, _cand("Zed", "KNOWS", "Yan", "Zed knows Yan"))
-    assert r.outcome == "unmatched" and "plausibly match" in r.reason
+    assert r.outcome == "unmatched" and "plausibly named" in r.reason
     empty = Matcher({"g1": EdgeIndex("g1").freeze()})
     r = empty.match(_cand("Alice Smith", "WORKS_AT", "Acme Corp", "Alice works at Acme"))
     assert r.outcome == "unmatched" and "no RELATES_TO edges" in r.reason
@@ -251,6 +264,54 @@ def test_hub_pool_is_capped_by_bm25():
 def test_embeddings_of_another_dimension_fall_back_to_bm25():
     m = _matcher()
     other = HashingEmbedder(dim=64)
-    cand = _cand("alice smith", "EMPLOYED_BY", "ACME Corp", "Alice Smith works at Acme Corp as an engineer")
+    cand = _cand("alice smith", "EMPLOYED_BY", None, "Alice Smith works at Acme Corp as an engineer")
     r = m.match(cand, other.embed([cand.fact])[0])
     assert r.outcome == "similar" and r.edge.cosine is None and "bm25 only" in r.reason
+
+
+# --- across candidates -------------------------------------------------------------------
+
+
+def test_an_edge_held_or_taken_by_a_different_fact_is_ambiguous():
+    m = _matcher()
+    renamed = _cand("Carol", "SUPERVISES", "Bob", "Carol supervises Bob", cid="r")
+    exact = _cand("Carol", "MANAGES", "Bob", "Carol manages Bob", cid="x")
+    pairs = [(c, _match(m, c)) for c in (renamed, exact)]
+    settled = settle_claims(pairs)
+    assert settled[1].outcome == "exact"  # a sole exact match keeps its edge
+    assert settled[0].outcome == "ambiguous" and "x" in settled[0].reason
+    # held by a candidate whose evidence already names it
+    alone = settle_claims([pairs[0]], {"e5": [("h", fact_key(exact))]})
+    assert alone[0].outcome == "ambiguous" and "h" in alone[0].reason
+    # the same fact twice (duplicate candidates) may share the edge
+    twin = _cand("CAROL", "SUPERVISES", "bob", "Carol supervises Bob.", cid="t")
+    both = settle_claims([pairs[0], (twin, _match(m, twin))], {"e5": [("h", fact_key(renamed))]})
+    assert [r.outcome for r in both] == ["endpoints", "endpoints"]
+
+
+def test_unknown_names_match_known_ones_only_by_containment():
+    edges = [
+        ("n1", "auth-service", "RUNS", "weekly backup job", "auth-service runs the weekly backup job on Sundays"),
+        ("n2", "auth-service", "DEPENDS_ON", "Redis Cache", "auth-service depends on Redis Cache for sessions"),
+    ]
+    m = Matcher({"g": _group("g", edges)})
+    # shares words with "weekly backup job" but is another entity: a dropped fact, not written
+    r = _match(m, _cand("auth-service", "RUNS", "nightly backup job", "auth-service runs the nightly backup job on Sundays", group="g"))
+    assert r.outcome == "unmatched" and r.edge is None
+    # "Redis" is contained in "Redis Cache": plausibly the same entity, decided by the fact
+    r = _match(m, _cand("Auth Service", "NEEDS", "Redis", "auth-service depends on Redis for sessions", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("similar", "n2")
+
+
+def test_the_issue_example_renamed_predicate_and_a_dropped_reversed_pair():
+    edges = [
+        ("p", "Billing DB", "SERVES_ON_PORT", "port 5432", "Billing DB accepts connections on port 5432"),
+        ("d", "auth-service", "DEPENDS_ON", "redis-cache", "auth-service depends on redis-cache"),  # kept
+    ]  # "redis-cache depends on auth-service" was dropped by the re-extraction
+    m = Matcher({"g": _group("g", edges)})
+    r = _match(m, _cand("billing-db", "LISTENS_ON", "Port 5432", "billing-db listens on port 5432", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "p")
+    r = _match(m, _cand("Auth Service", "DEPENDS_ON", "Redis Cache", "auth-service depends on redis-cache", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("exact", "d")
+    r = _match(m, _cand("redis-cache", "DEPENDS_ON", "auth-service", "redis-cache depends on auth-service", group="g"))
+    assert r.outcome == "unmatched" and r.edge is None
