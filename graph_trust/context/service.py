@@ -40,6 +40,7 @@ import json
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -259,8 +260,6 @@ class ContextService:
 
     async def _search(self, settings: Settings, query: str, ctx: TrustContext, groups: list[str], rank: str,
                       connection: Any, now: datetime | None) -> Payload:
-        from contextlib import asynccontextmanager
-
         from graph_trust.graphiti import trust_search
         from graph_trust.offline import make_graphiti
         from graph_trust.pipeline import context_from_records, max_fused_for
@@ -281,7 +280,7 @@ class ContextService:
         async with opened() as (conn, graphiti):
             try:
                 group_ids = await resolve_groups(conn, groups or None)
-            except InputError as exc:
+            except InputError as exc:  # resolve_groups' only InputError names the unknown group
                 if "unknown group" in str(exc):
                     raise _UnknownGroup(str(exc)) from None
                 raise
