@@ -69,6 +69,8 @@ Retrieval policy (--policy): dedup, interleave, clip, token budget, PII redactio
               help="[--policy] hybrid: BM25 + cosine; semantic: cosine; keyword: BM25 (default hybrid).")
 @click.option("--interleave", type=click.Choice(["alternate", "score_first", "recency_first"]), default=None,
               help="[--policy] Order: alternate score and recency (default), or one of them first.")
+@click.option("--ratio", type=float, default=None,
+              help="[--policy] Share of slots from the lead order (0-1; alternate's default 0.5).")
 @click.option("--metrics-file", type=click.Path(dir_okay=False), default=None,
               help="[--policy] Write Prometheus metrics here (node-exporter textfile format).")
 @common_options
@@ -107,7 +109,7 @@ def context(
             raise click.UsageError(f"--policy does not take {', '.join(used)}")
     elif any(v is not None for v in policy_options.values()):
         raise click.UsageError("--top-k, --max-tokens, --clip-sentences, --min-score, --search-type, "
-                               "--interleave and --metrics-file need --policy")
+                               "--interleave, --ratio and --metrics-file need --policy")
     metrics_file = policy_options.pop("metrics_file", None)
     rt = runtime({f"policy.{k}": v for k, v in policy_options.items()})
     if not rt.debug:  # the audit log line would repeat the warning below (the event is stored)
