@@ -21,6 +21,7 @@ from datetime import datetime
 from graph_trust.errors import ConfigError
 
 STRATEGIES = ("temporal", "source_credibility", "consensus", "system_verification", "agent_review")
+_EPS = 1e-9  # 0.8 - 0.5 is a gap of 0.3, not 0.30000000000000004
 SystemVerifier = Callable[[str, str], "str | None"]
 
 
@@ -50,11 +51,11 @@ def resolve(a: Claim, b: Claim, *, temporal_days: float = 30.0, credibility_gap:
             consensus_margin: int = 2, system_verify: SystemVerifier | None = None) -> Resolution:
     """Resolve ``a`` against ``b`` (see the module docstring for the order)."""
     days = abs((a.created_at - b.created_at).total_seconds()) / 86400
-    if days > temporal_days:
+    if days > temporal_days + _EPS:
         w, lo = (a, b) if a.created_at > b.created_at else (b, a)
         return Resolution("temporal", f"newer information ({w.created_at.isoformat()}) supersedes older "
                                       f"({days:.0f} days apart)", w.id, lo.id)
-    if abs(a.source - b.source) > credibility_gap:
+    if abs(a.source - b.source) > credibility_gap + _EPS:
         w, lo = (a, b) if a.source > b.source else (b, a)
         return Resolution("source_credibility", f"higher credibility source ({w.source:.2f} vs {lo.source:.2f})",
                           w.id, lo.id)
