@@ -31,6 +31,13 @@ COMMANDS = [
     ("relink", "relink"),
     ("context", "context"),
     ("audit", "audit"),
+    ("confidence", "confidence"),
+    ("confidence", "verify-fact"),
+    ("confidence", "record-usage"),
+    ("confidence", "vote"),
+    ("confidence", "contradictions"),
+    ("confidence", "stale"),
+    ("confidence", "credibility"),
 ]
 
 
