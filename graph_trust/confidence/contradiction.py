@@ -88,7 +88,8 @@ def classify(a: Fact, b: Fact) -> Contradiction | None:
     their objects agree."""
     if norm(a.object) == norm(b.object):
         return None
-    ta, tb = f"{a.object or ''} {a.text or ''}", f"{b.object or ''} {b.text or ''}"
+    # the predicate names the value's kind ("port" -> "9200") when the object is a bare value
+    ta, tb = (f"{f.predicate or ''} {f.object or ''} {f.text or ''}" for f in (a, b))
     states = exclusive_states(ta, tb)
     if states:
         return Contradiction(a.id, b.id, "exclusive_state", "high", f"{states[0]} vs {states[1]}")
