@@ -210,7 +210,18 @@ class Gathered:
 
     ids: list[str]
     inputs: FactorInputs
-    info: list[dict[str, Any]]  # per fact: author, category, verification level, counts
+    authors: list[str | None]
+    categories: list[str]
+    statuses: list[str]
+    votes: int  # agree and disagree votes read
+
+    def info(self, i: int) -> dict[str, Any]:
+        """What stands behind fact ``i``'s factors, for people."""
+        x = self.inputs
+        return {"author": self.authors[i], "category": self.categories[i],
+                "verification_level": verification.LEVEL_NAMES[int(x.level[i])], "verifiers": int(x.verifiers[i]),
+                "agents_agreeing": int(x.agents[i]), "contradictions_lost": int(x.losses[i]),
+                "uses": int(x.uses[i]), "age_days": round(float(x.age_days[i]), 3), "status": self.statuses[i]}
 
 
 class ConfidenceStore:
@@ -330,7 +341,10 @@ class ConfidenceStore:
     # --- the set-wise read --------------------------------------------------------------------
 
     def gather(self, ids: Sequence[str] | None = None) -> Gathered:
-        """Factor inputs of ``ids`` (every candidate when None), in a handful of grouped queries."""
+        """Factor inputs of ``ids`` (every candidate when None): grouped queries, then columns.
+
+        Per fact the review DB is asked only through ``fact_id`` lookups and GROUP BYs, so one
+        fact costs a few index probes and every fact a few table scans."""
         c = self._col
         if ids is None:
             rows = self._query(self._cand_sql())
@@ -343,45 +357,48 @@ class ConfidenceStore:
             unknown = [i for i in ids if i not in found]
             if unknown:
                 raise NotFoundError(f"no fact with id {unknown[0]!r} in review DB {self.path} (table {self.db.table})")
-            keys = {(r[1], r[2], r[3]) for r in rows if r[1] and r[2]}
             cluster_rows = list(rows)
-            for s, p, o in keys:
+            for key in {(r[1], r[2], r[3]) for r in rows if r[1] and r[2]}:
                 cluster_rows += self._query(self._cand_sql(
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
-                    f"AND lower(trim({c('object')})) IS ?"), (s, p, o))
+                    f"AND lower(trim({c('object')})) IS ?"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
         fids = [str(r[0]) for r in rows]
+        only = None if ids is None else fids
         sources = self._by_fact("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
                                 "julianday(created_at) FROM fact_sources",
                                 None if ids is None else [str(r[0]) for r in cluster_rows])
-        latest = defaultdict(list)  # fact -> [(verifier, verdict, julian)], each verifier's latest
-        for f, verifier, verdict, at in self._rows_for(
-                "SELECT fact_id, verifier_id, verification_type, max(julianday(verified_at)) FROM fact_verifications "
-                "{where} GROUP BY fact_id, verifier_id", "fact_id", None if ids is None else fids):
-            latest[f].append((verifier, verdict, at))
-        votes = defaultdict(list)
-        for f, agent, vote, conf in self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}",
-                                                   "fact_id", None if ids is None else fids):
-            votes[f].append((agent, vote, conf))
-        losses, unresolved = defaultdict(int), defaultdict(float)
-        sev = contra.SEVERITY_SCORES
-        for a, b, severity, resolved, loser in self._contradiction_rows(None if ids is None else fids):
+        system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
+        pos = _in(repr(v) for v in verification.POSITIVE)
+        verified = {str(r[0]): r[1:] for r in self._rows_for(
+            f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
+            f"max(julianday(verified_at)) AS at FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id) "
+            f"SELECT l.fact_id, sum(l.ok), sum(l.ok AND l.verifier_id IS NOT s.agent_id), "
+            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(system))})), "
+            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
+            f"max(CASE WHEN l.ok THEN l.at END), max(l.at) "
+            f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
+            "fact_id", only, extra_params=(*system, *truth))}
+        since = _julian(self.now) - self.cfg.success_window_days
+        usage = {str(r[0]): r[1:] for r in self._rows_for(
+            "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
+            "{where} GROUP BY fact_id", "fact_id", only, extra="julianday(tracked_at) >= ?", extra_params=(since,))}
+        losses: dict[str, int] = defaultdict(int)
+        unresolved: dict[str, float] = defaultdict(float)
+        for a, b, severity, resolved, loser in self._contradiction_rows(only):
             if resolved is not None and loser is not None:
                 losses[loser] += 1
             elif resolved is None:
-                unresolved[a] += sev[severity]
-                unresolved[b] += sev[severity]
-        usage = {}
-        since = _julian(self.now) - self.cfg.success_window_days
-        for f, s, p, n in self._rows_for(
-                "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
-                "{where} GROUP BY fact_id", "fact_id", None if ids is None else fids,
-                extra="julianday(tracked_at) >= ?", extra_params=(since,)):
-            usage[f] = (s, p, n)
+                unresolved[a] += contra.SEVERITY_SCORES[severity]
+                unresolved[b] += contra.SEVERITY_SCORES[severity]
+        votes = self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}", "fact_id", only,
+                               extra="vote IN ('agree', 'disagree')")
 
-        authors = {src[0] for src in sources.values() if src[0]}
-        voters = {a for vs in votes.values() for a, _, _ in vs}
-        records = self.track_records(None if ids is None else authors | voters)
+        none = (None, None, None, "global", None)
+        src = [sources.get(f, none) for f in fids]
+        authors = [x[0] for x in src]
+        cats = [x[3] for x in src]
+        records = self.track_records(None if ids is None else {a for a in authors if a} | {v[1] for v in votes})
         cred_cache: dict[tuple[str | None, str], float] = {}
 
         def agent_cred(agent: str | None, cat: str) -> float:
@@ -389,51 +406,57 @@ class ConfidenceStore:
                 cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
             return cred_cache[(agent, cat)]
 
+        n = len(rows)
+        pos_of = {f: i for i, f in enumerate(fids)}
+        agree, disagree = np.zeros(n), np.zeros(n)
+        for f, voter, vote, conf in votes:
+            i = pos_of.get(str(f))
+            if i is None:  # a vote on a fact no longer in the review DB
+                continue
+            (agree if vote == "agree" else disagree)[i] += conf * agent_cred(voter, cats[i])
+
         # consensus clusters: active facts with the same subject, predicate and object
-        clusters: dict[tuple, list[tuple[str, str | None, str | None, Any]]] = defaultdict(list)
+        groups: dict[tuple, tuple[set, set, set, list]] = {}
         for r in cluster_rows:
             if r[1] and r[2] and r[6] not in INACTIVE:
-                src = sources.get(str(r[0]))
-                clusters[(r[1], r[2], r[3])].append((str(r[0]), src[0] if src else None, src[1] if src else None, r[4]))
+                g = groups.setdefault((r[1], r[2], r[3]), (set(), set(), set(), [0]))
+                sr = sources.get(str(r[0]), none)
+                g[0].add(sr[0] or f"fact:{r[0]}")  # an unattributed fact counts as its own agent
+                if sr[1]:
+                    g[1].add(sr[1])
+                g[2].add(r[4])
+                g[3][0] += 1
+        member = [groups.get((r[1], r[2], r[3])) if r[1] and r[2] and r[6] not in INACTIVE else None for r in rows]
 
-        n = len(rows)
-        a = {k: np.zeros(n) for k in ("age_days", "half_life", "agent", "role", "source_type", "level", "verifiers",
-                                      "agents", "specializations", "independent", "agree", "disagree", "losses",
-                                      "unresolved", "successes", "partials", "uses")}
-        info: list[dict[str, Any]] = []
-        now_j = _julian(self.now)
-        system, truth = self.cfg.system_verifiers, self.cfg.ground_truth_verifiers
-        for i, r in enumerate(rows):
-            fid = str(r[0])
-            author, role, stype, cat, created = sources.get(fid, (None, None, None, "global", None))
-            created = created if created is not None else r[5]
-            level, nver = verification.level_of(latest.get(fid, ()), author, system, truth)
-            confirmed = [at for _, verdict, at in latest.get(fid, ()) if verdict in verification.POSITIVE]
-            ref = max([created] + confirmed) if created is not None else (max(confirmed) if confirmed else None)
-            a["age_days"][i] = max(0.0, now_j - ref) if ref is not None else 0.0
-            a["half_life"][i] = freshness.half_life_for(cat, self.cfg.half_lives, self.cfg.default_half_life)
-            a["agent"][i] = agent_cred(author, cat)
-            a["role"][i] = cred.role_weight(role)
-            a["source_type"][i] = cred.source_type_weight(stype)
-            a["level"][i] = verification.LEVEL_CODES[level]
-            a["verifiers"][i] = nver
-            members = clusters.get((r[1], r[2], r[3]), []) if r[1] and r[2] and r[6] not in INACTIVE else []
-            member_agents = {m[1] or f"fact:{m[0]}" for m in members}  # an unattributed fact counts as its own agent
-            a["agents"][i] = max(1, len(member_agents))
-            a["specializations"][i] = len({m[2] for m in members if m[2]})
-            a["independent"][i] = len({m[3] for m in members}) == len(members) if len(members) > 1 else 1
-            for voter, vote, conf in votes.get(fid, ()):
-                if vote in ("agree", "disagree"):
-                    a[vote][i] += conf * agent_cred(voter, cat)
-            a["losses"][i] = losses.get(fid, 0)
-            a["unresolved"][i] = unresolved.get(fid, 0.0)
-            a["successes"][i], a["partials"][i], a["uses"][i] = usage.get(fid, (0, 0, 0))
-            info.append({"author": author, "category": cat, "verification_level": level, "verifiers": nver,
-                         "agents_agreeing": int(a["agents"][i]), "votes": len(votes.get(fid, ())),
-                         "contradictions_lost": int(a["losses"][i]), "uses": int(a["uses"][i]),
-                         "age_days": round(float(a["age_days"][i]), 3), "status": r[6]})
-        a["independent"] = a["independent"].astype(bool)
-        return Gathered(fids, FactorInputs(**a), info)
+        def col(values: Iterable[Any]) -> np.ndarray:
+            return np.array(list(values), dtype=float)
+
+        vz = (0, 0, 0, 0, None, None)
+        ver = [verified.get(f, vz) for f in fids]
+        confirmed_at, newest_at = col(v[4] for v in ver), col(v[5] for v in ver)
+        created = col(x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True))
+        ref = np.fmax(created, confirmed_at)
+        refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
+        confirming = col(v[0] or 0 for v in ver)
+        level = verification.levels_many(confirming, col(v[1] or 0 for v in ver), col(v[2] or 0 for v in ver) > 0,
+                                         col(v[3] or 0 for v in ver) > 0, refuted)
+        hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
+        roles = {x[1]: cred.role_weight(x[1]) for x in src}
+        stypes = {x[2]: cred.source_type_weight(x[2]) for x in src}
+        use = [usage.get(f, (0, 0, 0)) for f in fids]
+        inputs = FactorInputs(
+            age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
+            half_life=col(hl[k] for k in cats),
+            agent=col(agent_cred(a, k) for a, k in zip(authors, cats, strict=True)),
+            role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
+            level=level, verifiers=np.where(refuted, 0.0, confirming),
+            agents=col(len(m[0]) if m else 1 for m in member),
+            specializations=col(len(m[1]) if m else 0 for m in member),
+            independent=np.array([m is None or m[3][0] < 2 or len(m[2]) == m[3][0] for m in member], dtype=bool),
+            agree=agree, disagree=disagree,
+            losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
+            successes=col(u[0] for u in use), partials=col(u[1] for u in use), uses=col(u[2] for u in use))
+        return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
@@ -476,7 +499,7 @@ class ConfidenceStore:
         g = self.gather([fact_id])
         m = self.matrix(g)
         c = comp.composite(dict(zip(comp.FACTORS, m[0], strict=True)), self.weights)
-        out = {"id": fact_id, **c.to_dict(), "inputs": g.info[0]}
+        out = {"id": fact_id, **c.to_dict(), "inputs": {**g.info(0), "votes": g.votes}}
         if risk is not None:
             out["decision"] = comp.decide(c.score, risk, self.cfg.risk_thresholds, self.cfg.verify_margin).to_dict()
         return out
@@ -650,13 +673,12 @@ class ConfidenceStore:
         m = self.matrix(g)
         fresh = comp.FACTORS.index("freshness")
         out = []
-        for i, fid in enumerate(g.ids):
-            meta = g.info[i]
-            if meta["status"] in INACTIVE or g.inputs.age_days[i] < days:
+        want = None if category is None else category.strip().lower()
+        for i in np.flatnonzero(g.inputs.age_days >= days):
+            if g.statuses[i] in INACTIVE or (want is not None and g.categories[i] != want):
                 continue
-            if category is not None and meta["category"] != category.strip().lower():
-                continue
-            out.append({"id": fid, "age_days": meta["age_days"], "category": meta["category"],
+            meta = g.info(i)
+            out.append({"id": g.ids[i], "age_days": meta["age_days"], "category": meta["category"],
                         "freshness": round(float(m[i, fresh]), 6), "verification_level": meta["verification_level"],
                         "status": meta["status"]})
         return sorted(out, key=lambda r: (-r["age_days"], r["id"]))

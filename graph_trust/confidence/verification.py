@@ -48,6 +48,20 @@ def verification_many(level_codes: np.ndarray, verifier_counts: np.ndarray) -> n
     return np.where(level_codes == LEVEL_CODES["refuted"], 0.0, out)
 
 
+def levels_many(confirming: np.ndarray, others: np.ndarray, system: np.ndarray, ground_truth: np.ndarray,
+                refuted: np.ndarray) -> np.ndarray:
+    """Level codes from per-fact counts: confirming verifiers, those of them not the author,
+    and whether a system or ground-truth verifier confirmed or the newest verdict refutes."""
+    c = LEVEL_CODES
+    return np.select(
+        [refuted, ground_truth, system, confirming >= CONSENSUS_VERIFIERS, others >= 2, others == 1, confirming > 0],
+        [c["refuted"], c["ground_truth"], c["system"], c["consensus"], c["multiple"], c["peer"], c["self"]],
+        c["unverified"])
+
+
+LEVEL_NAMES = list(LEVEL_SCORES)
+
+
 def level_of(verifications: Iterable[tuple[str, str, datetime]], author: str | None,
              system_verifiers: Iterable[str] = ("system_auto_verify",),
              ground_truth_verifiers: Iterable[str] = ()) -> tuple[str, int]:
@@ -59,21 +73,9 @@ def level_of(verifications: Iterable[tuple[str, str, datetime]], author: str | N
             latest[verifier] = (at, verdict)
         if newest is None or at >= newest[0]:
             newest = (at, verdict)
-    if newest is not None and newest[1] not in POSITIVE:
-        return "refuted", 0
+    refuted = newest is not None and newest[1] not in POSITIVE
     confirming = {v for v, (_, verdict) in latest.items() if verdict in POSITIVE}
-    n = len(confirming)
-    if confirming & set(ground_truth_verifiers):
-        return "ground_truth", n
-    if confirming & set(system_verifiers):
-        return "system", n
-    others = confirming - {author}
-    if n >= CONSENSUS_VERIFIERS:
-        return "consensus", n
-    if len(others) >= 2:
-        return "multiple", n
-    if len(others) == 1:
-        return "peer", n
-    if n:
-        return "self", n
-    return "unverified", 0
+    code = levels_many(np.array([len(confirming)]), np.array([len(confirming - {author})]),
+                       np.array([bool(confirming & set(system_verifiers))]),
+                       np.array([bool(confirming & set(ground_truth_verifiers))]), np.array([refuted]))[0]
+    return ("refuted", 0) if refuted else (LEVEL_NAMES[code], len(confirming))
