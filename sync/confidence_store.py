@@ -136,6 +136,13 @@ TABLES = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_vot
           "agent_credibility", "confidence_predictions", "confidence_weight_changes")
 INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in consensus or contradictions
 _ID_CHUNK = 500
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _key(v: Any) -> str | None:
+    """SQLite's ``lower(trim(v))`` in Python (ASCII case, spaces only), so facts grouped here
+    and facts looked up through the ``candidates_spo`` index agree."""
+    return None if v is None else str(v).strip(" ").translate(_ASCII_LOWER)
 
 
 def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, str]:
@@ -269,12 +276,12 @@ class ConfidenceStore:
         actual = self.db.columns.get(logical)
         return f'"{actual}"' if actual else "NULL"
 
-    def _cand_sql(self, where: str = "") -> str:
+    def _cand_sql(self, where: str = "", text: bool = False) -> str:
+        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact])."""
         c = self._col
-        return (f"SELECT {c('id')}, lower(trim({c('subject')})), lower(trim({c('predicate')})), "
-                f"lower(trim({c('object')})), {c('evidence_refs_json')}, julianday({c('updated_at')}), "
-                f"{c('status')}, {c('fact')}, {c('object')}, {c('subject')}, {c('predicate')} "
-                f'FROM "{self.db.table}" {where}')
+        return (f"SELECT {c('id')}, {c('subject')}, {c('predicate')}, {c('object')}, {c('evidence_refs_json')}, "
+                f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
+                f"FROM \"{self.db.table}\" {where}")
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple]:
         try:
@@ -302,8 +309,10 @@ class ConfidenceStore:
 
     # --- agents -------------------------------------------------------------------------------
 
-    def track_records(self, agents: Iterable[str] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
-        """Track records per (agent, category) from the records (all agents when None)."""
+    def track_records(self, agents: Iterable[str] | None = None,
+                      sources: dict[str, tuple] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
+        """Track records per (agent, category) from the records (all agents when None; then
+        ``sources``, every ``fact_sources`` row already read, saves reading them again)."""
         agents = None if agents is None else sorted(set(agents))
         if agents == []:
             return {}
@@ -312,9 +321,20 @@ class ConfidenceStore:
         params = agents or ()
         pos = _in(repr(v) for v in verification.POSITIVE)
         out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
-        for agent, cat, n, first in self._query(
+        if agents is None and sources is not None:
+            contributions: dict[tuple, list] = {}
+            for agent, _, _, cat, created in sources.values():
+                if agent is not None:
+                    acc = contributions.setdefault((agent, cat), [0, None])
+                    acc[0] += 1
+                    if created is not None and (acc[1] is None or created < acc[1]):
+                        acc[1] = created
+            counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+        else:
+            counted = self._query(
                 f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), count(*), min(julianday(s.created_at)) "
-                f"FROM fact_sources s {where_s} GROUP BY 1, 2", params):
+                f"FROM fact_sources s {where_s} GROUP BY 1, 2", params)
+        for agent, cat, n, first in counted:
             out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
         for agent, cat, good, bad in self._query(
                 f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), "
@@ -358,7 +378,7 @@ class ConfidenceStore:
             if unknown:
                 raise NotFoundError(f"no fact with id {unknown[0]!r} in review DB {self.path} (table {self.db.table})")
             cluster_rows = list(rows)
-            for key in {(r[1], r[2], r[3]) for r in rows if r[1] and r[2]}:
+            for key in {(_key(r[1]), _key(r[2]), _key(r[3])) for r in rows if _key(r[1]) and _key(r[2])}:
                 cluster_rows += self._query(self._cand_sql(
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
                     f"AND lower(trim({c('object')})) IS ?"), key)
@@ -371,18 +391,20 @@ class ConfidenceStore:
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = _in(repr(v) for v in verification.POSITIVE)
         verified = {str(r[0]): r[1:] for r in self._rows_for(
+            # verified_at is ISO 8601 UTC as verify-fact writes it: text order is time order, and
+            # julianday() runs once per fact, not once per record
             f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
-            f"max(julianday(verified_at)) AS at FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id) "
+            f"max(verified_at) AS at FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id) "
             f"SELECT l.fact_id, sum(l.ok), sum(l.ok AND l.verifier_id IS NOT s.agent_id), "
             f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(system))})), "
             f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
-            f"max(CASE WHEN l.ok THEN l.at END), max(l.at) "
+            f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)) "
             f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
             "fact_id", only, extra_params=(*system, *truth))}
-        since = _julian(self.now) - self.cfg.success_window_days
+        since = _now_iso(self.now - timedelta(days=self.cfg.success_window_days))  # ISO UTC: text order is time order
         usage = {str(r[0]): r[1:] for r in self._rows_for(
             "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
-            "{where} GROUP BY fact_id", "fact_id", only, extra="julianday(tracked_at) >= ?", extra_params=(since,))}
+            "{where} GROUP BY fact_id", "fact_id", only, extra="tracked_at >= ?", extra_params=(since,))}
         losses: dict[str, int] = defaultdict(int)
         unresolved: dict[str, float] = defaultdict(float)
         for a, b, severity, resolved, loser in self._contradiction_rows(only):
@@ -398,7 +420,8 @@ class ConfidenceStore:
         src = [sources.get(f, none) for f in fids]
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
-        records = self.track_records(None if ids is None else {a for a in authors if a} | {v[1] for v in votes})
+        records = (self.track_records(None, sources) if ids is None else
+                   self.track_records({a for a in authors if a} | {v[1] for v in votes}))
         cred_cache: dict[tuple[str | None, str], float] = {}
 
         def agent_cred(agent: str | None, cat: str) -> float:
@@ -417,16 +440,18 @@ class ConfidenceStore:
 
         # consensus clusters: active facts with the same subject, predicate and object
         groups: dict[tuple, tuple[set, set, set, list]] = {}
+        keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
         for r in cluster_rows:
-            if r[1] and r[2] and r[6] not in INACTIVE:
-                g = groups.setdefault((r[1], r[2], r[3]), (set(), set(), set(), [0]))
+            k = keys[str(r[0])]
+            if k[0] and k[1] and r[6] not in INACTIVE:
+                g = groups.setdefault(k, (set(), set(), set(), [0]))
                 sr = sources.get(str(r[0]), none)
                 g[0].add(sr[0] or f"fact:{r[0]}")  # an unattributed fact counts as its own agent
                 if sr[1]:
                     g[1].add(sr[1])
                 g[2].add(r[4])
                 g[3][0] += 1
-        member = [groups.get((r[1], r[2], r[3])) if r[1] and r[2] and r[6] not in INACTIVE else None for r in rows]
+        member = [groups.get(keys[f]) if r[6] not in INACTIVE else None for f, r in zip(fids, rows, strict=True)]
 
         def col(values: Iterable[Any]) -> np.ndarray:
             return np.array(list(values), dtype=float)
@@ -600,8 +625,8 @@ class ConfidenceStore:
     def detect(self) -> list[contra.Contradiction]:
         """Contradictions among active candidates (``a`` < ``b`` by id)."""
         rows = self._query(self._cand_sql(f"WHERE {self._col('status')} NOT IN ('rejected', 'expired') "
-                                          f"ORDER BY {self._col('id')}"))
-        facts = [contra.Fact(str(r[0]), r[9], r[10], r[8], r[7]) for r in rows]
+                                          f"ORDER BY {self._col('id')}", text=True))
+        facts = [contra.Fact(str(r[0]), r[1], r[2], r[3], r[7]) for r in rows]
         return contra.detect(facts, self.cfg.max_conflict_objects)
 
     def contradictions(self, resolve_them: bool = False) -> dict[str, Any]:
