@@ -23,11 +23,17 @@ def review_db_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help=REVIEW_DB_HELP)(fn)
 
 
-def _store(review_db: str | None):
+def _ask(review_db: str | None, call: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """(runtime, ``call(store)``) on the review DB's confidence store, closed afterwards; the
+    result is printed as JSON under --json (the caller then prints nothing)."""
     from graph_trust.sync.confidence_store import ConfidenceStore
 
     rt = runtime()
-    return rt, ConfidenceStore.open(review_db, rt.settings.review, rt.settings.confidence)
+    with ConfidenceStore.open(review_db, rt.settings.review, rt.settings.confidence) as store:
+        out = call(store)
+    if rt.json:
+        emit_json(out)
+    return rt, out
 
 
 class _FactIdGroup(click.Group):
@@ -71,11 +77,8 @@ Examples:
 @common_options
 def show(fact_id: str, risk: str | None, review_db: str | None) -> None:
     """Score, level and factor breakdown of the fact ID (a candidate id in the review DB)."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.confidence(fact_id, risk)
+    rt, out = _ask(review_db, lambda s: s.confidence(fact_id, risk))
     if rt.json:
-        emit_json(out)
         return
     click.echo(f"{fact_id}: confidence {out['score']:.3f} ({out['level']}): {out['description']}")
     rows = [[f, f"{out['factors'][f]:.3f}", f"{out['weights'][f]:.2f}",
@@ -107,11 +110,8 @@ def learn(apply: bool, review_db: str | None) -> None:
 
     Needs at least 20 outcomes recorded with `graph-trust record-usage`, not all alike.
     """
-    rt, store = _store(review_db)
-    with store:
-        out = store.learn(apply)
+    rt, out = _ask(review_db, lambda s: s.learn(apply))
     if rt.json:
-        emit_json(out)
         return
     click.echo(f"{out['outcomes']} outcomes; factors that varied: {', '.join(out['learned']) or 'none'}")
     click.echo(table([[f, f"{out['weights_before'][f]:.3f}", f"{out['weights_after'][f]:.3f}",
@@ -135,11 +135,8 @@ def learn(apply: bool, review_db: str | None) -> None:
 @common_options
 def weights(review_db: str | None) -> None:
     """The weights in use and the journal of learned changes (newest first)."""
-    rt, store = _store(review_db)
-    with store:
-        out = {"weights": store.weights, "changes": store.weight_changes()}
+    rt, out = _ask(review_db, lambda s: {"weights": s.weights, "changes": s.weight_changes()})
     if rt.json:
-        emit_json(out)
         return
     click.echo("in use: " + ", ".join(f"{f} {out['weights'][f]:.3f}" for f in FACTORS))
     for c in out["changes"]:
@@ -153,20 +150,14 @@ def weights(review_db: str | None) -> None:
 @common_options
 def revert(change_id: int | None, review_db: str | None) -> None:
     """Undo a learned weight change (the latest in use by default) and any applied after it."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.revert(change_id)
-    if rt.json:
-        emit_json(out)
-    else:
+    rt, out = _ask(review_db, lambda s: s.revert(change_id))
+    if not rt.json:
         click.echo(f"reverted change(s) {', '.join(map(str, out['reverted']))}; weights in use: "
                    + ", ".join(f"{f} {out['weights'][f]:.3f}" for f in FACTORS))
 
 
-def _echo(rt, out: dict, text: str) -> None:
-    if rt.json:
-        emit_json(out)
-    else:
+def _echo(rt, text: str) -> None:
+    if not rt.json:
         click.echo(text)
 
 
@@ -186,11 +177,9 @@ Examples:
 @common_options
 def verify_fact(fact_id: str, verdict: str, by: str, notes: str | None, review_db: str | None) -> None:
     """Record that AGENT checked the fact ID and found it VERDICT."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.verify(fact_id, verdict, by, notes)
-        out["confidence"] = store.confidence(fact_id)["score"]
-    _echo(rt, out, f"{fact_id}: {verdict} by {by}; confidence now {out['confidence']:.3f}")
+    rt, out = _ask(review_db, lambda s: {**s.verify(fact_id, verdict, by, notes),
+                                         "confidence": s.confidence(fact_id)["score"]})
+    _echo(rt, f"{fact_id}: {verdict} by {by}; confidence now {out['confidence']:.3f}")
 
 
 @click.command("record-usage", epilog="""
@@ -209,10 +198,8 @@ Examples:
 def record_usage(fact_id: str, outcome: str, by: str, action: str, review_db: str | None) -> None:
     """Record that AGENT acted on the fact ID and how it went (also learning data: the fact's
     confidence at the time is kept with the outcome)."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.record_usage(fact_id, outcome, by, action)
-    _echo(rt, out, f"{fact_id}: {outcome} recorded for {by} (confidence at use {out['confidence_before']:.3f})")
+    rt, out = _ask(review_db, lambda s: s.record_usage(fact_id, outcome, by, action))
+    _echo(rt, f"{fact_id}: {outcome} recorded for {by} (confidence at use {out['confidence_before']:.3f})")
 
 
 @click.command(epilog="""
@@ -231,11 +218,9 @@ Examples:
 @common_options
 def vote(fact_id: str, vote: str, confidence: float, by: str, reasoning: str | None, review_db: str | None) -> None:
     """Record AGENT's vote on the fact ID (one vote per agent; a new vote replaces the old)."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.vote(fact_id, vote, confidence, by, reasoning)
-        out["consensus"] = store.confidence(fact_id)["factors"]["consensus"]
-    _echo(rt, out, f"{fact_id}: {vote} ({confidence:g}) by {by}; consensus now {out['consensus']:.3f}")
+    rt, out = _ask(review_db, lambda s: {**s.vote(fact_id, vote, confidence, by, reasoning),
+                                         "consensus": s.confidence(fact_id)["factors"]["consensus"]})
+    _echo(rt, f"{fact_id}: {vote} ({confidence:g}) by {by}; consensus now {out['consensus']:.3f}")
 
 
 @click.command(epilog="""
@@ -254,11 +239,8 @@ Examples:
 def contradictions(resolve: bool, review_db: str | None) -> None:
     """Facts with the same subject and predicate but a different object (opposite states and
     differing ports, times or versions are high severity)."""
-    rt, store = _store(review_db)
-    with store:
-        out = store.contradictions(resolve)
+    rt, out = _ask(review_db, lambda s: s.contradictions(resolve))
     if rt.json:
-        emit_json(out)
         return
     rows = [[r["id"], r["a"], r["b"], r["type"], r["severity"], r["strategy"] or "-",
              r["winner"] or ("flagged" if r["strategy"] else "open")] for r in out["recorded"]]
@@ -281,13 +263,14 @@ Examples:
 @common_options
 def stale(days: float | None, category: str | None, review_db: str | None) -> None:
     """Active facts not created or confirmed within N days, oldest first: what to verify next."""
-    rt, store = _store(review_db)
-    with store:
-        n = days if days is not None else store.cfg.stale_days
-        out = {"days": n, "category": category, "facts": store.stale(n, category)}
+    def ask(s):
+        n = days if days is not None else s.cfg.stale_days
+        return {"days": n, "category": category, "facts": s.stale(n, category)}
+
+    rt, out = _ask(review_db, ask)
     if rt.json:
-        emit_json(out)
         return
+    n = out["days"]
     rows = [[f["id"], f"{f['age_days']:.1f}", f["category"], f"{f['freshness']:.3f}", f["verification_level"]]
             for f in out["facts"]]
     click.echo(table(rows, ["id", "age (d)", "category", "freshness", "verification"]) if rows
@@ -307,11 +290,8 @@ Examples:
 def credibility(agent: str, category: str | None, review_db: str | None) -> None:
     """AGENT's track record and credibility per category: accuracy of its verified facts, experience,
     tenure and corrections, shrunk toward its expertise level below 10 verified facts."""
-    rt, store = _store(review_db)
-    with store:
-        out = {"agent": agent, "categories": store.credibility(agent, category)}
+    rt, out = _ask(review_db, lambda s: {"agent": agent, "categories": s.credibility(agent, category)})
     if rt.json:
-        emit_json(out)
         return
     click.echo(table([[c["category"], f"{c['credibility']:.3f}", c["expertise"], c["contributions"],
                        f"{c['verified_correct']}/{c['verified_total']}", c["corrections_issued"]]
