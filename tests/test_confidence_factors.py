@@ -217,6 +217,24 @@ def test_relevance():
     assert rel.relevance(fact, ctx) == pytest.approx((0.3 + 0 + 0.15 * 0.5) / 0.7)
 
 
+names = st.sampled_from(["p", "q", "t", "x", None])
+sets = st.frozensets(st.sampled_from(["p", "q", "t", "redis", "es"]), max_size=3)
+
+
+@given(names, names, sets, names, sets, names, sets, sets, st.one_of(st.none(), unit), names, names, sets)
+def test_relevance_in_range_and_exact_match_is_best(fp, ft, fshared, fc, fsys, cp, crel, ccats, sim, ct, cc, csys):
+    fact = rel.FactScope(project=fp, team=ft, shared_with=fshared, category=fc, systems=fsys)
+    ctx = rel.Context(project=cp, related_projects=crel, team=ct, category=cc, related_categories=ccats,
+                      target_systems=csys, task_similarity=sim)
+    r = rel.relevance(fact, ctx)
+    assert 0 <= r <= 1
+    best = rel.FactScope(project=cp, team=ct, category=cc, systems=csys)
+    given_any = bool(cp or ct or cc or csys) or sim is not None
+    assert rel.relevance(best, rel.Context(project=cp, team=ct, category=cc, target_systems=csys,
+                                           task_similarity=1.0 if sim is not None else None)) == \
+        pytest.approx(1.0 if given_any else 0.5)
+
+
 # --- composite, levels, decisions ------------------------------------------------------------
 
 def test_reference_weights_and_breakdown():
