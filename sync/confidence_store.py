@@ -142,7 +142,10 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 def _key(v: Any) -> str | None:
     """SQLite's ``lower(trim(v))`` in Python (ASCII case, spaces only), so facts grouped here
     and facts looked up through the ``candidates_spo`` index agree."""
-    return None if v is None else str(v).strip(" ").translate(_ASCII_LOWER)
+    if v is None:
+        return None
+    v = str(v).strip(" ")
+    return v.lower() if v.isascii() else v.translate(_ASCII_LOWER)
 
 
 def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, str]:
@@ -425,9 +428,10 @@ class ConfidenceStore:
         cred_cache: dict[tuple[str | None, str], float] = {}
 
         def agent_cred(agent: str | None, cat: str) -> float:
-            if (agent, cat) not in cred_cache:
-                cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
-            return cred_cache[(agent, cat)]
+            v = cred_cache.get((agent, cat))
+            if v is None:
+                v = cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
+            return v
 
         n = len(rows)
         pos_of = {f: i for i, f in enumerate(fids)}
@@ -457,22 +461,22 @@ class ConfidenceStore:
             return np.array(list(values), dtype=float)
 
         vz = (0, 0, 0, 0, None, None)
-        ver = [verified.get(f, vz) for f in fids]
-        confirmed_at, newest_at = col(v[4] for v in ver), col(v[5] for v in ver)
+        ver = np.array([verified.get(f, vz) for f in fids], dtype=float).reshape(n, 6)  # None -> nan
+        confirmed_at, newest_at = ver[:, 4], ver[:, 5]
         created = col(x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True))
         ref = np.fmax(created, confirmed_at)
         refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
-        confirming = col(v[0] or 0 for v in ver)
-        level = verification.levels_many(confirming, col(v[1] or 0 for v in ver), col(v[2] or 0 for v in ver) > 0,
-                                         col(v[3] or 0 for v in ver) > 0, refuted)
+        counts = np.nan_to_num(ver[:, :4])
+        confirming = counts[:, 0]
+        level = verification.levels_many(confirming, counts[:, 1], counts[:, 2] > 0, counts[:, 3] > 0, refuted)
         hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
-        roles = {x[1]: cred.role_weight(x[1]) for x in src}
-        stypes = {x[2]: cred.source_type_weight(x[2]) for x in src}
-        use = [usage.get(f, (0, 0, 0)) for f in fids]
+        roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
+        stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
+        use = np.array([usage.get(f, (0, 0, 0)) for f in fids], dtype=float).reshape(n, 3)
         inputs = FactorInputs(
             age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
             half_life=col(hl[k] for k in cats),
-            agent=col(agent_cred(a, k) for a, k in zip(authors, cats, strict=True)),
+            agent=col(map(agent_cred, authors, cats)),
             role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
             level=level, verifiers=np.where(refuted, 0.0, confirming),
             agents=col(len(m[0]) if m else 1 for m in member),
@@ -480,7 +484,7 @@ class ConfidenceStore:
             independent=np.array([m is None or m[3][0] < 2 or len(m[2]) == m[3][0] for m in member], dtype=bool),
             agree=agree, disagree=disagree,
             losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
-            successes=col(u[0] for u in use), partials=col(u[1] for u in use), uses=col(u[2] for u in use))
+            successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
