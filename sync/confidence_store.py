@@ -245,11 +245,12 @@ class ConfidenceStore:
 
     @classmethod
     def open(cls, path: str | Path | None, review: ReviewSettings, cfg: ConfidenceSettings,
-             now: datetime | None = None) -> ConfidenceStore:
-        """Open the review DB (mapping checked as sync checks it) for reading and writing records."""
+             now: datetime | None = None, readonly: bool = False) -> ConfidenceStore:
+        """Open the review DB (mapping checked as sync checks it) for reading and writing records;
+        ``readonly`` (sync's scoring) opens it as sync does, so any write fails."""
         db = ReviewDB.open(path, review)
         try:
-            con = sqlite3.connect(f"file:{quote(str(db.path.resolve()))}?mode=rw", uri=True,
+            con = sqlite3.connect(f"file:{quote(str(db.path.resolve()))}?mode={'ro' if readonly else 'rw'}", uri=True,
                                   timeout=LOCK_TIMEOUT_S, isolation_level=None)
             have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as exc:

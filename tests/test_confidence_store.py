@@ -182,6 +182,15 @@ def test_bad_input_one_clear_error_and_nothing_written(tmp_path, call, match):
     assert counts == [0] * len(TABLES)
 
 
+def test_readonly_store_scores_and_refuses_writes(tmp_path):
+    p = make_db(tmp_path / "r.db", [fact("f1"), fact("f2", o="9300")])
+    with ConfidenceStore.open(p, ReviewSettings(), ConfidenceSettings(), now=NOW, readonly=True) as s:
+        ids, m, scores = s.scores()
+        assert ids == ["f1", "f2"] and m.shape == (2, 7) and scores.shape == (2,)
+        with pytest.raises(ReviewDBError, match="readonly"):
+            s.verify("f1", "confirmed", "a")
+
+
 # --- contradictions --------------------------------------------------------------------------
 
 def test_contradictions_listed_then_recorded_and_resolved(tmp_path):
