@@ -145,7 +145,7 @@ def test_load_hook():
         load_hook("os:sep")
 
 
-@given(st.floats(0, 400), st.floats(0, 400), unit := st.floats(0, 1), st.floats(0, 1), st.integers(1, 10),
+@given(st.floats(0, 400), st.floats(0, 400), st.floats(0, 1), st.floats(0, 1), st.integers(1, 10),
        st.integers(1, 10))
 def test_resolution_is_symmetric(da, db, sa, sb, na, nb):
     a, b = claim("a", da, sa, na), claim("b", db, sb, nb)

@@ -3,7 +3,6 @@ and the set-wise read checked against the pure factor functions over generated h
 
 from __future__ import annotations
 
-import json
 import random
 import sqlite3
 import tempfile
