@@ -109,3 +109,13 @@ def test_every_command_help_teaches(cli):
     for cmd in COMMANDS:
         r = cli(cmd, "--help")
         assert r.code == 0 and "Examples" in r.out and "--json" in r.out and "--review-db" in r.out, cmd
+
+
+def test_fact_named_like_a_subcommand(tmp_path, cli):
+    p = tmp_path / "r.sqlite3"
+    assert cli("review", "init", str(p)).code == 0
+    insert_rows(p, [{"id": "learn", "status": "promoted"}, {"id": "-odd", "status": "candidate"}])
+    r = cli("confidence", "show", "learn", "--review-db", str(p), "--json")
+    assert r.code == 0 and r.json()["id"] == "learn"
+    r = cli("confidence", "show", "--review-db", str(p), "--json", "--", "-odd")
+    assert r.code == 0 and r.json()["id"] == "-odd"
