@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS fact_verifications (
     notes TEXT,
     verified_at TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS fact_verifications_fact ON fact_verifications (fact_id, verifier_id);
+-- covering: the per-fact reads never touch the table
+CREATE INDEX IF NOT EXISTS fact_verifications_fact ON fact_verifications (fact_id, verifier_id, verified_at, verification_type);
 CREATE TABLE IF NOT EXISTS fact_usage_outcomes (
     id INTEGER PRIMARY KEY,
     fact_id TEXT NOT NULL,
@@ -72,7 +73,7 @@ CREATE TABLE IF NOT EXISTS fact_usage_outcomes (
     details TEXT,
     tracked_at TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS fact_usage_outcomes_fact ON fact_usage_outcomes (fact_id, tracked_at);
+CREATE INDEX IF NOT EXISTS fact_usage_outcomes_fact ON fact_usage_outcomes (fact_id, tracked_at, outcome);
 CREATE TABLE IF NOT EXISTS fact_votes (
     id INTEGER PRIMARY KEY,
     fact_id TEXT NOT NULL,
@@ -256,6 +257,10 @@ class ConfidenceStore:
         except sqlite3.Error as exc:
             db.close()
             raise review_error(db.path, exc) from None
+        try:  # the set-wise read walks several indexes of a large file: give SQLite room (64 MB)
+            con.execute("PRAGMA cache_size = -65536")
+        except sqlite3.Error:
+            pass
         missing = [t for t in TABLES if t not in have]
         if missing:
             con.close()
