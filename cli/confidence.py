@@ -46,7 +46,7 @@ class _FactIdGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group(cls=_FactIdGroup, epilog="""
+@click.group(cls=_FactIdGroup, subcommand_metavar="ID | COMMAND [ARGS]...", epilog="""
 \b
 Examples:
   graph-trust confidence fact-42 --review-db review.sqlite3
