@@ -448,20 +448,31 @@ class ConfidenceStore:
                 continue
             (agree if vote == "agree" else disagree)[i] += conf * agent_cred(voter, cats[i])
 
-        # consensus clusters: active facts with the same subject, predicate and object
-        groups: dict[tuple, tuple[set, set, set, list]] = {}
-        keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
-        for r in cluster_rows:
-            k = keys[str(r[0])]
-            if k[0] and k[1] and r[6] not in INACTIVE:
-                g = groups.setdefault(k, (set(), set(), set(), [0]))
-                sr = sources.get(str(r[0]), none)
-                g[0].add(sr[0] or f"fact:{r[0]}")  # an unattributed fact counts as its own agent
-                if sr[1]:
-                    g[1].add(sr[1])
-                g[2].add(r[4])
-                g[3][0] += 1
-        member = [groups.get(keys[f]) if r[6] not in INACTIVE else None for f, r in zip(fids, rows, strict=True)]
+        # consensus clusters: active facts with the same subject, predicate and object; an
+        # unattributed fact counts as its own agent; independent: no two cite the same evidence
+        agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
+        if ids is None:  # every fact: SQLite groups (same keys as _key, see candidates_spo)
+            for f, a_n, r_n, indep in self._query(self._clusters_sql()):
+                i = pos_of.get(str(f))
+                if i is not None:
+                    agents_n[i], specs_n[i], independent[i] = a_n, r_n, bool(indep)
+        else:  # a few facts: their clusters were read by index above
+            groups: dict[tuple, tuple[set, set, set, list]] = {}
+            keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
+            for r in cluster_rows:
+                k = keys[str(r[0])]
+                if k[0] and k[1] and r[6] not in INACTIVE:
+                    g = groups.setdefault(k, (set(), set(), set(), [0]))
+                    sr = sources.get(str(r[0]), none)
+                    g[0].add(sr[0] or f"fact:{r[0]}")
+                    if sr[1]:
+                        g[1].add(sr[1])
+                    g[2].add(r[4] or "")
+                    g[3][0] += 1
+            for i, (f, r) in enumerate(zip(fids, rows, strict=True)):
+                m = groups.get(keys[f]) if r[6] not in INACTIVE else None
+                if m is not None and m[3][0] > 1:
+                    agents_n[i], specs_n[i], independent[i] = len(m[0]), len(m[1]), len(m[2]) == m[3][0]
 
         def col(values: Iterable[Any]) -> np.ndarray:
             return np.array(list(values), dtype=float)
@@ -485,13 +496,24 @@ class ConfidenceStore:
             agent=col(map(agent_cred, authors, cats)),
             role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
             level=level, verifiers=np.where(refuted, 0.0, confirming),
-            agents=col(len(m[0]) if m else 1 for m in member),
-            specializations=col(len(m[1]) if m else 0 for m in member),
-            independent=np.array([m is None or m[3][0] < 2 or len(m[2]) == m[3][0] for m in member], dtype=bool),
+            agents=agents_n, specializations=specs_n, independent=independent,
             agree=agree, disagree=disagree,
             losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
             successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
+
+    def _clusters_sql(self) -> str:
+        """(id, agents, roles, independent) of every active fact agreeing with at least one other."""
+        c = self._col
+        inactive = _in(repr(x) for x in INACTIVE)
+        return (f"WITH c AS (SELECT {c('id')} AS id, lower(trim({c('subject')})) AS s, "
+                f"lower(trim({c('predicate')})) AS p, lower(trim({c('object')})) AS o, "
+                f"coalesce({c('evidence_refs_json')}, '') AS e FROM \"{self.db.table}\" "
+                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> ''), "
+                f"g AS (SELECT s, p, o, count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)) AS a, "
+                f"count(DISTINCT nullif(fs.role, '')) AS r, count(DISTINCT c.e) AS ev, count(*) AS n "
+                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING n > 1) "
+                f"SELECT c.id, g.a, g.r, g.ev = g.n FROM c JOIN g ON g.s = c.s AND g.p = c.p AND g.o IS c.o")
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
