@@ -285,10 +285,12 @@ class ConfidenceStore:
         actual = self.db.columns.get(logical)
         return f'"{actual}"' if actual else "NULL"
 
-    def _cand_sql(self, where: str = "", text: bool = False) -> str:
-        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact])."""
+    def _cand_sql(self, where: str = "", text: bool = False, keys: bool = True) -> str:
+        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
+        without ``keys`` the four key columns read as NULL (the set-wise read groups them in SQL)."""
         c = self._col
-        return (f"SELECT {c('id')}, {c('subject')}, {c('predicate')}, {c('object')}, {c('evidence_refs_json')}, "
+        k = (lambda name: c(name)) if keys else (lambda name: "NULL")
+        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {k('evidence_refs_json')}, "
                 f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
 
@@ -376,7 +378,7 @@ class ConfidenceStore:
         fact costs a few index probes and every fact a few table scans."""
         c = self._col
         if ids is None:
-            rows = self._query(self._cand_sql())
+            rows = self._query(self._cand_sql(keys=False))
             cluster_rows = rows
         else:
             rows = []
@@ -452,10 +454,9 @@ class ConfidenceStore:
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
         agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
         if ids is None:  # every fact: SQLite groups (same keys as _key, see candidates_spo)
-            for f, a_n, r_n, indep in self._query(self._clusters_sql()):
-                i = pos_of.get(str(f))
-                if i is not None:
-                    agents_n[i], specs_n[i], independent[i] = a_n, r_n, bool(indep)
+            for members, a_n, r_n, indep in self._query(self._clusters_sql()):
+                at = [pos_of[str(f)] for f in json.loads(members)]
+                agents_n[at], specs_n[at], independent[at] = a_n, r_n, bool(indep)
         else:  # a few facts: their clusters were read by index above
             groups: dict[tuple, tuple[set, set, set, list]] = {}
             keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
@@ -503,17 +504,16 @@ class ConfidenceStore:
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
 
     def _clusters_sql(self) -> str:
-        """(id, agents, roles, independent) of every active fact agreeing with at least one other."""
+        """(member ids as JSON, agents, roles, independent) of every cluster of two or more active facts."""
         c = self._col
         inactive = _in(repr(x) for x in INACTIVE)
         return (f"WITH c AS (SELECT {c('id')} AS id, lower(trim({c('subject')})) AS s, "
                 f"lower(trim({c('predicate')})) AS p, lower(trim({c('object')})) AS o, "
                 f"coalesce({c('evidence_refs_json')}, '') AS e FROM \"{self.db.table}\" "
-                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> ''), "
-                f"g AS (SELECT s, p, o, count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)) AS a, "
-                f"count(DISTINCT nullif(fs.role, '')) AS r, count(DISTINCT c.e) AS ev, count(*) AS n "
-                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING n > 1) "
-                f"SELECT c.id, g.a, g.r, g.ev = g.n FROM c JOIN g ON g.s = c.s AND g.p = c.p AND g.o IS c.o")
+                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> '') "
+                f"SELECT json_group_array(c.id), count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)), "
+                f"count(DISTINCT nullif(fs.role, '')), count(DISTINCT c.e) = count(*) "
+                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING count(*) > 1")
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
