@@ -137,16 +137,7 @@ TABLES = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_vot
           "agent_credibility", "confidence_predictions", "confidence_weight_changes")
 INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in consensus or contradictions
 _ID_CHUNK = 500
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _key(v: Any) -> str | None:
-    """SQLite's ``lower(trim(v))`` in Python (ASCII case, spaces only), so facts grouped here
-    and facts looked up through the ``candidates_spo`` index agree."""
-    if v is None:
-        return None
-    v = str(v).strip(" ")
-    return v.lower() if v.isascii() else v.translate(_ASCII_LOWER)
+_key = contra.norm  # SQLite's lower(trim(v)): the candidates_spo index and the SQL clusters agree
 
 
 def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, str]:

@@ -20,7 +20,7 @@ def F(i, s, p, o, text=None):
 
 
 def test_same_subject_predicate_different_object():
-    found = c.detect([F(1, "Backup job", "runs_at", "2am"), F(2, "backup  job", "RUNS_AT", "3am"),
+    found = c.detect([F(1, "Backup job", "runs_at", "2am"), F(2, " backup job ", "RUNS_AT", "3am"),
                       F(3, "backup job", "owned_by", "ops")])
     assert [(x.a, x.b, x.type, x.severity) for x in found] == [("1", "2", "conflicting_value", "high")]
     assert found[0].detail == "time 120 vs 180"

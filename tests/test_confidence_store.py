@@ -417,3 +417,41 @@ def test_learn_needs_enough_varied_outcomes(tmp_path):
             s.record_usage("f1", "success", "a", "x")
         with pytest.raises(InputError, match="at least 20"):
             s.learn()
+
+
+def test_pipeline_db_with_other_table_and_column_names(tmp_path):
+    """A pipeline's own table, mapped through review.table and review.columns, scores as the
+    documented schema does: the same facts give the same scores and contradictions."""
+    doc = make_db(tmp_path / "doc.db", [fact("f1", o="9200", days_ago=3), fact("f2", o="9300", days_ago=50),
+                                        fact("f3", o=" 9200", days_ago=1)])
+    p = tmp_path / "pipe.db"
+    con = sqlite3.connect(p)
+    with con:
+        con.execute("CREATE TABLE facts (fid TEXT PRIMARY KEY, subj TEXT, pred TEXT, obj TEXT, txt TEXT, st TEXT, "
+                    "refs TEXT, ts TEXT)")
+        con.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(r["id"], r["subject"], r["predicate"], r["object"], r["fact"], r["status"],
+                          r["evidence_refs_json"], r["updated_at"])
+                         for r in (fact("f1", o="9200", days_ago=3), fact("f2", o="9300", days_ago=50),
+                                   fact("f3", o=" 9200", days_ago=1))])
+    con.close()
+    init_confidence_tables(p)
+    review = ReviewSettings(table="facts", columns={"id": "fid", "subject": "subj", "predicate": "pred",
+                                                    "object": "obj", "fact": "txt", "status": "st",
+                                                    "evidence_refs_json": "refs", "updated_at": "ts"})
+    for path, rs in ((doc, ReviewSettings()), (p, review)):
+        with ConfidenceStore.open(path, rs, ConfidenceSettings(), now=NOW) as s:
+            s.verify("f1", "confirmed", "bob")
+            s.vote("f2", "disagree", 0.8, "carol")
+    results = []
+    for path, rs in ((doc, ReviewSettings()), (p, review)):
+        with ConfidenceStore.open(path, rs, ConfidenceSettings(), now=NOW) as s:
+            ids, m, scores = s.scores()
+            one = s.confidence("f3")
+            res = s.contradictions(resolve_them=True)
+            results.append((ids, m.round(9).tolist(), scores.round(9).tolist(), one["score"],
+                            [(r["a"], r["b"], r["strategy"], r["winner"]) for r in res["recorded"]]))
+    assert results[0] == results[1]
+    ids, _, _, _, recorded = results[0]
+    assert ids == ["f1", "f2", "f3"]
+    assert recorded == [("f1", "f2", "temporal", "f1")]  # f1 and f3 agree (same object once trimmed)

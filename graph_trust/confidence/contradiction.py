@@ -1,7 +1,7 @@
 """Contradictions: detection among facts and the penalty they cost (reference factor 5).
 
-Detection: facts with the same subject and predicate (case- and space-insensitive) and a
-different object contradict. The pair is typed by what differs:
+Detection: facts with the same subject and predicate (compared as SQLite's ``lower(trim())``:
+ASCII case and surrounding spaces ignored) and a different object contradict. The pair is typed by what differs:
 
 - ``exclusive_state`` (high): the two hold opposite states of one pair, as whole words
   (running/stopped, enabled/disabled, healthy/degraded, online/offline, active/inactive, up/down);
@@ -59,9 +59,16 @@ class Contradiction:
     detail: str
 
 
-def norm(s: str | None) -> str:
-    """Lower case, one space between words: the key facts are compared on."""
-    return " ".join((s or "").lower().split())
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def norm(v: object) -> str | None:
+    """The key facts are compared on: SQLite's ``lower(trim(v))`` (ASCII case, surrounding
+    spaces), so facts grouped in Python and in SQL (consensus clusters) agree; None stays None."""
+    if v is None:
+        return None
+    v = str(v).strip(" ")
+    return v.lower() if v.isascii() else v.translate(_ASCII_LOWER)
 
 
 def values(text: str) -> dict[str, frozenset[str]]:
