@@ -422,18 +422,15 @@ def test_learn_needs_enough_varied_outcomes(tmp_path):
 def test_pipeline_db_with_other_table_and_column_names(tmp_path):
     """A pipeline's own table, mapped through review.table and review.columns, scores as the
     documented schema does: the same facts give the same scores and contradictions."""
-    doc = make_db(tmp_path / "doc.db", [fact("f1", o="9200", days_ago=3), fact("f2", o="9300", days_ago=50),
-                                        fact("f3", o=" 9200", days_ago=1)])
+    rows = [fact("f1", o="9200", days_ago=3), fact("f2", o="9300", days_ago=50), fact("f3", o=" 9200", days_ago=1)]
+    doc = make_db(tmp_path / "doc.db", rows)
     p = tmp_path / "pipe.db"
     con = sqlite3.connect(p)
     with con:
         con.execute("CREATE TABLE facts (fid TEXT PRIMARY KEY, subj TEXT, pred TEXT, obj TEXT, txt TEXT, st TEXT, "
                     "refs TEXT, ts TEXT)")
-        con.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [(r["id"], r["subject"], r["predicate"], r["object"], r["fact"], r["status"],
-                          r["evidence_refs_json"], r["updated_at"])
-                         for r in (fact("f1", o="9200", days_ago=3), fact("f2", o="9300", days_ago=50),
-                                   fact("f3", o=" 9200", days_ago=1))])
+        keys = ("id", "subject", "predicate", "object", "fact", "status", "evidence_refs_json", "updated_at")
+        con.executemany("INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[r[k] for k in keys] for r in rows])
     con.close()
     init_confidence_tables(p)
     review = ReviewSettings(table="facts", columns={"id": "fid", "subject": "subj", "predicate": "pred",
