@@ -32,6 +32,13 @@ COMMANDS = [
     ("context", "context"),
     ("audit", "audit"),
     ("mcp", "mcp"),
+    ("confidence", "confidence"),
+    ("confidence", "verify-fact"),
+    ("confidence", "record-usage"),
+    ("confidence", "vote"),
+    ("confidence", "contradictions"),
+    ("confidence", "stale"),
+    ("confidence", "credibility"),
 ]
 
 

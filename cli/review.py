@@ -21,11 +21,16 @@ Examples:
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 def init(path: str, as_json: bool) -> None:
-    """Create a review DB at PATH with the documented `candidates` schema (idempotent)."""
+    """Create a review DB at PATH with the documented `candidates` schema and the confidence
+    tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
+    from graph_trust.sync.confidence_store import TABLES, init_confidence_tables
     from graph_trust.sync.review_db import COLUMNS, init_review_db
 
     p = init_review_db(path)
+    added = init_confidence_tables(p)
     if as_json:
-        emit_json({"path": str(p), "table": "candidates", "columns": list(COLUMNS)})
+        emit_json({"path": str(p), "table": "candidates", "columns": list(COLUMNS),
+                   "confidence_tables": list(TABLES), "added": added})
     else:
-        click.echo(f"review DB ready: {p} (table candidates)")
+        click.echo(f"review DB ready: {p} (table candidates; confidence tables"
+                   + (f", added {', '.join(added)})" if added else ")"))

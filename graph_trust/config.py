@@ -15,6 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from graph_trust.confidence import composite as _conf_composite
+from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.errors import ConfigError
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
@@ -241,6 +243,50 @@ class PolicySettings(_Section):
         return self
 
 
+class ConfidenceSettings(_Section):
+    """The confidence model: factor weights, decay, thresholds and contradiction resolution."""
+
+    weights: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.DEFAULT_WEIGHTS))
+    decay: Literal["half_life", "exponential", "linear"] = "half_life"
+    decay_rate: float = Field(default=0.01, gt=0.0)  # lambda of the exponential model, per day
+    max_age_days: float = Field(default=365.0, gt=0.0)  # the linear model's zero
+    half_lives: dict[str, float] = Field(default_factory=lambda: dict(_conf_freshness.HALF_LIVES))
+    default_half_life: float = Field(default=60.0, gt=0.0)
+    success_window_days: int = Field(default=90, ge=1)
+    min_samples: int = Field(default=10, ge=1)  # below this many uses the success rate regresses to 0.5
+    risk_thresholds: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.RISK_THRESHOLDS))
+    verify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
+    system_verifiers: list[str] = Field(default_factory=lambda: ["system_auto_verify"])
+    ground_truth_verifiers: list[str] = Field(default_factory=list)
+    temporal_days: float = Field(default=30.0, ge=0.0)
+    credibility_gap: float = Field(default=0.3, ge=0.0, le=1.0)
+    consensus_margin: int = Field(default=2, ge=0)
+    system_verification_hook: str | None = None  # "module:callable" (a_id, b_id) -> winner id or None
+    stale_days: float = Field(default=90.0, gt=0.0)
+    max_conflict_objects: int = Field(default=50, ge=2)
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
+        return _conf_composite.check_weights(v)
+
+    @field_validator("half_lives")
+    @classmethod
+    def _half_lives(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [k for k, d in v.items() if not d > 0]
+        if bad:
+            raise ValueError(f"half-lives must be > 0 days: {', '.join(bad)}")
+        return {k.strip().lower(): float(d) for k, d in v.items()}
+
+    @field_validator("risk_thresholds")
+    @classmethod
+    def _thresholds(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = [k for k, t in v.items() if not 0.0 <= t <= 1.0]
+        if bad:
+            raise ValueError(f"thresholds must be in [0, 1]: {', '.join(bad)}")
+        return v
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -253,6 +299,7 @@ class Settings(_Section):
     composite: CompositeSettings = Field(default_factory=CompositeSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
+    confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.

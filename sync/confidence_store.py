@@ -1,0 +1,812 @@
+"""Confidence records in the review DB, beside ``candidates``: schema, in-place migration, the
+operator commands' writes (one transaction each) and the set-wise read of every factor's inputs.
+
+Tables (``graph-trust review init`` creates them; an older DB gains missing tables, columns and
+indexes in place):
+
+- ``fact_sources``: who asserted each fact, in which role, from what kind of source, in which
+  category, when. Written by the promotion pipeline (like ``candidates``); optional.
+- ``fact_verifications``, ``fact_usage_outcomes``, ``fact_votes``: what ``verify-fact``,
+  ``record-usage`` and ``vote`` record.
+- ``fact_contradictions``: detected pairs and their resolution (``contradictions --resolve``).
+- ``agent_credibility``: per agent and category, the profile an operator sets (expertise,
+  corrections issued) and the track record cached at each verification of the agent's facts.
+- ``confidence_predictions``: each use's confidence and factor scores with its outcome (the
+  learning data); ``confidence_weight_changes``: the journal of learned weights.
+
+Candidates are read through the review settings' table and column mapping, as sync reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from graph_trust.config import ConfidenceSettings, ReviewSettings
+from graph_trust.confidence import composite as comp
+from graph_trust.confidence import contradiction as contra
+from graph_trust.confidence import credibility as cred
+from graph_trust.confidence import freshness, learning, verification
+from graph_trust.confidence.consensus import VOTES
+from graph_trust.confidence.model import FactorInputs, factor_matrix
+from graph_trust.confidence.resolution import Claim, load_hook, resolve
+from graph_trust.confidence.success import OUTCOMES
+from graph_trust.errors import InputError, NotFoundError, ReviewDBError
+from graph_trust.sync.review_db import LOCK_TIMEOUT_S, ReviewDB, review_error
+
+_in = ", ".join
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS fact_sources (
+    fact_id TEXT PRIMARY KEY,
+    agent_id TEXT,
+    role TEXT,
+    source_type TEXT,
+    category TEXT,
+    created_at TEXT
+);
+CREATE INDEX IF NOT EXISTS fact_sources_agent ON fact_sources (agent_id, category);
+CREATE TABLE IF NOT EXISTS fact_verifications (
+    id INTEGER PRIMARY KEY,
+    fact_id TEXT NOT NULL,
+    verifier_id TEXT NOT NULL,
+    verification_type TEXT NOT NULL CHECK (verification_type IN ({_in(repr(v) for v in verification.VERDICTS)})),
+    notes TEXT,
+    verified_at TEXT NOT NULL
+);
+-- covering: the per-fact reads never touch the table
+CREATE INDEX IF NOT EXISTS fact_verifications_fact ON fact_verifications (fact_id, verifier_id, verified_at, verification_type);
+CREATE TABLE IF NOT EXISTS fact_usage_outcomes (
+    id INTEGER PRIMARY KEY,
+    fact_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ({_in(repr(o) for o in OUTCOMES)})),
+    details TEXT,
+    tracked_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fact_usage_outcomes_fact ON fact_usage_outcomes (fact_id, tracked_at, outcome);
+CREATE TABLE IF NOT EXISTS fact_votes (
+    id INTEGER PRIMARY KEY,
+    fact_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    vote TEXT NOT NULL CHECK (vote IN ({_in(repr(v) for v in VOTES)})),
+    confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+    reasoning TEXT,
+    voted_at TEXT NOT NULL,
+    UNIQUE (fact_id, agent_id)
+);
+CREATE TABLE IF NOT EXISTS fact_contradictions (
+    id INTEGER PRIMARY KEY,
+    fact_a_id TEXT NOT NULL,
+    fact_b_id TEXT NOT NULL,
+    contradiction_type TEXT NOT NULL,
+    severity TEXT NOT NULL CHECK (severity IN ('low', 'medium', 'high')),
+    detail TEXT,
+    detected_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution_strategy TEXT,
+    resolution_winner TEXT,
+    resolution_loser TEXT,
+    resolution_reason TEXT,
+    UNIQUE (fact_a_id, fact_b_id)
+);
+CREATE INDEX IF NOT EXISTS fact_contradictions_b ON fact_contradictions (fact_b_id);
+CREATE TABLE IF NOT EXISTS agent_credibility (
+    agent_id TEXT NOT NULL,
+    category TEXT NOT NULL,
+    expertise TEXT,
+    contribution_count INTEGER DEFAULT 0,
+    verification_count INTEGER DEFAULT 0,
+    verified_correct INTEGER DEFAULT 0,
+    verified_incorrect INTEGER DEFAULT 0,
+    corrections_issued INTEGER DEFAULT 0,
+    days_active REAL DEFAULT 0,
+    credibility_score REAL,
+    updated_at TEXT,
+    PRIMARY KEY (agent_id, category)
+);
+CREATE TABLE IF NOT EXISTS confidence_predictions (
+    id INTEGER PRIMARY KEY,
+    fact_id TEXT NOT NULL,
+    predicted_confidence REAL NOT NULL,
+    {_in(f'{f}_score REAL' for f in comp.FACTORS)},
+    weights_json TEXT,
+    actual_outcome TEXT,
+    predicted_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS confidence_predictions_fact ON confidence_predictions (fact_id);
+CREATE TABLE IF NOT EXISTS confidence_weight_changes (
+    id INTEGER PRIMARY KEY,
+    applied_at TEXT NOT NULL,
+    old_weights_json TEXT NOT NULL,
+    new_weights_json TEXT NOT NULL,
+    report_json TEXT,
+    reverted_at TEXT
+);
+"""
+TABLES = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_votes", "fact_contradictions",
+          "agent_credibility", "confidence_predictions", "confidence_weight_changes")
+INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in consensus or contradictions
+_ID_CHUNK = 500
+_key = contra.norm  # SQLite's lower(trim(v)): the candidates_spo index and the SQL clusters agree
+
+
+def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, str]:
+    return {r[1]: r[2] for r in con.execute(f'PRAGMA table_info("{table}")')}
+
+
+def migrate(con: sqlite3.Connection) -> list[str]:
+    """Create missing tables and indexes and add missing columns (nullable or defaulted) to older
+    versions of the tables, in one transaction. Returns what was added."""
+    added: list[str] = []
+    before = {t: _table_columns(con, t) for t in TABLES}
+    scratch = sqlite3.connect(":memory:")
+    scratch.executescript(SCHEMA)
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        for table in TABLES:
+            if not before[table]:
+                added.append(table)
+                continue
+            want = [r for r in scratch.execute(f'PRAGMA table_info("{table}")')]
+            for _, name, decl, notnull, default, _pk in want:
+                if name not in before[table]:
+                    default_sql = f" DEFAULT {default}" if default is not None else ""
+                    con.execute(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {decl}{default_sql}')
+                    added.append(f"{table}.{name}")
+        for stmt in SCHEMA.split(";"):
+            if stmt.strip():
+                con.execute(stmt)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        scratch.close()
+    return added
+
+
+def init_confidence_tables(path: str | Path) -> list[str]:
+    """Add the confidence tables to the review DB at ``path`` (idempotent, in place)."""
+    p = Path(path)
+    try:
+        con = sqlite3.connect(p, isolation_level=None, timeout=LOCK_TIMEOUT_S)
+        try:
+            added = migrate(con)
+            cols = _table_columns(con, "candidates")
+            if {"subject", "predicate", "object"} <= set(cols):  # consensus looks facts up by these
+                con.execute("CREATE INDEX IF NOT EXISTS candidates_spo ON candidates "
+                            "(lower(trim(subject)), lower(trim(predicate)), lower(trim(object)))")
+            return added
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise review_error(p, exc) from None
+
+
+def _now_iso(now: datetime) -> str:
+    return now.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _julian(now: datetime) -> float:
+    return now.timestamp() / 86400.0 + 2440587.5
+
+
+def _chunks(ids: Sequence[str]) -> Iterable[Sequence[str]]:
+    for i in range(0, len(ids), _ID_CHUNK):
+        yield ids[i:i + _ID_CHUNK]
+
+
+@dataclass
+class Gathered:
+    """The factor inputs of ``ids`` with what the operator views show beside them."""
+
+    ids: list[str]
+    inputs: FactorInputs
+    authors: list[str | None]
+    categories: list[str]
+    statuses: list[str]
+    votes: int  # agree and disagree votes read
+
+    def info(self, i: int) -> dict[str, Any]:
+        """What stands behind fact ``i``'s factors, for people."""
+        x = self.inputs
+        return {"author": self.authors[i], "category": self.categories[i],
+                "verification_level": verification.LEVEL_NAMES[int(x.level[i])], "verifiers": int(x.verifiers[i]),
+                "agents_agreeing": int(x.agents[i]), "contradictions_lost": int(x.losses[i]),
+                "uses": int(x.uses[i]), "age_days": round(float(x.age_days[i]), 3), "status": self.statuses[i]}
+
+
+class ConfidenceStore:
+    """Read and write the confidence records of one review DB."""
+
+    def __init__(self, path: Path, db: ReviewDB, con: sqlite3.Connection, cfg: ConfidenceSettings,
+                 now: datetime | None = None):
+        self.path, self.db, self.con, self.cfg = path, db, con, cfg
+        self.now = now or datetime.now(timezone.utc)
+        self._weights: dict[str, float] | None = None
+
+    @classmethod
+    def open(cls, path: str | Path | None, review: ReviewSettings, cfg: ConfidenceSettings,
+             now: datetime | None = None, readonly: bool = False) -> ConfidenceStore:
+        """Open the review DB (mapping checked as sync checks it) for reading and writing records;
+        ``readonly`` (sync's scoring) opens it as sync does, so any write fails."""
+        db = ReviewDB.open(path, review)
+        try:
+            con = sqlite3.connect(f"file:{quote(str(db.path.resolve()))}?mode={'ro' if readonly else 'rw'}", uri=True,
+                                  timeout=LOCK_TIMEOUT_S, isolation_level=None)
+            have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            db.close()
+            raise review_error(db.path, exc) from None
+        try:  # the set-wise read walks several indexes of a large file: give SQLite room (64 MB)
+            con.execute("PRAGMA cache_size = -65536")
+        except sqlite3.Error:
+            pass
+        missing = [t for t in TABLES if t not in have]
+        if missing:
+            con.close()
+            db.close()
+            raise ReviewDBError(f"review DB {db.path} lacks the confidence tables ({', '.join(missing)}): "
+                                f"run `graph-trust review init {db.path}` to add them in place")
+        return cls(db.path, db, con, cfg, now)
+
+    def close(self) -> None:
+        self.con.close()
+        self.db.close()
+
+    def __enter__(self) -> ConfidenceStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- candidates ---------------------------------------------------------------------------
+
+    def _col(self, logical: str) -> str:
+        actual = self.db.columns.get(logical)
+        return f'"{actual}"' if actual else "NULL"
+
+    def _cand_sql(self, where: str = "", text: bool = False, keys: bool = True) -> str:
+        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
+        without ``keys`` the four key columns read as NULL (the set-wise read groups them in SQL)."""
+        c = self._col
+        k = (lambda name: c(name)) if keys else (lambda name: "NULL")
+        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {k('evidence_refs_json')}, "
+                f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
+                f"FROM \"{self.db.table}\" {where}")
+
+    def _query(self, sql: str, params: Any = ()) -> list[tuple]:
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise review_error(self.path, exc) from None
+
+    def fact(self, fact_id: str) -> tuple:
+        """The candidate row of ``fact_id`` (as ``_cand_sql`` selects it); NotFoundError if none."""
+        rows = self._query(self._cand_sql(f"WHERE {self._col('id')} = ?"), (fact_id,))
+        if not rows:
+            raise NotFoundError(f"no fact with id {fact_id!r} in review DB {self.path} (table {self.db.table})")
+        return rows[0]
+
+    # --- weights ------------------------------------------------------------------------------
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """``confidence.weights``, unless a learned change is applied and not reverted."""
+        if self._weights is None:
+            row = self._query("SELECT new_weights_json FROM confidence_weight_changes WHERE reverted_at IS NULL "
+                              "ORDER BY id DESC LIMIT 1")
+            self._weights = comp.check_weights(json.loads(row[0][0])) if row else dict(self.cfg.weights)
+        return self._weights
+
+    # --- agents -------------------------------------------------------------------------------
+
+    def track_records(self, agents: Iterable[str] | None = None,
+                      sources: dict[str, tuple] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
+        """Track records per (agent, category) from the records (all agents when None; then
+        ``sources``, every ``fact_sources`` row already read, saves reading them again)."""
+        agents = None if agents is None else sorted(set(agents))
+        if agents == []:
+            return {}
+        where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
+        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
+        params = agents or ()
+        pos = _in(repr(v) for v in verification.POSITIVE)
+        out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
+        if agents is None and sources is not None:
+            contributions: dict[tuple, list] = {}
+            for agent, _, _, cat, created in sources.values():
+                if agent is not None:
+                    acc = contributions.setdefault((agent, cat), [0, None])
+                    acc[0] += 1
+                    if created is not None and (acc[1] is None or created < acc[1]):
+                        acc[1] = created
+            counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+        else:
+            counted = self._query(
+                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), count(*), min(julianday(s.created_at)) "
+                f"FROM fact_sources s {where_s} GROUP BY 1, 2", params)
+        for agent, cat, n, first in counted:
+            out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
+        for agent, cat, good, bad in self._query(
+                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), "
+                f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
+                f"FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id AND v.verifier_id != s.agent_id "
+                f"{where_s} GROUP BY 1, 2", params):
+            out[(agent, cat)].update(verified_correct=good, total_verified=good + bad)
+        for agent, cat, expertise, corrections in self._query(
+                f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility {where_p}",
+                params):
+            out[(agent, cat)].update(expertise=expertise, corrections_issued=corrections or 0)
+        return {k: cred.TrackRecord(**v) for k, v in out.items()}
+
+    @staticmethod
+    def _record(records: dict[tuple[str, str], cred.TrackRecord], agent: str | None, category: str) -> cred.TrackRecord:
+        """The agent's record in ``category``; its expertise falls back to its ``global`` profile."""
+        if agent is None:
+            return cred.TrackRecord()
+        r = records.get((agent, category)) or cred.TrackRecord()
+        if r.expertise is None and (agent, "global") in records:
+            r = cred.TrackRecord(**{**r.__dict__, "expertise": records[(agent, "global")].expertise})
+        return r
+
+    # --- the set-wise read --------------------------------------------------------------------
+
+    def gather(self, ids: Sequence[str] | None = None) -> Gathered:
+        """Factor inputs of ``ids`` (every candidate when None): grouped queries, then columns.
+
+        Per fact the review DB is asked only through ``fact_id`` lookups and GROUP BYs, so one
+        fact costs a few index probes and every fact a few table scans."""
+        c = self._col
+        if ids is None:
+            rows = self._query(self._cand_sql(keys=False))
+            cluster_rows = rows
+        else:
+            rows = []
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                rows += self._query(self._cand_sql(f"WHERE {c('id')} IN ({','.join('?' * len(chunk))})"), chunk)
+            found = {r[0] for r in rows}
+            unknown = [i for i in ids if i not in found]
+            if unknown:
+                raise NotFoundError(f"no fact with id {unknown[0]!r} in review DB {self.path} (table {self.db.table})")
+            cluster_rows = list(rows)
+            for key in {(_key(r[1]), _key(r[2]), _key(r[3])) for r in rows if _key(r[1]) and _key(r[2])}:
+                cluster_rows += self._query(self._cand_sql(
+                    f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
+                    f"AND lower(trim({c('object')})) IS ?"), key)
+            cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
+        fids = [str(r[0]) for r in rows]
+        only = None if ids is None else fids
+        sources = self._by_fact("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
+                                "julianday(created_at) FROM fact_sources",
+                                None if ids is None else [str(r[0]) for r in cluster_rows])
+        system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
+        pos = _in(repr(v) for v in verification.POSITIVE)
+        verified = {str(r[0]): r[1:] for r in self._rows_for(
+            # verified_at is ISO 8601 UTC as verify-fact writes it: text order is time order, and
+            # julianday() runs once per fact, not once per record
+            f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
+            f"max(verified_at) AS at FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id) "
+            f"SELECT l.fact_id, sum(l.ok), sum(l.ok AND l.verifier_id IS NOT s.agent_id), "
+            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(system))})), "
+            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
+            f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)) "
+            f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
+            "fact_id", only, extra_params=(*system, *truth))}
+        since = _now_iso(self.now - timedelta(days=self.cfg.success_window_days))  # ISO UTC: text order is time order
+        usage = {str(r[0]): r[1:] for r in self._rows_for(
+            "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
+            "{where} GROUP BY fact_id", "fact_id", only, extra="tracked_at >= ?", extra_params=(since,))}
+        losses: dict[str, int] = defaultdict(int)
+        unresolved: dict[str, float] = defaultdict(float)
+        for a, b, severity, resolved, loser in self._contradiction_rows(only):
+            if resolved is not None and loser is not None:
+                losses[loser] += 1
+            elif resolved is None:
+                unresolved[a] += contra.SEVERITY_SCORES[severity]
+                unresolved[b] += contra.SEVERITY_SCORES[severity]
+        votes = self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}", "fact_id", only,
+                               extra="vote IN ('agree', 'disagree')")
+
+        none = (None, None, None, "global", None)
+        src = [sources.get(f, none) for f in fids]
+        authors = [x[0] for x in src]
+        cats = [x[3] for x in src]
+        records = (self.track_records(None, sources) if ids is None else
+                   self.track_records({a for a in authors if a} | {v[1] for v in votes}))
+        cred_cache: dict[tuple[str | None, str], float] = {}
+
+        def agent_cred(agent: str | None, cat: str) -> float:
+            v = cred_cache.get((agent, cat))
+            if v is None:
+                v = cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
+            return v
+
+        n = len(rows)
+        pos_of = {f: i for i, f in enumerate(fids)}
+        agree, disagree = np.zeros(n), np.zeros(n)
+        for f, voter, vote, conf in votes:
+            i = pos_of.get(str(f))
+            if i is None:  # a vote on a fact no longer in the review DB
+                continue
+            (agree if vote == "agree" else disagree)[i] += conf * agent_cred(voter, cats[i])
+
+        # consensus clusters: active facts with the same subject, predicate and object; an
+        # unattributed fact counts as its own agent; independent: no two cite the same evidence
+        agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
+        if ids is None:  # every fact: SQLite groups (same keys as _key, see candidates_spo)
+            for members, a_n, r_n, indep in self._query(self._clusters_sql()):
+                at = [pos_of[str(f)] for f in json.loads(members)]
+                agents_n[at], specs_n[at], independent[at] = a_n, r_n, bool(indep)
+        else:  # a few facts: their clusters were read by index above
+            groups: dict[tuple, tuple[set, set, set, list]] = {}
+            keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
+            for r in cluster_rows:
+                k = keys[str(r[0])]
+                if k[0] and k[1] and r[6] not in INACTIVE:
+                    g = groups.setdefault(k, (set(), set(), set(), [0]))
+                    sr = sources.get(str(r[0]), none)
+                    g[0].add(sr[0] or f"fact:{r[0]}")
+                    if sr[1]:
+                        g[1].add(sr[1])
+                    g[2].add(r[4] or "")
+                    g[3][0] += 1
+            for i, (f, r) in enumerate(zip(fids, rows, strict=True)):
+                m = groups.get(keys[f]) if r[6] not in INACTIVE else None
+                if m is not None and m[3][0] > 1:
+                    agents_n[i], specs_n[i], independent[i] = len(m[0]), len(m[1]), len(m[2]) == m[3][0]
+
+        def col(values: Iterable[Any]) -> np.ndarray:
+            return np.array(list(values), dtype=float)
+
+        vz = (0, 0, 0, 0, None, None)
+        ver = np.array([verified.get(f, vz) for f in fids], dtype=float).reshape(n, 6)  # None -> nan
+        confirmed_at, newest_at = ver[:, 4], ver[:, 5]
+        created = col(x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True))
+        ref = np.fmax(created, confirmed_at)
+        refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
+        counts = np.nan_to_num(ver[:, :4])
+        confirming = counts[:, 0]
+        level = verification.levels_many(confirming, counts[:, 1], counts[:, 2] > 0, counts[:, 3] > 0, refuted)
+        hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
+        roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
+        stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
+        use = np.array([usage.get(f, (0, 0, 0)) for f in fids], dtype=float).reshape(n, 3)
+        inputs = FactorInputs(
+            age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
+            half_life=col(hl[k] for k in cats),
+            agent=col(map(agent_cred, authors, cats)),
+            role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
+            level=level, verifiers=np.where(refuted, 0.0, confirming),
+            agents=agents_n, specializations=specs_n, independent=independent,
+            agree=agree, disagree=disagree,
+            losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
+            successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
+        return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
+
+    def _clusters_sql(self) -> str:
+        """(member ids as JSON, agents, roles, independent) of every cluster of two or more active facts."""
+        c = self._col
+        inactive = _in(repr(x) for x in INACTIVE)
+        return (f"WITH c AS (SELECT {c('id')} AS id, lower(trim({c('subject')})) AS s, "
+                f"lower(trim({c('predicate')})) AS p, lower(trim({c('object')})) AS o, "
+                f"coalesce({c('evidence_refs_json')}, '') AS e FROM \"{self.db.table}\" "
+                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> '') "
+                f"SELECT json_group_array(c.id), count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)), "
+                f"count(DISTINCT nullif(fs.role, '')), count(DISTINCT c.e) = count(*) "
+                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING count(*) > 1")
+
+    def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
+        return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
+
+    def _rows_for(self, sql: str, col: str, ids: Sequence[str] | None, extra: str | None = None,
+                  extra_params: tuple = ()) -> list[tuple]:
+        """``sql`` with ``{where}`` filled: ``col`` in ``ids`` (chunked) and ``extra``."""
+        if ids is None:
+            return self._query(sql.format(where=f"WHERE {extra}" if extra else ""), extra_params)
+        out: list[tuple] = []
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            cond = f"{col} IN ({','.join('?' * len(chunk))})" + (f" AND {extra}" if extra else "")
+            out += self._query(sql.format(where=f"WHERE {cond}"), (*chunk, *extra_params))
+        return out
+
+    def _contradiction_rows(self, ids: Sequence[str] | None) -> list[tuple]:
+        sql = "SELECT fact_a_id, fact_b_id, severity, resolved_at, resolution_loser FROM fact_contradictions"
+        if ids is None:
+            return self._query(sql)
+        out = {}
+        for col in ("fact_a_id", "fact_b_id"):
+            for r in self._rows_for(f"SELECT id, {sql[7:]} {{where}}", col, ids):
+                out[r[0]] = r[1:]
+        return list(out.values())
+
+    # --- scores -------------------------------------------------------------------------------
+
+    def matrix(self, g: Gathered) -> np.ndarray:
+        return factor_matrix(g.inputs, decay=self.cfg.decay, decay_rate=self.cfg.decay_rate,
+                             max_age_days=self.cfg.max_age_days, min_samples=self.cfg.min_samples)
+
+    def scores(self, ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(ids, factor matrix, confidence scores) of ``ids`` or every candidate: the set-wise API."""
+        g = self.gather(ids)
+        m = self.matrix(g)
+        return g.ids, m, comp.composite_many(m, self.weights)
+
+    def confidence(self, fact_id: str, risk: str | None = None) -> dict[str, Any]:
+        """One fact's score, level, factor breakdown, inputs and (with ``risk``) decision guidance."""
+        g = self.gather([fact_id])
+        m = self.matrix(g)
+        c = comp.composite(dict(zip(comp.FACTORS, m[0], strict=True)), self.weights)
+        out = {"id": fact_id, **c.to_dict(), "inputs": {**g.info(0), "votes": g.votes}}
+        if risk is not None:
+            out["decision"] = comp.decide(c.score, risk, self.cfg.risk_thresholds, self.cfg.verify_margin).to_dict()
+        return out
+
+    # --- writes (one transaction each) --------------------------------------------------------
+
+    def _write(self, statements: list[tuple[str, tuple]]) -> None:
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    self.con.execute(sql, params)
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise review_error(self.path, exc) from None
+
+    @staticmethod
+    def _agent(by: str) -> str:
+        by = (by or "").strip()
+        if not by:
+            raise InputError("--by AGENT must name the acting agent")
+        return by
+
+    def verify(self, fact_id: str, verdict: str, by: str, notes: str | None = None) -> dict[str, Any]:
+        """Record a verification; refresh the author's cached track record in the same transaction."""
+        if verdict not in verification.VERDICTS:
+            raise InputError(f"unknown verification type {verdict!r} (one of {', '.join(verification.VERDICTS)})")
+        by = self._agent(by)
+        self.fact(fact_id)
+        at = _now_iso(self.now)
+        stmts = [("INSERT INTO fact_verifications (fact_id, verifier_id, verification_type, notes, verified_at) "
+                  "VALUES (?, ?, ?, ?, ?)", (fact_id, by, verdict, notes, at))]
+        src = self._query("SELECT agent_id, coalesce(lower(category), 'global') FROM fact_sources WHERE fact_id = ?",
+                          (fact_id,))
+        if src and src[0][0] and src[0][0] != by:
+            author, cat = src[0]
+            r = self._record(self.track_records([author]), author, cat)
+            good = int(verdict in verification.POSITIVE)
+            bad = int(verdict == "incorrect")
+            r = cred.TrackRecord(r.verified_correct + good, r.total_verified + good + bad, r.contributions,
+                                 r.corrections_issued, r.days_active, r.expertise)
+            stmts.append((
+                "INSERT INTO agent_credibility (agent_id, category, contribution_count, verification_count, "
+                "verified_correct, verified_incorrect, days_active, credibility_score, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, category) DO UPDATE SET "
+                "contribution_count = excluded.contribution_count, verification_count = excluded.verification_count, "
+                "verified_correct = excluded.verified_correct, verified_incorrect = excluded.verified_incorrect, "
+                "days_active = excluded.days_active, credibility_score = excluded.credibility_score, "
+                "updated_at = excluded.updated_at",
+                (author, cat, r.contributions, r.total_verified, r.verified_correct,
+                 r.total_verified - r.verified_correct, r.days_active, cred.agent_credibility(r), at)))
+        self._write(stmts)
+        return {"id": fact_id, "verification_type": verdict, "by": by, "verified_at": at}
+
+    def record_usage(self, fact_id: str, outcome: str, by: str, action: str,
+                     details: dict | None = None) -> dict[str, Any]:
+        """Record a use and its outcome, with the confidence the fact had when used (learning data)."""
+        if outcome not in OUTCOMES:
+            raise InputError(f"unknown outcome {outcome!r} (one of {', '.join(OUTCOMES)})")
+        by = self._agent(by)
+        if not (action or "").strip():
+            raise InputError("--action must say what was done with the fact")
+        before = self.confidence(fact_id)
+        at = _now_iso(self.now)
+        f = before["factors"]
+        self._write([
+            ("INSERT INTO fact_usage_outcomes (fact_id, agent_id, action, outcome, details, tracked_at) "
+             "VALUES (?, ?, ?, ?, ?, ?)", (fact_id, by, action, outcome, json.dumps(details) if details else None, at)),
+            (f"INSERT INTO confidence_predictions (fact_id, predicted_confidence, "
+             f"{_in(x + '_score' for x in comp.FACTORS)}, weights_json, actual_outcome, predicted_at) "
+             f"VALUES (?, ?, {_in('?' * len(comp.FACTORS))}, ?, ?, ?)",
+             (fact_id, before["score"], *[f[x] for x in comp.FACTORS], json.dumps(before["weights"]), outcome, at)),
+        ])
+        return {"id": fact_id, "outcome": outcome, "by": by, "action": action, "tracked_at": at,
+                "confidence_before": before["score"]}
+
+    def vote(self, fact_id: str, vote: str, confidence: float, by: str,
+             reasoning: str | None = None) -> dict[str, Any]:
+        """Record (or replace) ``by``'s vote on a fact."""
+        if vote not in VOTES:
+            raise InputError(f"unknown vote {vote!r} (one of {', '.join(VOTES)})")
+        if not 0.0 <= confidence <= 1.0:
+            raise InputError(f"--confidence must be in [0, 1], got {confidence}")
+        by = self._agent(by)
+        self.fact(fact_id)
+        at = _now_iso(self.now)
+        self._write([("INSERT INTO fact_votes (fact_id, agent_id, vote, confidence, reasoning, voted_at) "
+                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (fact_id, agent_id) DO UPDATE SET vote = excluded.vote, "
+                      "confidence = excluded.confidence, reasoning = excluded.reasoning, voted_at = excluded.voted_at",
+                      (fact_id, by, vote, confidence, reasoning, at))])
+        return {"id": fact_id, "vote": vote, "confidence": confidence, "by": by, "voted_at": at}
+
+    # --- contradictions -----------------------------------------------------------------------
+
+    def detect(self) -> list[contra.Contradiction]:
+        """Contradictions among active candidates (``a`` < ``b`` by id)."""
+        rows = self._query(self._cand_sql(f"WHERE {self._col('status')} NOT IN ('rejected', 'expired') "
+                                          f"ORDER BY {self._col('id')}", text=True))
+        facts = [contra.Fact(str(r[0]), r[1], r[2], r[3], r[7]) for r in rows]
+        return contra.detect(facts, self.cfg.max_conflict_objects)
+
+    def contradictions(self, resolve_them: bool = False) -> dict[str, Any]:
+        """Recorded contradictions plus newly detected ones; with ``resolve_them``, record the new
+        ones and resolve every open one (one transaction)."""
+        found = self.detect()
+        recorded = {(r[0], r[1]) for r in self._query("SELECT fact_a_id, fact_b_id FROM fact_contradictions")}
+        new = [x for x in found if (x.a, x.b) not in recorded]
+        at = _now_iso(self.now)
+        resolutions = []
+        if resolve_them:
+            stmts = [("INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, detail, "
+                      "detected_at) VALUES (?, ?, ?, ?, ?, ?)", (x.a, x.b, x.type, x.severity, x.detail, at))
+                     for x in new]
+            open_pairs = [(r[0], r[1], r[2]) for r in self._query(
+                "SELECT id, fact_a_id, fact_b_id FROM fact_contradictions WHERE resolved_at IS NULL")]
+            pairs = open_pairs + [(None, x.a, x.b) for x in new]
+            live = {str(r[0]) for r in self._query(f'SELECT {self._col("id")} FROM "{self.db.table}"')} if pairs else set()
+            pairs = [p for p in pairs if p[1] in live and p[2] in live]
+            if pairs:
+                g = self.gather(sorted({p[1] for p in pairs} | {p[2] for p in pairs}))
+                m = self.matrix(g)
+                pos = {f: i for i, f in enumerate(g.ids)}
+                src = comp.FACTORS.index("source")
+                now_j = _julian(self.now)
+
+                def claim(f: str) -> Claim:
+                    i = pos[f]
+                    created = self.now - timedelta(days=float(self._created_age(f, now_j)))
+                    return Claim(f, created, float(m[i, src]), int(g.inputs.agents[i]))
+
+                hook = load_hook(self.cfg.system_verification_hook)
+                for cid, fa, fb in pairs:
+                    res = resolve(claim(fa), claim(fb), temporal_days=self.cfg.temporal_days,
+                                  credibility_gap=self.cfg.credibility_gap,
+                                  consensus_margin=self.cfg.consensus_margin, system_verify=hook)
+                    where = "id = ?" if cid is not None else "fact_a_id = ? AND fact_b_id = ?"
+                    stmts.append((f"UPDATE fact_contradictions SET resolved_at = ?, resolution_strategy = ?, "
+                                  f"resolution_winner = ?, resolution_loser = ?, resolution_reason = ? WHERE {where}",
+                                  (at if res.resolved else None, res.strategy, res.winner, res.loser, res.reason,
+                                   *((cid,) if cid is not None else (fa, fb)))))
+                    resolutions.append({"a": fa, "b": fb, "strategy": res.strategy, "winner": res.winner,
+                                        "loser": res.loser, "reason": res.reason})
+            self._write(stmts)
+        listed = [dict(zip(("id", "a", "b", "type", "severity", "detail", "detected_at", "resolved_at", "strategy",
+                            "winner", "loser", "reason"), r)) for r in self._query(
+            "SELECT id, fact_a_id, fact_b_id, contradiction_type, severity, detail, detected_at, resolved_at, "
+            "resolution_strategy, resolution_winner, resolution_loser, resolution_reason FROM fact_contradictions "
+            "ORDER BY id")]
+        pending = [] if resolve_them else [{"a": x.a, "b": x.b, "type": x.type, "severity": x.severity,
+                                            "detail": x.detail} for x in new]
+        return {"recorded": listed, "detected_unrecorded": pending, "resolutions": resolutions}
+
+    def _created_age(self, fact_id: str, now_j: float) -> float:
+        """Days since the fact was asserted (its source time, else its candidate row's time)."""
+        row = self._query(f"SELECT julianday(s.created_at), julianday(c.{self._col('updated_at')}) "
+                          f'FROM "{self.db.table}" c LEFT JOIN fact_sources s ON s.fact_id = c.{self._col("id")} '
+                          f"WHERE c.{self._col('id')} = ?", (fact_id,))
+        created = next((t for t in row[0] if t is not None), None) if row else None
+        return max(0.0, now_j - created) if created is not None else 0.0
+
+    # --- operator views -----------------------------------------------------------------------
+
+    def stale(self, days: float, category: str | None = None) -> list[dict[str, Any]]:
+        """Active facts not created or confirmed within ``days`` (oldest first), optionally of one category."""
+        if days <= 0:
+            raise InputError(f"--days must be > 0, got {days}")
+        g = self.gather()
+        m = self.matrix(g)
+        fresh = comp.FACTORS.index("freshness")
+        out = []
+        want = None if category is None else category.strip().lower()
+        for i in np.flatnonzero(g.inputs.age_days >= days):
+            if g.statuses[i] in INACTIVE or (want is not None and g.categories[i] != want):
+                continue
+            meta = g.info(i)
+            out.append({"id": g.ids[i], "age_days": meta["age_days"], "category": meta["category"],
+                        "freshness": round(float(m[i, fresh]), 6), "verification_level": meta["verification_level"],
+                        "status": meta["status"]})
+        return sorted(out, key=lambda r: (-r["age_days"], r["id"]))
+
+    def credibility(self, agent: str, category: str | None = None) -> list[dict[str, Any]]:
+        """The agent's track record and credibility per category (or in one)."""
+        agent = self._agent(agent)
+        records = self.track_records([agent])
+        cats = sorted({c for a, c in records if a == agent})
+        if category is not None:
+            cats = [category.strip().lower()]
+        if not cats:
+            raise NotFoundError(f"agent {agent!r} has no facts of its own (fact_sources) and no profile "
+                                f"(agent_credibility) in review DB {self.path}")
+        out = []
+        for cat in cats:
+            r = self._record(records, agent, cat)
+            out.append({"agent": agent, "category": cat, "credibility": round(cred.agent_credibility(r), 6),
+                        "track_record": round(cred.track_record_score(r), 6),
+                        "expertise": r.expertise or "unknown", "contributions": r.contributions,
+                        "verified_correct": r.verified_correct, "verified_total": r.total_verified,
+                        "corrections_issued": r.corrections_issued, "days_active": round(r.days_active, 3)})
+        return out
+
+    # --- learning -----------------------------------------------------------------------------
+
+    def outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Recorded uses as (factor rows in FACTORS order, outcome values)."""
+        rows = self._query(f"SELECT {_in(f + '_score' for f in comp.FACTORS)}, actual_outcome "
+                           "FROM confidence_predictions WHERE actual_outcome IS NOT NULL ORDER BY id")
+        if not rows:
+            return np.empty((0, len(comp.FACTORS))), np.empty(0)
+        X = np.array([[0.5 if v is None else v for v in r[:-1]] for r in rows], dtype=float)
+        return X, np.array([learning.OUTCOME_VALUES[r[-1]] for r in rows])
+
+    def learn(self, apply: bool = False) -> dict[str, Any]:
+        """Fit weights to the recorded outcomes; with ``apply``, journal them as the weights in use."""
+        X, y = self.outcomes()
+        try:
+            report = learning.learn(X, y, self.weights)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        report["applied"] = None
+        if apply:
+            at = _now_iso(self.now)
+            cur = self.con.cursor()
+            try:
+                cur.execute("BEGIN IMMEDIATE")
+                cur.execute("INSERT INTO confidence_weight_changes (applied_at, old_weights_json, new_weights_json, "
+                            "report_json) VALUES (?, ?, ?, ?)",
+                            (at, json.dumps(report["weights_before"]), json.dumps(report["weights_after"]),
+                             json.dumps({k: report[k] for k in ("outcomes", "calibration_before", "calibration_after")})))
+                report["applied"] = {"change_id": cur.lastrowid, "applied_at": at}
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            self._weights = None
+        return report
+
+    def weight_changes(self) -> list[dict[str, Any]]:
+        """The journal of learned weights, newest first."""
+        return [{"change_id": r[0], "applied_at": r[1], "weights_before": json.loads(r[2]),
+                 "weights_after": json.loads(r[3]), "reverted_at": r[4]}
+                for r in self._query("SELECT id, applied_at, old_weights_json, new_weights_json, reverted_at "
+                                     "FROM confidence_weight_changes ORDER BY id DESC")]
+
+    def revert(self, change_id: int | None = None) -> dict[str, Any]:
+        """Revert a learned change (the latest in use when None): the weights before it return."""
+        live = [c for c in self.weight_changes() if c["reverted_at"] is None]
+        if change_id is None:
+            if not live:
+                raise InputError("no learned weight change is in use: nothing to revert")
+            change_id = live[0]["change_id"]
+        elif change_id not in {c["change_id"] for c in live}:
+            raise NotFoundError(f"no learned weight change {change_id} in use (see `graph-trust confidence weights`)")
+        later = [c["change_id"] for c in live if c["change_id"] > change_id]
+        at = _now_iso(self.now)
+        # reverting a change also reverts the ones applied after it: their "before" was built on it
+        self._write([("UPDATE confidence_weight_changes SET reverted_at = ? WHERE id >= ? AND reverted_at IS NULL",
+                      (at, change_id))])
+        self._weights = None
+        return {"reverted": [change_id, *later], "reverted_at": at, "weights": self.weights}
