@@ -138,8 +138,11 @@ def composite_scores(
     total = float(w.sum())
     if total <= 0:
         raise ConfigError("config key composite: the weights sum to 0")
-    dims = np.vstack([trust, recency, relevance, type_boost])
-    return (w / total) @ dims
+    # Elementwise, not a matrix product: BLAS accumulates in an order that depends on an item's
+    # position, so two items with equal dimensions could score 1 ulp apart and their order would
+    # depend on the order the candidates arrived in.
+    w = w / total
+    return w[0] * trust + w[1] * recency + w[2] * relevance + w[3] * type_boost
 
 
 @dataclass(frozen=True, slots=True)
