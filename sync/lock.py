@@ -2,7 +2,9 @@
 
 A ``flock`` on ``STATE_DIR/locks/sync-<graph key>.lock``; the file records the holder's pid,
 start time and host. The kernel drops a flock when its process dies, so a lock left by a dead
-process is free: the next run takes it over and reports the dead holder's pid.
+process is free: the next run takes it over and reports the dead holder's pid. Until then,
+``holder_gone`` tells ``graph-trust runs`` that a run still marked running has lost its process
+(killed outright, power loss), so it is listed as interrupted.
 """
 
 from __future__ import annotations
@@ -81,5 +83,46 @@ def _write(fd: int, data: dict) -> None:
     os.write(fd, json.dumps(data).encode())
 
 
+def lock_path(state_dir: Path, graph_key: str) -> Path:
+    return Path(state_dir) / "locks" / f"sync-{graph_key}.lock"
+
+
 def sync_lock(state_dir: Path, graph_key: str, display: str) -> SyncLock:
-    return SyncLock(Path(state_dir) / "locks" / f"sync-{graph_key}.lock", display)
+    return SyncLock(lock_path(state_dir, graph_key), display)
+
+
+def holder_gone(state_dir: Path, graph_key: str, pid: int | None = None) -> bool:
+    """Whether the process of a run still marked running on ``graph_key`` is gone: the lock was
+    released (a run finishes before its lock is), or the process (``pid``, else the lock's
+    holder) no longer runs on this host. Read without taking the lock, so a sync starting
+    meanwhile is never in the way; False when it cannot tell (no lock file, another host)."""
+    try:
+        data = lock_path(state_dir, graph_key).read_bytes()
+        holder = json.loads(data.decode() or "{}")
+    except (OSError, ValueError):
+        return False
+    if not isinstance(holder, dict) or not holder:
+        return False
+    if not holder.get("active"):
+        return True
+    if holder.get("host") != socket.gethostname():
+        return False
+    return not _alive(pid or holder.get("pid"))
+
+
+def _alive(pid) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not)."""
+    try:
+        pid = int(pid)
+        os.kill(pid, 0)
+    except (TypeError, ValueError):
+        return True  # no usable pid: cannot tell
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (not Linux), or it ended just now
+        return not Path("/proc").is_dir()
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"

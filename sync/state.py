@@ -8,7 +8,8 @@ Tables (created if missing; other features keep their own tables in the same fil
                      *before* the graph write (state ``pending``) and marked ``applied`` or
                      ``void`` after it
 ``sync_quarantine``  candidates a run could not use, with the reason
-``sync_candidates``  the state store's parsed copy of the review DB (per review source and graph)
+``sync_candidates``  the state store's parsed copy of the review DB (per review source and graph),
+                     each row with the fingerprint of the review row it was parsed from
 ``sync_sources``     per review source and graph: when the copy was last refreshed
 ``sync_desired``     desired trust per edge (the winning candidate's), kept up to date incrementally
 ``sync_touched``     edges whose candidates changed and that no run has written yet
@@ -83,7 +84,7 @@ CREATE TABLE IF NOT EXISTS sync_unmatched (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_candidates (
     source TEXT NOT NULL, id TEXT NOT NULL, graph TEXT, edge_uuid TEXT, status TEXT,
-    memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT,
+    memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT, fp TEXT,
     PRIMARY KEY (source, id)
 );
 CREATE INDEX IF NOT EXISTS sync_candidates_edge ON sync_candidates (source, graph, edge_uuid);
@@ -107,7 +108,9 @@ EDGE_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at",
               "memory_type", "sensitivity", "scope")
 ENDPOINTS = ("source_uuid", "target_uuid")
 # Columns added to a table after its first release: (table, column, type), added on open.
-ADDED_COLUMNS = (("sync_shadow", "source_uuid", "TEXT"), ("sync_shadow", "target_uuid", "TEXT"))
+# (A copy without fingerprints, sync_candidates.fp, is read again in full by the next run.)
+ADDED_COLUMNS = (("sync_shadow", "source_uuid", "TEXT"), ("sync_shadow", "target_uuid", "TEXT"),
+                 ("sync_candidates", "fp", "TEXT"))
 COMPARED_PROPS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
 ENTITY_PROPS = ("trust_score", "trust_run_id")
 
