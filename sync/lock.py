@@ -16,6 +16,7 @@ import os
 import socket
 from pathlib import Path
 
+from graph_trust.embedded import _proc_start_time
 from graph_trust.errors import LockHeldError, StateStoreError
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,8 @@ class SyncLock:
             log.warning("took over the sync lock of %s left by dead process %s", self.what, self.took_over_pid)
         from graph_trust.sync.state import now_iso
 
-        _write(fd, {"pid": os.getpid(), "host": socket.gethostname(), "since": now_iso(), "active": True})
+        _write(fd, {"pid": os.getpid(), "start": _proc_start_time(os.getpid()), "host": socket.gethostname(),
+                    "since": now_iso(), "active": True})
         self.fd = fd
         return self
 
@@ -94,11 +96,11 @@ def sync_lock(state_dir: Path, graph_key: str, display: str) -> SyncLock:
 def holder_gone(state_dir: Path, graph_key: str, pid: int | None = None) -> bool:
     """Whether the process of a run still marked running on ``graph_key`` is gone: the lock was
     released (a run finishes before its lock is), or the process (``pid``, else the lock's
-    holder) no longer runs on this host. Read without taking the lock, so a sync starting
-    meanwhile is never in the way; False when it cannot tell (no lock file, another host)."""
+    holder) no longer runs on this host (a pid reused since by another process, told by its start
+    time, counts as gone). Read without taking the lock, so a sync starting meanwhile is never in
+    the way; False when it cannot tell (no lock file, another host)."""
     try:
-        data = lock_path(state_dir, graph_key).read_bytes()
-        holder = json.loads(data.decode() or "{}")
+        holder = json.loads(lock_path(state_dir, graph_key).read_bytes().decode() or "{}")
     except (OSError, ValueError):
         return False
     if not isinstance(holder, dict) or not holder:
@@ -107,22 +109,9 @@ def holder_gone(state_dir: Path, graph_key: str, pid: int | None = None) -> bool
         return True
     if holder.get("host") != socket.gethostname():
         return False
-    return not _alive(pid or holder.get("pid"))
-
-
-def _alive(pid) -> bool:
-    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not)."""
-    try:
-        pid = int(pid)
-        os.kill(pid, 0)
-    except (TypeError, ValueError):
-        return True  # no usable pid: cannot tell
-    except ProcessLookupError:
+    pid = pid or holder.get("pid")
+    if not isinstance(pid, int):
         return False
-    except PermissionError:  # another user's process
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # no /proc (not Linux), or it ended just now
-        return not Path("/proc").is_dir()
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+    if pid == holder.get("pid") and holder.get("start"):
+        return _proc_start_time(pid) != holder["start"]
+    return _proc_start_time(pid) is None
