@@ -31,7 +31,7 @@ from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
+from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
                                       recompute_desired, refresh_candidates, source_for, touch_edges)
 from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.lock import holder_gone, sync_lock
@@ -300,7 +300,7 @@ class _SyncJob:
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
-            c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
+            c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
         load_tiers(self.con, self.policy)
         graphs = self._graphs()
@@ -389,7 +389,7 @@ class _SyncJob:
         if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
             clears = c.execute(
                 "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :gk AND NOT EXISTS (SELECT 1 FROM "
-                "sync_candidates c JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
+                f"{EDGE_ROWS} JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
                 "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
         else:
             clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
@@ -579,7 +579,7 @@ class _SyncJob:
 
     def _report_unmatched(self) -> None:
         r = self.report
-        base = ("FROM temp.unmatched u CROSS JOIN sync_candidates c ON c.source = ? AND c.graph = u.graph "
+        base = (f"FROM temp.unmatched u CROSS JOIN {EDGE_ROWS} ON c.source = ? AND c.graph = u.graph "
                 "AND c.edge_uuid = u.uuid JOIN temp.tiers t ON t.status = c.status WHERE c.reason IS NULL "
                 "AND t.score IS NOT NULL")
         r.unmatched_count = self.con.execute(f"SELECT count(*) {base}", (self.source,)).fetchone()[0]
