@@ -45,8 +45,8 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     properties on RELATES_TO edges matched by evidence uuid, clears edges no candidate
     supports, and aggregates trust onto entities. Incremental by default: every review row whose
     content differs from the last run's copy (whatever its updated_at says), plus any edge whose
-    trust disagrees with the review DB. A group_id with no graph is reported, never created. Every change is journaled for
-    'graph-trust rollback RUN_ID'.
+    trust disagrees with the review DB. A group_id with no graph is reported, never created.
+    Every change is journaled for 'graph-trust rollback RUN_ID'.
     """
     from graph_trust.sync import run_sync
 

@@ -79,8 +79,8 @@ ALL_ROWS = "sync_candidates c"
 # primary key's first column alone, a scan of the source's every row per touched edge)
 EDGE_ROWS = "sync_candidates c INDEXED BY sync_candidates_edge"
 QUARANTINED_ROWS = "sync_candidates INDEXED BY sync_candidates_quarantined"
-TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge ON c.source = x.source AND c.graph = x.graph "
-                "AND c.edge_uuid = x.uuid")  # CROSS JOIN: SQLite loops over the (few) touched edges
+TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge ON c.source = x.source "
+                "AND c.graph = x.graph AND c.edge_uuid = x.uuid")  # CROSS JOIN: a loop over the (few) touched edges
 
 
 def _text(value) -> str | None:
@@ -124,7 +124,8 @@ ELSE 0 END)"""
 # not deleted and inserted again as INSERT OR REPLACE would: a 1% change touches fewer pages.
 _UPSERT = (" ON CONFLICT (source, id) DO UPDATE SET graph = excluded.graph, edge_uuid = excluded.edge_uuid, "
            "status = excluded.status, memory_type = excluded.memory_type, sensitivity = excluded.sensitivity, "
-           "scope = excluded.scope, reason = excluded.reason, " + ", ".join(f"{r} = excluded.{r}" for r in RAW.values()))
+           "scope = excluded.scope, reason = excluded.reason, "
+           + ", ".join(f"{r} = excluded.{r}" for r in RAW.values()))
 
 
 def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict, policy: Policy,
@@ -361,6 +362,6 @@ def quarantined(store: StateStore, source: str, limit: int | None = None) -> tup
     return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
 
 
-__all__ = ["DESIRED_SQL", "EDGE_ROWS", "QUARANTINED_ROWS", "RAW", "FAST_PATH", "SAME_ROW", "attached", "copy_rows", "desired_ranges", "exact_candidates", "load_tiers",
-           "parse_row", "quarantined", "range_sql",
-           "recompute_desired", "refresh_candidates", "source_for", "full_diff_done", "touch_edges"]
+__all__ = ["DESIRED_SQL", "EDGE_ROWS", "FAST_PATH", "QUARANTINED_ROWS", "RAW", "SAME_ROW", "attached", "copy_rows",
+           "desired_ranges", "exact_candidates", "full_diff_done", "load_tiers", "parse_row", "quarantined", "range_sql",
+           "recompute_desired", "refresh_candidates", "source_for", "touch_edges"]

@@ -162,7 +162,8 @@ class ReviewDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def select_sql(self, fields: tuple[str, ...], since: bool = False, schema: str = "main", ordered: bool = True) -> str:
+    def select_sql(self, fields: tuple[str, ...], since: bool = False, schema: str = "main",
+                   ordered: bool = True) -> str:
         """``SELECT`` of ``fields`` (logical names; absent optional columns read as NULL), in id
         order unless not ``ordered`` (then in the table's own order: one read per row, not an
         index walk plus a table read); with ``since``, only rows whose ``updated_at`` is at or

@@ -31,8 +31,9 @@ from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
-                                      recompute_desired, refresh_candidates, source_for, touch_edges)
+from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers,
+                                      quarantined, range_sql, recompute_desired, refresh_candidates, source_for,
+                                      touch_edges)
 from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.lock import holder_gone, sync_lock
 from graph_trust.sync.policy import policy_of
@@ -83,6 +84,9 @@ async def ensure_indexes(g: Any, only: list[str] | None = None) -> None:
                     raise
 
 
+DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
+
+
 async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
     """Mark runs whose process died as interrupted and settle their pending journal rows."""
     settled = await recover(store, await graphstate.Graphs.open(g), gk)
@@ -91,7 +95,6 @@ async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
     return settled
 
 
-DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
 # Candidates per range of a run that compares every edge (see _SyncJob._stream_work): the first
 # writes start after one range is computed, and SQLite works on the next while they run.
 RANGE_CANDIDATES = 2000

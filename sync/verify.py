@@ -65,13 +65,15 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
     names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
              {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))})
-    unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows"))
+    unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
+                                                      "WHERE graph IS NOT NULL"))
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,
-                        unmatched_count=unmatched, unknown_groups=unknown[:REPORT_LIMIT], quarantined_count=quarantined, missed_candidates=len(missed),
+                        unmatched_count=unmatched, unknown_groups=unknown[:REPORT_LIMIT],
+                        quarantined_count=quarantined, missed_candidates=len(missed),
                         missed_candidate_ids=missed[:examples], duration_s=round(time.monotonic() - t0, 3))
 
 

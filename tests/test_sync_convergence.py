@@ -127,7 +127,8 @@ class History:
         ids = [r[0] for r in self.sql("SELECT id FROM candidates")]
         if op == "R_status" and ids:
             stamp, p = self.stamp()
-            self.sql(f"UPDATE candidates SET status = ?{stamp} WHERE id = ?", (rng.choice(STATUSES), *p, rng.choice(ids)))
+            self.sql(f"UPDATE candidates SET status = ?{stamp} WHERE id = ?",
+                     (rng.choice(STATUSES), *p, rng.choice(ids)))
         elif op == "R_delete" and ids:
             self.sql("DELETE FROM candidates WHERE id = ?", (rng.choice(ids),))
         elif op == "R_insert":
