@@ -14,7 +14,7 @@ def unknown_groups_hint(groups: list[str]) -> str | None:
         return None
     shown = ", ".join(repr(g) for g in groups[:5]) + (", ..." if len(groups) > 5 else "")
     return (f"{len(groups)} group_id(s) name no existing graph ({shown}): their candidates are unmatched and no "
-            "graph was created; fix the review rows' group_id if it is a typo.")
+            "graph was created; fix the review rows' group_id if it is a typo")
 
 
 RELINK_HINT = ("these candidates point at edge uuids the graph does not have (re-extraction or migration?): "

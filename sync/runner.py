@@ -591,7 +591,7 @@ class _SyncJob:
         # groups the review rows name that have no graph: their rows are unmatched, nothing was created
         r.unknown_groups = self.graphs.absent(_distinct_graphs(self.con, "sync_candidates", "source",
                                                                self.source))[:REPORT_LIMIT]
-        r.unmatched_hint = " ".join(filter(None, (unknown_groups_hint(r.unknown_groups), RELINK_HINT))) \
+        r.unmatched_hint = "; ".join(filter(None, (unknown_groups_hint(r.unknown_groups), RELINK_HINT))) \
             if r.unmatched_count else None
 
     def _entity_changes(self, rows: list[dict]) -> list[Change]:

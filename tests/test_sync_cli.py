@@ -64,7 +64,7 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
     assert text.code == 1 and text.out.startswith("DRIFT: ") and "entity_stale_trust: 1" in text.out
     assert text.out.splitlines()[-2:] == [
         f"hint: 1 group_id(s) name no existing graph ('{typo}'): their candidates are unmatched and no graph "
-        "was created; fix the review rows' group_id if it is a typo.",
+        "was created; fix the review rows' group_id if it is a typo",
         "hint: a normal sync re-aggregates the entities at the ends of edges whose trust changed or that left the "
         "graph; entity trust edited by hand needs 'graph-trust sync --full'"]
 
