@@ -167,3 +167,25 @@ def test_holder_gone_reads_the_lock_file(tmp_path):
     path.write_text("not json")
     assert not holder_gone(tmp_path, gk)
 
+
+
+async def test_the_edge_write_sets_every_combination_of_optional_properties(graph):
+    """edge_trust_set against every combination of the optional properties present before and
+    set or removed (null) by the write: the edge holds exactly what the write says (FalkorDB
+    got one combination wrong when one SET clause removed some properties and set others)."""
+    import itertools
+
+    from graph_trust.sync.writer import write_edge_rows
+
+    optional = ("memory_type", "sensitivity", "scope")
+    for before, after in itertools.product(itertools.product([False, True], repeat=3), repeat=2):
+        await graph.run_text("MATCH (n) DETACH DELETE n", {}, write=True)
+        old = {"uuid": "e", "trust_score": 0.25, "trust_status": "candidate", "trust_run_id": "r0",
+               "trust_updated_at": "t0", **{p: f"old {p}" for p, has in zip(optional, before) if has}}
+        await graph.run_text("CREATE (:Entity {uuid: 'a'})-[r:RELATES_TO]->(:Entity {uuid: 'b'}) SET r = $p",
+                             {"p": old}, write=True)
+        new = {"uuid": "e", "trust_score": 1.0, "trust_status": "promoted", "trust_run_id": "r1",
+               "trust_updated_at": "t1", **{p: (f"new {p}" if has else None) for p, has in zip(optional, after)}}
+        assert await write_edge_rows(graph, [new], []) == {"e"}
+        (got,) = await graph.run_text("MATCH ()-[r:RELATES_TO]->() RETURN properties(r) AS p", {}, write=False)
+        assert dict(got["p"]) == {k: v for k, v in new.items() if v is not None}, (before, after)
