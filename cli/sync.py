@@ -43,9 +43,10 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     Reads the review DB (status -> tier: promoted 1.0, corroborated 0.6, candidate 0.25;
     rejected/expired: no boost; highest tier wins per edge), sets trust_score and its audit
     properties on RELATES_TO edges matched by evidence uuid, clears edges no candidate
-    supports, and aggregates trust onto entities. Incremental by default: changed candidates
-    plus any edge whose trust disagrees with the review DB. Every change is journaled for
-    'graph-trust rollback RUN_ID'.
+    supports, and aggregates trust onto entities. Incremental by default: every review row whose
+    content differs from the last run's copy (whatever its updated_at says), plus any edge whose
+    trust disagrees with the review DB. A group_id with no graph is reported, never created.
+    Every change is journaled for 'graph-trust rollback RUN_ID'.
     """
     from graph_trust.sync import run_sync
 
@@ -113,8 +114,9 @@ def verify(review_db: str | None, examples: int) -> None:
 
     Reads every review row as it is now (whatever its updated_at says), every edge carrying
     trust and every entity holding trust. Drift kinds: edge_missing_trust, edge_wrong_trust,
-    edge_stale_trust, entity_wrong_trust, entity_stale_trust. Also names review rows that normal
-    syncs do not see (changed without a newer updated_at), with a hint to run 'sync --full'.
+    edge_stale_trust, entity_wrong_trust, entity_stale_trust. Names the group_ids that have no
+    graph (their candidates are unmatched; nothing is created), and review rows that changed
+    while verify read them (the next sync reads them).
     """
     from graph_trust.sync import verify as do_verify
 

@@ -5,11 +5,16 @@ one per review source and graph) up to date in one transaction over one read sna
 the review DB (ATTACHed read-only): rows SQLite can take as they are go through one
 ``INSERT ... SELECT`` (``FAST_PATH``), the others through ``evidence.edge_uuid_of`` in
 Python, a batch at a time, which gives each unusable row its quarantine reason (``copy_rows``).
-A normal run reads only rows whose ``updated_at`` is at or after the last refresh (minus a safety
-margin); when the row counts then disagree it also finds the rows that left the review DB and
-those that arrived with an older ``updated_at``. ``full`` (or changed tiers) re-reads everything.
-An id on several rows (possible only when the review table does not declare it unique) is
-quarantined until it is unique again. ``exact_candidates`` reads every row afresh for ``verify``.
+
+Change detection is by content, never by ``updated_at``: the copy keeps, per row, what sync read
+of each column in ``REVIEW_FIELDS`` (``RAW``: the row's fingerprint), and a normal run compares the review
+DB with it set-wise in SQLite (``SAME_ROW``: one pass over the review table, one primary-key
+lookup per row); the rows that differ or are new are read again, whatever their ``updated_at``
+(older, equal, newer, NULL, unchanged). When the
+row counts then disagree it also finds the rows that left the review DB. ``full`` (or changed
+tiers) re-reads everything. An id on several rows (possible only when the review table does
+not declare it unique) is quarantined until it is unique again. ``exact_candidates`` reads
+every row afresh for ``verify``.
 
 Every edge whose candidates changed (its old and new edge uuid) is recorded in
 ``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
@@ -27,7 +32,6 @@ import json
 import sqlite3
 from collections.abc import Callable
 from contextlib import contextmanager
-from datetime import datetime, timedelta
 
 from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
@@ -35,11 +39,21 @@ from graph_trust.sync.policy import Policy
 from graph_trust.sync.review_db import ReviewDB, review_error
 from graph_trust.sync.state import StateStore, now_iso
 
-# Rows updated this long before the last refresh are read again (clock skew between the
-# pipeline that writes updated_at and this machine).
-SAFETY_MARGIN = timedelta(minutes=10)
 # The review columns sync reads (logical names; see ReviewDB.select_sql).
 REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
+
+
+def _text_sql(col: str) -> str:
+    return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
+
+
+# What the copy keeps of each review row as it was read (untyped columns: values stay as they came,
+# of any type): a review row ``x`` is unchanged when each column sync reads equals the copy's
+# ``s``, compared as SQLite compares values (``IS``, with no type conversion: 1 and '1' differ).
+# Plain column comparisons, no per-row string building (a quote()-joined fingerprint made the
+# comparison of 100k unchanged rows about twice as slow).
+RAW = {name: f"raw_{name}" for name in REVIEW_FIELDS[1:]}
+SAME_ROW = " AND ".join(f"+s.{raw} IS +x.{name}" for name, raw in RAW.items())
 
 
 def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:
@@ -61,8 +75,12 @@ SELECT :source, graph, edge_uuid, score, status, memory_type, sensitivity, scope
 ) WHERE rn = 1 AND score IS NOT NULL
 """
 ALL_ROWS = "sync_candidates c"
-TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c ON c.source = x.source AND c.graph = x.graph "
-                "AND c.edge_uuid = x.uuid")  # CROSS JOIN: SQLite loops over the (few) touched edges
+# (INDEXED BY: on the WITHOUT ROWID table, SQLite's planner would otherwise look the edge up by the
+# primary key's first column alone, a scan of the source's every row per touched edge)
+EDGE_ROWS = "sync_candidates c INDEXED BY sync_candidates_edge"
+QUARANTINED_ROWS = "sync_candidates INDEXED BY sync_candidates_quarantined"
+TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge ON c.source = x.source "
+                "AND c.graph = x.graph AND c.edge_uuid = x.uuid")  # CROSS JOIN: a loop over the (few) touched edges
 
 
 def _text(value) -> str | None:
@@ -106,22 +124,20 @@ ELSE 0 END)"""
 # not deleted and inserted again as INSERT OR REPLACE would: a 1% change touches fewer pages.
 _UPSERT = (" ON CONFLICT (source, id) DO UPDATE SET graph = excluded.graph, edge_uuid = excluded.edge_uuid, "
            "status = excluded.status, memory_type = excluded.memory_type, sensitivity = excluded.sensitivity, "
-           "scope = excluded.scope, reason = excluded.reason")
-
-
-def _text_sql(col: str) -> str:
-    return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
+           "scope = excluded.scope, reason = excluded.reason, "
+           + ", ".join(f"{r} = excluded.{r}" for r in RAW.values()))
 
 
 def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict, policy: Policy,
               graph_of: Callable[[str | None], str], *, table: str = "sync_candidates", batch_size: int = 2000,
               progress: Callable[[int], None] | None = None) -> int:
-    """Upsert the review rows ``inner`` selects (over the ATTACHed review DB) into ``table`` (the
-    columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
+    """Upsert the review rows ``inner`` selects (``REVIEW_FIELDS`` over the ATTACHed review DB)
+    into ``table`` (the columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
     ``INSERT ... SELECT`` (``FAST_PATH``), the others through :func:`parse_row` a batch at a time,
     which gives each unusable row its quarantine reason. Returns the rows copied."""
     gid = "CAST(group_id AS TEXT)"
-    insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason) ")
+    insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason, "
+              f"{', '.join(RAW.values())}) ")
     everything, with_id = c.execute(f"SELECT count(*), count(id) FROM ({inner})", params).fetchone()
     if with_id < everything:
         raise ReviewDBError(f"review DB {review.path} table {review.table!r}: {everything - with_id} row(s) have "
@@ -129,7 +145,7 @@ def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict,
     cur = c.execute(
         insert + f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
         f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
-        f"{_text_sql('scope')}, NULL FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
+        f"{_text_sql('scope')}, NULL, {', '.join(RAW)} FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
     read = max(cur.rowcount, 0)
     if progress:
         progress(read)
@@ -138,8 +154,9 @@ def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict,
                      params)
     names = [d[0] for d in slow.description]
     while batch := slow.fetchmany(batch_size):
-        c.executemany(insert + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" + _UPSERT,
-                      [(params["source"], *parse_row(dict(zip(names, r)), policy, graph_of)) for r in batch])
+        rows = [dict(zip(names, r)) for r in batch]
+        c.executemany(insert + f"VALUES ({', '.join('?' for _ in range(9 + len(RAW)))})" + _UPSERT,
+                      [(params["source"], *parse_row(r, policy, graph_of), *(r[name] for name in RAW)) for r in rows])
         read += len(batch)
         if progress:
             progress(len(batch))
@@ -163,7 +180,10 @@ def quarantine_duplicate_ids(c: sqlite3.Connection, review: ReviewDB, table: str
     if table == "sync_candidates":  # the edges they gave trust to are compared again
         c.executemany("INSERT OR IGNORE INTO sync_touched SELECT source, graph, edge_uuid FROM sync_candidates "
                       "WHERE source = ? AND id = ? AND edge_uuid IS NOT NULL", [(source, i) for i, _ in repeated])
-    c.executemany(f"UPDATE {table} SET edge_uuid = NULL, reason = ? WHERE source = ? AND id = ?",
+    # (every column but the reason cleared: which row was copied last must not show)
+    c.executemany(f"UPDATE {table} SET graph = NULL, edge_uuid = NULL, status = NULL, memory_type = NULL, "
+                  f"sensitivity = NULL, scope = NULL, {', '.join(f'{r} = NULL' for r in RAW.values())}, reason = ? "
+                  "WHERE source = ? AND id = ?",
                   [(f"{DUPLICATE_ID}{n} review rows have this id (ids must be unique; none of them is used)",
                     source, i) for i, n in repeated])
 
@@ -193,51 +213,48 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     load_tiers(con, policy)
     row = con.execute("SELECT refreshed_at, tiers_hash, full_diff_pending FROM sync_sources WHERE source = ?",
                       (source,)).fetchone()
-    since = None
-    if row and not full and row[1] == _tiers_hash(policy):
-        since = (datetime.fromisoformat(row[0].replace("Z", "+00:00")) - SAFETY_MARGIN).isoformat()
+    incremental = row is not None and not full and row[1] == _tiers_hash(policy)
     started = now_iso()
-    inner = review.select_sql(REVIEW_FIELDS, since is not None, schema="review")
-    params = {"since": since, "source": source, "db": default_graph, "neo4j": int(neo4j)}
+    inner = review.select_sql(REVIEW_FIELDS, schema="review")
+    params = {"source": source, "db": default_graph, "neo4j": int(neo4j)}
     changed_ids = "SELECT CAST(id AS TEXT) FROM temp.changed"
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
              "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
-    unique = review.unique_ids
     with attached(con, review), store.tx() as c:
-        if since is None:
+        if not incremental:
             c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
-        else:  # the edges changed rows pointed at before, and those of rows that left
+        else:  # the rows whose content differs from the copy's (or that it lacks), whatever their updated_at
             c.execute("DROP TABLE IF EXISTS temp.changed")
-            c.execute(f"CREATE TEMP TABLE changed AS {inner}", params)
-            inner = "SELECT * FROM temp.changed"
+            scan = review.select_sql(REVIEW_FIELDS, schema="review", ordered=False)  # (lookups in any order)
+            c.execute(f"CREATE TEMP TABLE changed AS SELECT * FROM ({scan}) x WHERE NOT EXISTS (SELECT 1 FROM "
+                      f"sync_candidates s WHERE s.source = :source AND s.id = CAST(x.id AS TEXT) AND {SAME_ROW})",
+                      params)
             c.execute("DROP TABLE IF EXISTS temp.gone")
             c.execute("CREATE TEMP TABLE gone (id TEXT)")
-            ids = "*" if unique else f'DISTINCT CAST("{review.columns["id"]}" AS TEXT)'  # (a view may repeat ids)
+            id_col = f'CAST("{review.columns["id"]}" AS TEXT)'
+            ids = "*" if review.unique_ids else f"DISTINCT {id_col}"  # (a view may repeat ids)
             n_review = c.execute(f'SELECT count({ids}) FROM review."{review.table}"').fetchone()[0]
             n_copy = c.execute("SELECT count(*) FROM sync_candidates WHERE source = :source", params).fetchone()[0]
             n_new = c.execute("SELECT count(DISTINCT CAST(x.id AS TEXT)) FROM temp.changed x WHERE NOT EXISTS "
                               "(SELECT 1 FROM sync_candidates WHERE source = :source AND id = CAST(x.id AS TEXT))",
                               params).fetchone()[0]  # one primary-key lookup per changed row
-            if n_copy + n_new != n_review:  # rows left the review DB, or came with an old updated_at
-                c.execute(f'INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN '
-                          f'(SELECT CAST("{review.columns["id"]}" AS TEXT) FROM review."{review.table}")', params)
-                c.execute(f"INSERT INTO temp.changed SELECT * FROM ({review.select_sql(REVIEW_FIELDS, schema='review')}) x "
-                          "WHERE NOT EXISTS (SELECT 1 FROM sync_candidates s WHERE s.source = :source "
-                          "AND s.id = CAST(x.id AS TEXT)) AND NOT EXISTS (SELECT 1 FROM temp.changed t "
-                          "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", params)
-            if not unique:  # ids quarantined as repeated: read again (they may be unique now)
-                c.execute(f"INSERT INTO temp.changed SELECT * FROM ({review.select_sql(REVIEW_FIELDS, schema='review')}) x "
+            if n_copy + n_new != n_review:  # the difference is the number of rows that left the review DB
+                c.execute(f"INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN "
+                          f'(SELECT {id_col} FROM review."{review.table}")', params)
+            if not review.unique_ids:  # ids quarantined as repeated: read again (they may be unique now)
+                c.execute(f"INSERT INTO temp.changed SELECT * FROM ({inner}) x "
                           "WHERE CAST(x.id AS TEXT) IN (SELECT id FROM sync_candidates WHERE source = :source "
                           "AND reason LIKE :repeated) AND NOT EXISTS (SELECT 1 FROM temp.changed t "
                           "WHERE CAST(t.id AS TEXT) = CAST(x.id AS TEXT))", {**params, "repeated": DUPLICATE_ID + "%"})
+            inner = "SELECT * FROM temp.changed"
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
         read = copy_rows(c, review, inner, params, policy, graph_of, batch_size=batch_size, progress=progress)
         quarantine_duplicate_ids(c, review, "sync_candidates", source)
-        pending = 1 if since is None else (row[2] if row else 1)
-        if since is None:
+        pending = 1 if not incremental else row[2]
+        if not incremental:
             c.execute("DELETE FROM sync_desired WHERE source = ?", (source,))
             c.execute("DELETE FROM sync_touched WHERE source = ?", (source,))
         else:  # the edges changed rows point at now, then (below) their desired state
@@ -245,7 +262,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
         if pending and not defer_desired:  # every edge's
             c.execute("DELETE FROM sync_desired WHERE source = :source", params)
             c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), params)
-        elif since is not None:  # the touched edges' (with defer_desired, the caller does every edge)
+        elif incremental:  # the touched edges' (with defer_desired, the caller does every edge)
             c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
                       "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
             c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), params)
@@ -337,13 +354,14 @@ def full_diff_done(c: sqlite3.Connection, source: str) -> None:
 
 def quarantined(store: StateStore, source: str, limit: int | None = None) -> tuple[int, list[dict]]:
     """(count, [{id, reason}...]) of the candidates currently quarantined for ``source``."""
-    n = store.con.execute("SELECT count(*) FROM sync_candidates WHERE source = ? AND reason IS NOT NULL",
+    n = store.con.execute(f"SELECT count(*) FROM {QUARANTINED_ROWS} WHERE source = ? AND reason IS NOT NULL",
                           (source,)).fetchone()[0]
-    sql = "SELECT id, reason FROM sync_candidates WHERE source = ? AND reason IS NOT NULL ORDER BY id"
+    sql = f"SELECT id, reason FROM {QUARANTINED_ROWS} WHERE source = ? AND reason IS NOT NULL ORDER BY id"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
 
 
-__all__ = ["DESIRED_SQL", "FAST_PATH", "attached", "copy_rows", "desired_ranges", "exact_candidates", "load_tiers", "parse_row", "quarantined", "range_sql",
-           "recompute_desired", "refresh_candidates", "source_for", "full_diff_done", "touch_edges"]
+__all__ = ["DESIRED_SQL", "EDGE_ROWS", "FAST_PATH", "QUARANTINED_ROWS", "RAW", "SAME_ROW", "attached", "copy_rows",
+           "desired_ranges", "exact_candidates", "full_diff_done", "load_tiers", "parse_row", "quarantined", "range_sql",
+           "recompute_desired", "refresh_candidates", "source_for", "touch_edges"]

@@ -142,13 +142,44 @@ def _prop(e: dict, p: str) -> Any:
     return v if isinstance(v, str) else str(v)
 
 
+class AbsentGraph:
+    """A FalkorDB graph (group) that does not exist on the server: it holds nothing, so every read
+    returns no rows, and nothing is sent to the server (a query, or graphiti-core's per-group
+    driver clone, would create the graph: a typo or hostile text in a review row's group_id
+    would leave a graph behind). Writes are refused: callers treat its edges as unmatched."""
+
+    def __init__(self, g: Any, name: str):
+        self.address, self.dialect, self.database = g.address, g.dialect, name
+
+    async def query(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return []
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        raise RuntimeError(f"refusing to write {name} to graph {self.database!r}, which does not exist")
+
+
 class Graphs:
     """One connection per graph name, made once (FalkorDB clones a driver per group, which is
-    not free: each clone also schedules Graphiti's index build)."""
+    not free: each clone also schedules Graphiti's index build). Made with :meth:`open`, it
+    knows which FalkorDB graphs exist: a name that does not (besides the default graph) gets an
+    :class:`AbsentGraph`, which never reaches the server."""
 
-    def __init__(self, g: Any):
+    def __init__(self, g: Any, existing: set[str] | None = None):
         self.g = g
         self._by_name: dict[str, Any] = {g.database: g}
+        self._existing = existing  # FalkorDB graphs on the server when opened (None: take every name as existing)
+
+    @classmethod
+    async def open(cls, g: Any) -> Graphs:
+        """Graphs of ``g``, knowing (on FalkorDB) which exist now."""
+        return cls(g, set(await g.graph_names()) if g.dialect == "falkordb" else None)
+
+    def exists(self, name: str) -> bool:
+        return self._existing is None or name == self.g.database or name in self._existing
+
+    def absent(self, names) -> list[str]:
+        """Those of ``names`` that name no existing graph, sorted."""
+        return sorted(n for n in names if not self.exists(n))
 
     def name_for(self, group_id: str | None) -> str:
         """The graph holding ``group_id`` (FalkorDB: its own graph, None -> default; Neo4j: the database)."""
@@ -158,5 +189,5 @@ class Graphs:
 
     def __call__(self, name: str) -> Any:
         if name not in self._by_name:
-            self._by_name[name] = self.g.for_group(name)
+            self._by_name[name] = self.g.for_group(name) if self.exists(name) else AbsentGraph(self.g, name)
         return self._by_name[name]

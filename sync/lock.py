@@ -2,7 +2,9 @@
 
 A ``flock`` on ``STATE_DIR/locks/sync-<graph key>.lock``; the file records the holder's pid,
 start time and host. The kernel drops a flock when its process dies, so a lock left by a dead
-process is free: the next run takes it over and reports the dead holder's pid.
+process is free: the next run takes it over and reports the dead holder's pid. Until then,
+``holder_gone`` tells ``graph-trust runs`` that a run still marked running has lost its process
+(killed outright, power loss), so it is listed as interrupted.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import socket
 from pathlib import Path
 
+from graph_trust.embedded import _proc_start_time
 from graph_trust.errors import LockHeldError, StateStoreError
 
 log = logging.getLogger(__name__)
@@ -46,7 +49,8 @@ class SyncLock:
             log.warning("took over the sync lock of %s left by dead process %s", self.what, self.took_over_pid)
         from graph_trust.sync.state import now_iso
 
-        _write(fd, {"pid": os.getpid(), "host": socket.gethostname(), "since": now_iso(), "active": True})
+        _write(fd, {"pid": os.getpid(), "start": _proc_start_time(os.getpid()), "host": socket.gethostname(),
+                    "since": now_iso(), "active": True})
         self.fd = fd
         return self
 
@@ -81,5 +85,33 @@ def _write(fd: int, data: dict) -> None:
     os.write(fd, json.dumps(data).encode())
 
 
+def lock_path(state_dir: Path, graph_key: str) -> Path:
+    return Path(state_dir) / "locks" / f"sync-{graph_key}.lock"
+
+
 def sync_lock(state_dir: Path, graph_key: str, display: str) -> SyncLock:
-    return SyncLock(Path(state_dir) / "locks" / f"sync-{graph_key}.lock", display)
+    return SyncLock(lock_path(state_dir, graph_key), display)
+
+
+def holder_gone(state_dir: Path, graph_key: str, pid: int | None = None) -> bool:
+    """Whether the process of a run still marked running on ``graph_key`` is gone: the lock was
+    released (a run finishes before its lock is), or the process (``pid``, else the lock's
+    holder) no longer runs on this host (a pid reused since by another process, told by its start
+    time, counts as gone). Read without taking the lock, so a sync starting meanwhile is never in
+    the way; False when it cannot tell (no lock file, another host)."""
+    try:
+        holder = json.loads(lock_path(state_dir, graph_key).read_bytes().decode() or "{}")
+    except (OSError, ValueError):
+        return False
+    if not isinstance(holder, dict) or not holder:
+        return False
+    if not holder.get("active"):
+        return True
+    if holder.get("host") != socket.gethostname():
+        return False
+    pid = pid or holder.get("pid")
+    if not isinstance(pid, int):
+        return False
+    if pid == holder.get("pid") and holder.get("start"):
+        return _proc_start_time(pid) != holder["start"]
+    return _proc_start_time(pid) is None

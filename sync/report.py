@@ -6,6 +6,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 REPORT_LIMIT = 1000  # at most this many ids per list in a report (the *_count fields are exact)
+
+
+def unknown_groups_hint(groups: list[str]) -> str | None:
+    """The hint for candidates whose group_id names no graph (a typo?), or None."""
+    if not groups:
+        return None
+    shown = ", ".join(repr(g) for g in groups[:5]) + (", ..." if len(groups) > 5 else "")
+    return (f"{len(groups)} group_id(s) name no existing graph ({shown}): their candidates are unmatched and no "
+            "graph was created; fix the review rows' group_id if it is a typo")
+
+
 RELINK_HINT = ("these candidates point at edge uuids the graph does not have (re-extraction or migration?): "
                "run `graph-trust relink` to match them to the current edges, then sync again")
 
@@ -25,6 +36,8 @@ class SyncReport:
     unmatched_count: int = 0
     unmatched: list[dict[str, Any]] = field(default_factory=list)
     unmatched_hint: str | None = None
+    # group_ids of review rows that name no existing graph (FalkorDB): unmatched, nothing created
+    unknown_groups: list[str] = field(default_factory=list)
     quarantined_count: int = 0
     quarantined: list[dict[str, Any]] = field(default_factory=list)
     drift_healed: int = 0
@@ -48,9 +61,10 @@ class VerifyReport:
     edges_checked: int = 0
     entities_checked: int = 0
     unmatched_count: int = 0
+    unknown_groups: list[str] = field(default_factory=list)  # as in SyncReport
     quarantined_count: int = 0
-    # review rows the state store's copy has otherwise (changed or added with an updated_at older
-    # than the last sync, or removed and replaced): a normal sync does not see them, --full does
+    # review rows the state store's copy has otherwise after verify brought it up to date (the
+    # review DB changed while verify read it): the next sync reads them
     missed_candidates: int = 0
     missed_candidate_ids: list[str] = field(default_factory=list)
     duration_s: float = 0.0
@@ -60,8 +74,10 @@ class VerifyReport:
         """What to do about what was found, one line each (the missed rows' first)."""
         hints = []
         if self.missed_candidates:
-            hints.append(f"{self.missed_candidates} review row(s) changed without a newer updated_at, so normal "
-                         "syncs do not see them: run 'graph-trust sync --full' to re-read every row")
+            hints.append(f"{self.missed_candidates} review row(s) changed while verify read the review DB: "
+                         "the next 'graph-trust sync' reads them")
+        if self.unknown_groups:
+            hints.append(unknown_groups_hint(self.unknown_groups))
         if self.drift.get("entity_wrong_trust") or self.drift.get("entity_stale_trust"):
             hints.append("a normal sync re-aggregates the entities at the ends of edges whose trust changed or "
                          "that left the graph; entity trust edited by hand needs 'graph-trust sync --full'")

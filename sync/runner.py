@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -30,12 +31,13 @@ from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import (desired_ranges, full_diff_done, load_tiers, quarantined, range_sql,
-                                      recompute_desired, refresh_candidates, source_for, touch_edges)
+from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers,
+                                      quarantined, range_sql, recompute_desired, refresh_candidates, source_for,
+                                      touch_edges)
 from graph_trust.sync.heap import startup_objects_frozen
-from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.lock import holder_gone, sync_lock
 from graph_trust.sync.policy import policy_of
-from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport
+from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS, StateStore, now_iso
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, WRITE_OUTCOME_WAIT_S, Change, JournaledWriter, edge_values,
@@ -82,12 +84,14 @@ async def ensure_indexes(g: Any, only: list[str] | None = None) -> None:
                     raise
 
 
+DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
+
+
 async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
-    """Mark runs whose process died as failed and settle their pending journal rows."""
-    settled = await recover(store, graphstate.Graphs(g), gk)
+    """Mark runs whose process died as interrupted and settle their pending journal rows."""
+    settled = await recover(store, await graphstate.Graphs.open(g), gk)
     for run_id in store.unfinished_runs(gk):
-        store.finish_run(run_id, "failed", store.run(run_id)["counts"],
-                         error="the process running it stopped before it finished (journal settled)")
+        store.finish_run(run_id, "interrupted", store.run(run_id)["counts"], error=DEAD_RUN_ERROR)
     return settled
 
 
@@ -139,7 +143,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
     with sync_lock(settings.state_dir, gk, g.address.display) as lock, startup_objects_frozen():
         recovered = await recover_dead_runs(store, g, gk)
         run_id, _ = store.start_run(kind="sync", graph_key=gk, graph=g.address.display, dry_run=dry_run, full=full,
-                                    config_hash=config_hash(settings))
+                                    config_hash=config_hash(settings), pid=os.getpid())
         report = SyncReport(run_id=run_id, graph=g.address.display, dry_run=dry_run, full=full,
                             recovered_journal_rows=recovered, lock_takeover_pid=lock.took_over_pid)
         job = _SyncJob(g, settings, store, review, report, gk, batch_size or settings.sync.batch_size,
@@ -180,7 +184,7 @@ class _SyncJob:
         self.source = source_for(review, gk)
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, gk)
-        self.graphs = graphstate.Graphs(g)
+        self.graphs = graphstate.Graphs(g)  # (run() opens it knowing which graphs exist)
         self._inflight: deque[tuple] = deque()  # (write task, settle(matched), rows) of the batches in flight
         self._total: int | None = None  # rows of temp.work (when built up front)
         self._reported = 0  # work rows reported to ``progress``
@@ -221,6 +225,7 @@ class _SyncJob:
         r = self.report
         full = r.full
         self._t = time.monotonic()
+        self.graphs = await graphstate.Graphs.open(self.g)
         exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
         # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
         # aggregate query per graph known so far) while this process refreshes the candidates and
@@ -298,7 +303,7 @@ class _SyncJob:
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
-            c.execute("INSERT INTO sync_quarantine SELECT ?, id, reason FROM sync_candidates "
+            c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
         load_tiers(self.con, self.policy)
         graphs = self._graphs()
@@ -387,7 +392,7 @@ class _SyncJob:
         if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
             clears = c.execute(
                 "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :gk AND NOT EXISTS (SELECT 1 FROM "
-                "sync_candidates c JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
+                f"{EDGE_ROWS} JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
                 "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
         else:
             clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
@@ -518,6 +523,10 @@ class _SyncJob:
 
     async def _edge_batch(self, graph: str, rows: list[tuple], *, full: bool) -> None:
         r = self.report
+        if not self.graphs.exists(graph):  # no such graph (group): nothing to write, nothing sent
+            self._tally(graph, 0, 0, [row[2] for row in rows])
+            self._progress_rows(len(rows))
+            return
         if full and not r.dry_run:
             return await self._full_edge_batch(graph, rows)
         rows = [row[1:] for row in rows]  # (graph, uuid, trust_score, ...)
@@ -573,13 +582,17 @@ class _SyncJob:
 
     def _report_unmatched(self) -> None:
         r = self.report
-        base = ("FROM temp.unmatched u CROSS JOIN sync_candidates c ON c.source = ? AND c.graph = u.graph "
+        base = (f"FROM temp.unmatched u CROSS JOIN {EDGE_ROWS} ON c.source = ? AND c.graph = u.graph "
                 "AND c.edge_uuid = u.uuid JOIN temp.tiers t ON t.status = c.status WHERE c.reason IS NULL "
                 "AND t.score IS NOT NULL")
         r.unmatched_count = self.con.execute(f"SELECT count(*) {base}", (self.source,)).fetchone()[0]
         r.unmatched = [{"id": i, "edge_uuid": u, "graph": gname} for i, u, gname in self.con.execute(
             f"SELECT c.id, c.edge_uuid, c.graph {base} ORDER BY c.id LIMIT {REPORT_LIMIT}", (self.source,))]
-        r.unmatched_hint = RELINK_HINT if r.unmatched_count else None
+        # groups the review rows name that have no graph: their rows are unmatched, nothing was created
+        r.unknown_groups = self.graphs.absent(_distinct_graphs(self.con, "sync_candidates", "source",
+                                                               self.source))[:REPORT_LIMIT]
+        r.unmatched_hint = "; ".join(filter(None, (unknown_groups_hint(r.unknown_groups), RELINK_HINT))) \
+            if r.unmatched_count else None
 
     def _entity_changes(self, rows: list[dict]) -> list[Change]:
         """Entities whose aggregated trust differs from what they hold."""
@@ -753,6 +766,11 @@ def list_runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
     store = StateStore.for_settings(settings)
     try:
         items = store.runs(limit=limit)
+        for r in items:  # a run killed outright stays marked running until the next run takes its lock
+            if r["status"] == "running" and holder_gone(settings.state_dir, r["graph_key"], r.get("pid")):
+                r["status"] = "interrupted"
+                who = f" (pid {r['pid']})" if r.get("pid") else ""
+                r["error"] = f"its process{who} is gone; the next sync on this graph settles what it left"
         has_relink = store.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'").fetchone()
         if has_relink:  # relink's runs live in its own table of the same store
             cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "

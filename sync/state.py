@@ -8,7 +8,9 @@ Tables (created if missing; other features keep their own tables in the same fil
                      *before* the graph write (state ``pending``) and marked ``applied`` or
                      ``void`` after it
 ``sync_quarantine``  candidates a run could not use, with the reason
-``sync_candidates``  the state store's parsed copy of the review DB (per review source and graph)
+``sync_candidates``  the state store's parsed copy of the review DB (per review source and graph),
+                     each row with the values it was parsed from, as read (``raw_*``: what a
+                     normal run compares the review DB with)
 ``sync_sources``     per review source and graph: when the copy was last refreshed
 ``sync_desired``     desired trust per edge (the winning candidate's), kept up to date incrementally
 ``sync_touched``     edges whose candidates changed and that no run has written yet
@@ -84,8 +86,9 @@ CREATE TABLE IF NOT EXISTS sync_unmatched (
 CREATE TABLE IF NOT EXISTS sync_candidates (
     source TEXT NOT NULL, id TEXT NOT NULL, graph TEXT, edge_uuid TEXT, status TEXT,
     memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT,
+    raw_status, raw_evidence_refs_json, raw_group_id, raw_memory_type, raw_sensitivity, raw_scope,
     PRIMARY KEY (source, id)
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sync_candidates_edge ON sync_candidates (source, graph, edge_uuid);
 CREATE INDEX IF NOT EXISTS sync_candidates_quarantined ON sync_candidates (source, id) WHERE reason IS NOT NULL;
 CREATE TABLE IF NOT EXISTS sync_shadow (
@@ -132,11 +135,31 @@ def connect_state(path: Path) -> sqlite3.Connection:
         con.execute("PRAGMA synchronous = NORMAL")
         con.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
         con.execute("PRAGMA cache_size = -32768")  # 32 MiB page cache: indexes of 100k+ rows stay hot
+        _drop_old_candidate_copy(con)
         con.executescript(SCHEMA)
         _add_columns(con)
     except sqlite3.Error as exc:
         raise StateStoreError(f"state store {path} is unusable: {exc}") from None
     return con
+
+
+def _drop_old_candidate_copy(con: sqlite3.Connection) -> None:
+    """A copy of the review DB made by a version without content comparison (a rowid table without
+    ``raw_*`` columns; it may also hold changes that version missed) is dropped with the sources'
+    refresh records: the next run re-reads every review row and compares every edge, as ``--full``."""
+    row = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_candidates'").fetchone()
+    if row is None or "WITHOUT ROWID" in row[0].upper():
+        return
+    con.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
+    try:
+        row = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_candidates'").fetchone()
+        if row is not None and "WITHOUT ROWID" not in row[0].upper():
+            con.execute("DROP TABLE sync_candidates")
+            con.execute("DELETE FROM sync_sources")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def _add_columns(con: sqlite3.Connection) -> None:

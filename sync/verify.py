@@ -2,8 +2,9 @@
 
 Reads every review row (afresh, whatever ``updated_at`` says), every edge carrying trust with
 its endpoints (bucket by bucket), and the entities that hold trust; the entities' expected trust
-is aggregated from those endpoints. Never writes the graph. Also names the review rows the state
-store's copy has otherwise (``missed_candidates``: normal runs do not see them).
+is aggregated from those endpoints. Never writes the graph, nor sends anything to a group's graph
+that does not exist (``unknown_groups``). Also names the review rows the state store's copy has
+otherwise after verify brought it up to date (``missed_candidates``: the review DB changed meanwhile).
 Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge has none),
 ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
 ``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
@@ -23,7 +24,7 @@ from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import exact_candidates, refresh_candidates, source_for
 from graph_trust.sync.heap import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
-from graph_trust.sync.report import VerifyReport
+from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runner import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
@@ -55,7 +56,7 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     policy = policy_of(settings)
     gk = graph_key(g)
     source = source_for(review, gk)
-    graphs = graphstate.Graphs(g)
+    graphs = await graphstate.Graphs.open(g)  # (a group with no graph is read as empty, never created)
     where = {"source": source, "neo4j": g.dialect == "neo4j", "default_graph": g.database}
     # what the next normal sync will work from (its incremental copy) ...
     refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
@@ -64,12 +65,15 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
     names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
              {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))})
+    unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
+                                                      "WHERE graph IS NOT NULL"))
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,
-                        unmatched_count=unmatched, quarantined_count=quarantined, missed_candidates=len(missed),
+                        unmatched_count=unmatched, unknown_groups=unknown[:REPORT_LIMIT],
+                        quarantined_count=quarantined, missed_candidates=len(missed),
                         missed_candidate_ids=missed[:examples], duration_s=round(time.monotonic() - t0, 3))
 
 
@@ -89,8 +93,8 @@ class _Findings:
 
 def _read_review_db(store: StateStore, review: ReviewDB, policy, graph_of, where: dict) -> tuple[list[str], int]:
     """``temp.review_rows`` and ``temp.desired`` from the review DB as it is; returns the ids of the
-    rows the state store's copy has otherwise (changed without a newer updated_at, so a normal sync
-    skips them) and how many rows are quarantined."""
+    rows the state store's copy has otherwise (none, unless the review DB changed since the copy's
+    refresh) and how many rows are quarantined."""
     exact_candidates(store, review, policy, graph_of, **where)
     differs = " OR ".join(f"c.{col} IS NOT r.{col}" for col in _ROW)
     missed = [r[0] for r in store.con.execute(

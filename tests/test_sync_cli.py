@@ -5,6 +5,7 @@ from __future__ import annotations
 import yaml
 
 from cli_helpers import run_cli
+from graph_trust.sync.review_db import insert_rows
 from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 
@@ -51,17 +52,19 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
     missing = run_cli("sync", "--review-db", str(tmp_path / "nope.sqlite3"), *common)
     assert missing.code == 2 and missing.err.count("\n") == 1 and "does not exist" in missing.err
 
-    # a decision changed without a newer updated_at: normal runs miss it, verify names it (text mode)
-    # and an entity's trust set by hand: one hint line each, the examples after the first
-    set_rows(db, "UPDATE candidates SET status = 'corroborated' WHERE id = 'c1'")
-    assert run_cli("sync", "--review-db", str(db), *common).json()["candidates_read"] == 0
+    # a row naming a group that has no graph (a typo) and an entity's trust set by hand: one hint
+    # line each (text mode)
+    typo = f"no-such-{unique}"
+    insert_rows(db, [row("c9", u[2], "promoted", typo)])
+    d = run_cli("sync", "--review-db", str(db), *common).json()
+    assert d["candidates_read"] == 1 and d["unknown_groups"] == [typo]
+    assert {"id": "c9", "edge_uuid": u[2], "graph": typo} in d["unmatched"]
     await graph.for_group(group).run_text("MATCH (n:Entity {name: 'alice'}) SET n.trust_score = 0.5", {}, write=True)
     text = run_cli("verify", "--review-db", str(db), "--config", str(cfg))
-    assert text.code == 1 and text.out.startswith("DRIFT: ") and "edge_wrong_trust: 1" in text.out
-    assert "entity_stale_trust: 1" in text.out
+    assert text.code == 1 and text.out.startswith("DRIFT: ") and "entity_stale_trust: 1" in text.out
     assert text.out.splitlines()[-2:] == [
-        "hint: 1 review row(s) changed without a newer updated_at, so normal syncs do not see them: run "
-        "'graph-trust sync --full' to re-read every row (e.g. c1)",
+        f"hint: 1 group_id(s) name no existing graph ('{typo}'): their candidates are unmatched and no graph "
+        "was created; fix the review rows' group_id if it is a typo",
         "hint: a normal sync re-aggregates the entities at the ends of edges whose trust changed or that left the "
         "graph; entity trust edited by hand needs 'graph-trust sync --full'"]
 

@@ -201,3 +201,102 @@ def test_a_state_store_from_before_the_endpoint_columns_is_upgraded_on_open(tmp_
         finally:
             store.close()
         assert rows == [("e1", 0.6, None, None)]
+
+
+_values = st.one_of(st.none(), st.integers(-2, 2), st.text(max_size=3), st.binary(max_size=2),
+                    st.floats(allow_nan=False, width=16), st.sampled_from(["promoted", "candidate", "rejected", " "]))
+_review_rows = st.fixed_dictionaries({
+    "status": st.one_of(st.sampled_from(["promoted", "corroborated", "candidate", "rejected"]), _values),
+    "evidence_refs_json": st.one_of(st.sampled_from(['[{"evidence_id": "e1"}]', '[{"evidence_id": "e2"}]',
+                                                     '[{"evidence_id": "e1", "k": 1}]', '[{"evidence_id": 1}]']),
+                                    _values),
+    "group_id": _values, "memory_type": _values, "sensitivity": _values, "scope": _values})
+
+
+def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[int], list[tuple]]:
+    """Refresh a fresh state store's copy after each review row version in turn (one row, id
+    'x', in an untyped table: values keep their types); the rows read each time and the final copy."""
+    from graph_trust.config import ReviewSettings
+    from graph_trust.sync.desired import refresh_candidates
+    from graph_trust.sync.review_db import ReviewDB
+    from graph_trust.sync.state import StateStore
+
+    db = root / "r.sqlite3"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE candidates (id PRIMARY KEY, status, evidence_refs_json, group_id, updated_at, "
+                "memory_type, sensitivity, scope)")
+    store = StateStore(root / "state.sqlite3")
+    read = []
+    try:
+        for r in rows:
+            with con:
+                con.execute("INSERT OR REPLACE INTO candidates VALUES ('x', :status, :evidence_refs_json, :group_id, "
+                            "'2001-01-01', :memory_type, :sensitivity, :scope)", r)
+            with ReviewDB.open(db, ReviewSettings()) as review:
+                read.append(refresh_candidates(store, review, POLICY, lambda g: g or "db", source="s",
+                                               graph_key="k", full=full_each, default_graph="db")[0])
+        copy = store.con.execute("SELECT * FROM sync_candidates ORDER BY id").fetchall()
+    finally:
+        store.close()
+        con.close()
+    return read, copy
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(a=_review_rows, b=_review_rows)
+def test_a_normal_refresh_sees_every_change_whatever_updated_at_says(a, b):
+    """A review row changes from ``a`` to ``b`` with its updated_at left as it was: the normal
+    refresh's copy equals a full re-read's, whatever the values and their types; an unchanged
+    row (the same values, the same types) is not read again."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d1, tempfile.TemporaryDirectory() as d2:
+        read, incremental = _copy_after([a, b], Path(d1), full_each=False)
+        _, full = _copy_after([b], Path(d2), full_each=True)
+    assert incremental == full
+    same = all(type(a[k]) is type(b[k]) and a[k] == b[k] for k in a)  # (SQLite's IS: 0.0 is -0.0)
+    if same:
+        assert read[1] == 0
+
+
+def test_joins_on_the_copy_use_its_indexes(tmp_path):
+    """(sync_candidates is WITHOUT ROWID: SQLite would otherwise look an edge up by the primary key's
+    first column alone, a scan of every row of the source per edge.)"""
+    from graph_trust.sync.desired import QUARANTINED_ROWS, TOUCHED_ROWS
+    from graph_trust.sync.state import StateStore
+
+    store = StateStore(tmp_path / "state.sqlite3")
+    load_tiers(store.con, POLICY)
+    plan = " | ".join(r[3] for r in store.con.execute(
+        "EXPLAIN QUERY PLAN " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), {"source": "s"}))
+    assert "INDEX sync_candidates_edge (source=? AND graph=? AND edge_uuid=?)" in plan, plan
+    plan = " | ".join(r[3] for r in store.con.execute(
+        f"EXPLAIN QUERY PLAN SELECT count(*) FROM {QUARANTINED_ROWS} WHERE source = ? AND reason IS NOT NULL", ("s",)))
+    assert "sync_candidates_quarantined" in plan, plan
+    store.close()
+
+
+def test_a_copy_from_before_content_comparison_is_dropped_and_read_again(tmp_path):
+    """A state store whose copy of the review DB predates content comparison (a rowid table
+    without the raw columns) loses the copy and the sources' refresh records on open: the next
+    run re-reads every row, as --full, instead of trusting a copy that may hold missed changes."""
+    from graph_trust.sync.state import StateStore
+
+    path = tmp_path / "state.sqlite3"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE sync_candidates (source TEXT NOT NULL, id TEXT NOT NULL, graph TEXT, edge_uuid TEXT,
+            status TEXT, memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT, PRIMARY KEY (source, id));
+        CREATE TABLE sync_sources (source TEXT PRIMARY KEY, refreshed_at TEXT NOT NULL, tiers_hash TEXT,
+            full_diff_pending INTEGER NOT NULL DEFAULT 0, graph_key TEXT);
+        INSERT INTO sync_candidates VALUES ('s', 'x', 'db', 'e1', 'promoted', NULL, NULL, NULL, NULL);
+        INSERT INTO sync_sources VALUES ('s', '2026-01-01T00:00:00Z', 'h', 0, 'k');
+    """)
+    con.close()
+    store = StateStore(path)
+    sql = store.con.execute("SELECT sql FROM sqlite_master WHERE name = 'sync_candidates'").fetchone()[0]
+    assert "WITHOUT ROWID" in sql and "raw_evidence_refs_json" in sql
+    assert store.con.execute("SELECT count(*) FROM sync_candidates").fetchone()[0] == 0
+    assert store.con.execute("SELECT count(*) FROM sync_sources").fetchone()[0] == 0
+    store.close()
+    StateStore(path).close()  # opening again changes nothing
