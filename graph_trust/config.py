@@ -37,12 +37,22 @@ class GraphSettings(_Section):
 
 
 class SearchSettings(_Section):
-    """Trust-boosted fusion: ``final = rrf(rank_const) + trust_score * trust_weight``."""
+    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
+    by the item's relevance support. Negative evidence (``negative_statuses``, and with
+    ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
+    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
 
     trust_weight: float = Field(default=0.15, ge=0.0, le=1.0)
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
     boost_expired: bool = False  # edges whose invalid_at / expired_at is past get no boost
+    boost_form: Literal["additive", "supported"] = "supported"
+    min_boost_trust: float = Field(default=0.5, ge=0.0, le=1.0)  # below: no boost (candidate 0.25)
+    negative_statuses: list[str] = Field(default_factory=lambda: ["rejected", "expired"])
+    demote_invalidated: bool = True
+    negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
+    drop_negative: bool = False
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
@@ -67,8 +77,8 @@ class SyncSettings(_Section):
             "promoted": 1.0,
             "corroborated": 0.6,
             "candidate": 0.25,
-            "rejected": None,
-            "expired": None,
+            "rejected": 0.0,
+            "expired": 0.0,
         }
     )
     batch_size: int = Field(default=1000, ge=1, le=10000)

@@ -76,6 +76,11 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> lis
     return None
 
 
+# search settings that are TrustSearchConfig fields of the same name and meaning
+_RANKING_KEYS = ("rank_const", "pool_multiplier", "boost_expired", "boost_form", "min_boost_trust",
+                 "negative_statuses", "demote_invalidated", "negative_penalty", "drop_negative")
+
+
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
                   base: SearchConfig | None = None) -> TrustSearchConfig:
     """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied."""
@@ -85,8 +90,7 @@ def search_config(settings: Settings, *, scope: str = "edges", limit: int | None
     data = recipe.model_dump()
     if data.get("trust_weight") is None:
         data["trust_weight"] = s.trust_weight
-    data.update(limit=limit or s.limit, rank_const=s.rank_const, pool_multiplier=s.pool_multiplier,
-                boost_expired=s.boost_expired)
+    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in _RANKING_KEYS})
     return TrustSearchConfig(**data)
 
 
