@@ -49,12 +49,22 @@ def test_weight_zero_equals_vanilla_on_the_same_index_state(quick):
         assert q["ndcg@10"]["trust@0"] == q["ndcg@10"]["vanilla"]
 
 
-def test_text_output_and_help(tmp_path):
-    r = run_cli("eval", "--help", cwd=tmp_path)
-    assert r.code == 0 and "--bundled" in r.out and "qrels (TREC)" in r.out and "--set" in r.out
-    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", cwd=tmp_path, timeout=600)
-    assert r.code == 0, r.err
-    assert "nDCG@10" in r.out and "vanilla" in r.out and "trust@0.15" in r.out and "recommendation:" in r.out
+def test_help_teaches(tmp_path, monkeypatch, capsys):
+    code, out, _ = run_inproc(["eval", "--help"], tmp_path, monkeypatch, capsys)
+    assert code == 0 and "--bundled" in out and "qrels (TREC)" in out and "--set" in out
+
+
+def run_inproc(args, cwd, monkeypatch, capsys):
+    """The CLI's entry point in this process (no interpreter start per case): (code, out, err)."""
+    from graph_trust.cli.main import main
+
+    monkeypatch.chdir(cwd)
+    for var in ("GRAPH_TRUST_CONFIG", "GRAPH_TRUST_GRAPH", "GRAPHITI_TRUST_WEIGHT", "NEO4J_URI"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
 
 
 @pytest.fixture
@@ -126,15 +136,15 @@ def test_unknown_group_in_queries(judged_graph, tmp_path):
     (["--bundled", "--rank", "trust,bogus"], "unknown ranking 'bogus'"),
     (["--bundled", "--draws", "0"], "--draws must be between 1 and 100"),
 ])
-def test_bad_input_is_one_line_exit_2(tmp_path, args, message):
+def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, capsys, args, message):
     (tmp_path / "q.jsonl").write_text('{"id": "q1", "query": "x"}\n')
     (tmp_path / "qrels.txt").write_text("q1 0 a 2\n")
     (tmp_path / "bad.txt").write_text("q1 0 a 2\nq1 0 b\n")
     (tmp_path / "unknown.txt").write_text("q1 0 a 2\nq7 0 b 1\n")
-    r = run_cli("eval", *args, cwd=tmp_path)
-    assert r.code == 2, (r.out, r.err)
-    assert message in r.err
-    assert "Traceback" not in r.err and r.out == ""
+    code, out, err = run_inproc(["eval", *args], tmp_path, monkeypatch, capsys)
+    assert code == 2, (out, err)
+    assert message in err
+    assert "Traceback" not in err and out == ""
 
 
 def test_plot_needs_matplotlib(tmp_path):
@@ -147,9 +157,10 @@ def test_plot_needs_matplotlib(tmp_path):
     assert not (tmp_path / "out.png").exists()
 
 
-def test_plot_writes_a_png(tmp_path):
+def test_text_output_and_plot(tmp_path):
     pytest.importorskip("matplotlib")  # the plot extra (in the test extra, so CI runs this)
     r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--plot", "q.png",
                 cwd=tmp_path, timeout=600)
     assert r.code == 0, r.err
+    assert "nDCG@10" in r.out and "vanilla" in r.out and "trust@0.15" in r.out and "recommendation:" in r.out
     assert (tmp_path / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
