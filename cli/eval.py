@@ -15,7 +15,8 @@ EXAMPLES = """
 Examples:
   graph-trust eval --bundled                                # shipped set, 5 review draws
   graph-trust eval --bundled --draws 10 --noise 0.1 --weights 0,0.05,0.15,0.3
-  graph-trust eval --bundled --set search.rank_const=60     # Graphiti's proposed RRF constant
+  graph-trust eval --bundled --rank-const 1,60              # today's RRF constant and upstream's proposal
+  graph-trust eval --bundled --set search.rank_const=60     # the same, one constant
   graph-trust eval --queries q.jsonl --qrels qrels.txt --json > eval.json   # your graph, as synced
   graph-trust eval --bundled --plot quality.png             # needs graph-trust[plot]
 
@@ -40,7 +41,8 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _parse_weights(raw: str | None) -> list[float] | None:
+def _parse_numbers(raw: str | None, option: str, lo: float, hi: float) -> list[float] | None:
+    """A comma-separated list of finite numbers in [lo, hi]."""
     if raw is None:
         return None
     out = []
@@ -48,9 +50,9 @@ def _parse_weights(raw: str | None) -> list[float] | None:
         try:
             w = float(part)
         except ValueError:
-            raise InputError(f"--weights: {part.strip()!r} is not a number (give e.g. 0,0.05,0.15)") from None
-        if not 0.0 <= w <= 1.0:
-            raise InputError(f"--weights: {w:g} is outside [0, 1]")
+            raise InputError(f"{option}: {part.strip()!r} is not a number (give e.g. 0,0.05,0.15)") from None
+        if not lo <= w <= hi:
+            raise InputError(f"{option}: {w:g} is outside [{lo:g}, {hi:g}]")
         out.append(w)
     return out
 
@@ -81,6 +83,9 @@ def _check_plot_available() -> None:
               help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite.")
 @click.option("--weights", default=None, metavar="W1,W2,...",
               help="Trust weights to compare (one 'trust@W' ranking each); default search.trust_weight.")
+@click.option("--rank-const", "rank_consts", default=None, metavar="C1,C2",
+              help="RRF constants to compare (e.g. 1,60: Graphiti's today and upstream's proposal); each trust "
+                   "and composite ranking is measured once per constant. Default search.rank_const.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="A settings key for the trust and composite rankings (and sync, with --bundled), e.g. "
                    "search.rank_const=60 or composite.w_trust=0.2. Repeatable; validated like the config file.")
@@ -88,8 +93,8 @@ def _check_plot_available() -> None:
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
-             coverage: float, seed: int, quick: bool, ranks: str, weights: str | None, sets: tuple[str, ...],
-             plot_path: str | None) -> None:
+             coverage: float, seed: int, quick: bool, ranks: str, weights: str | None, rank_consts: str | None,
+             sets: tuple[str, ...], plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
     Compares Graphiti's own search_ (vanilla RRF), the trust-boosted search at one or more
@@ -107,7 +112,8 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         raise click.UsageError("--queries and --qrels go together")
     overrides = _parse_sets(sets)
     rank_list = [r.strip() for r in ranks.split(",") if r.strip() and r.strip() != "vanilla"]
-    weight_list = _parse_weights(weights)
+    weight_list = _parse_numbers(weights, "--weights", 0.0, 1.0)
+    const_list = _parse_numbers(rank_consts, "--rank-const", 1e-9, 1e6)
     if plot_path:
         _check_plot_available()
     rt = runtime(overrides)
@@ -118,10 +124,11 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         if bundled:
             report = run(evaluate_bundled(rt.settings, ranks=rank_list, weights=weight_list, sets=overrides,
                                           draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
-                                          progress=bars))
+                                          rank_consts=const_list, progress=bars))
         else:
             report = run(evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
-                                         weights=weight_list, sets=overrides, progress=bars))
+                                         weights=weight_list, sets=overrides, rank_consts=const_list,
+                                         progress=bars))
     if plot_path:
         from graph_trust.eval.plot import write_plot
 

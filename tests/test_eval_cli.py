@@ -18,14 +18,16 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
-                "--json", cwd=cwd, timeout=600)
+                "--rank-const", "1,60", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     return r.json()
 
 
 def test_bundled_json_is_complete_and_stable(quick):
     assert quick["version"] == 1 and quick["mode"] == "bundled" and quick["limit"] == 10
-    assert [m["name"] for m in quick["methods"]] == ["vanilla", "trust@0", "trust@0.15", "composite"]
+    assert [m["name"] for m in quick["methods"]] == ["vanilla", "trust@0 rc=1", "trust@0.15 rc=1", "composite rc=1",
+                                                     "trust@0 rc=60", "trust@0.15 rc=60", "composite rc=60"]
+    assert [m["rank_const"] for m in quick["methods"]] == [1, 1, 1, 1, 60, 60, 60]
     assert quick["queries"] == 12 == len(quick["per_query"])
     assert quick["contested_queries"] + quick["clean_queries"] == 12
     assert [d["seed"] for d in quick["draws"]] == [0, 1]
@@ -43,10 +45,12 @@ def test_bundled_json_is_complete_and_stable(quick):
 def test_weight_zero_equals_vanilla_on_the_same_index_state(quick):
     """trust@0 is Graphiti's search_ on every query of every draw: both read the same graph state."""
     by = {m["name"]: m for m in quick["methods"]}
-    assert by["trust@0"]["ndcg@10"]["per_draw"] == by["vanilla"]["ndcg@10"]["per_draw"]
-    assert by["trust@0"]["vs_vanilla"]["ties"] == 12
+    assert by["trust@0 rc=1"]["ndcg@10"]["per_draw"] == by["vanilla"]["ndcg@10"]["per_draw"]
+    assert by["trust@0 rc=1"]["vs_vanilla"]["ties"] == 12
     for q in quick["per_query"]:
-        assert q["ndcg@10"]["trust@0"] == q["ndcg@10"]["vanilla"]
+        assert q["ndcg@10"]["trust@0 rc=1"] == q["ndcg@10"]["vanilla"]
+    # rank_const 60 fuses differently (Graphiti's search_ keeps 1): some query must move
+    assert any(q["ndcg@10"]["trust@0 rc=60"] != q["ndcg@10"]["vanilla"] for q in quick["per_query"])
 
 
 def test_help_teaches(tmp_path, monkeypatch, capsys):
@@ -135,6 +139,7 @@ def test_unknown_group_in_queries(judged_graph, tmp_path):
     (["--bundled", "--weights", "1.5"], "--weights: 1.5 is outside [0, 1]"),
     (["--bundled", "--rank", "trust,bogus"], "unknown ranking 'bogus'"),
     (["--bundled", "--draws", "0"], "--draws must be between 1 and 100"),
+    (["--bundled", "--rank-const", "1,0"], "--rank-const: 0 is outside"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, capsys, args, message):
     (tmp_path / "q.jsonl").write_text('{"id": "q1", "query": "x"}\n')

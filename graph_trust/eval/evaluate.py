@@ -22,10 +22,10 @@ MAX_DRAWS = 100
 
 async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, *, ranks: list[str],
                           weights: list[float] | None = None, sets: dict[str, Any] | None = None,
-                          progress: Progress | None = None) -> EvalReport:
+                          rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
     """Compare the rankings on the configured graph (synced beforehand) over judged queries."""
     judged = load_judged(queries, qrels)
-    methods = methods_for(ranks, weights, settings)
+    methods = methods_for(ranks, weights, settings, rank_consts)
     graph, rankings = await rank_configured(settings, judged, methods, progress=progress)
     return EvalReport.build(mode="judged", graph=graph, settings=dict(sets or {}),
                             rank_const=settings.search.rank_const, draws=[], judged=judged, methods=methods,
@@ -35,7 +35,7 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
 async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: list[float] | None = None,
                            sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
-                           progress: Progress | None = None) -> EvalReport:
+                           rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
     """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
@@ -47,7 +47,7 @@ async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: lis
     if quick:
         judged.queries = judged.queries[:12]
         judged.qrels = {q.id: judged.qrels[q.id] for q in judged.queries}
-    methods = methods_for(ranks, weights, settings)
+    methods = methods_for(ranks, weights, settings, rank_consts)
     results = []
     for d in range(draws):
         rows = draw_review(data.graph, data.verdicts, seed=seed + d, coverage=coverage, noise=noise)

@@ -68,7 +68,8 @@ class EvalReport:
         n_contested = int((~clean).sum())
         base = self._ndcg("vanilla")
         for m in self.methods:
-            row: dict[str, Any] = {"name": m.name, "kind": m.kind, "weight": m.weight}
+            row: dict[str, Any] = {"name": m.name, "kind": m.kind, "weight": m.weight,
+                                   "rank_const": self.rank_const if m.rank_const is None else m.rank_const}
             for metric in METRICS:
                 row[metric] = _stat([np.mean([d[m.name][q.id][metric] for q in queries]) for d in self.per_draw])
             counts = [sum(1 for v in w[m.name].values() if v) for w in self.wrong]
@@ -120,6 +121,8 @@ class EvalReport:
         settings = dict(self.settings)
         if best["kind"] == "trust":
             settings["search.trust_weight"] = best["weight"]
+        if best["rank_const"] != self.rank_const:
+            settings["search.rank_const"] = best["rank_const"]
         sig = lo > 0
         return {"method": best["name"], "settings": settings, "significant": sig,
                 "reason": (f"{best['name']}: nDCG@10 {best['ndcg@10']['mean']:.3f} vs vanilla "

@@ -37,24 +37,42 @@ Progress = Callable[[str, int, int | None], None]
 
 @dataclass(frozen=True)
 class Method:
-    """One compared ranking: ``kind`` is vanilla, trust or composite; trust has a weight."""
+    """One compared ranking: ``kind`` is vanilla, trust or composite; trust has a weight;
+    ``rank_const`` None means the configured ``search.rank_const``."""
 
     name: str
     kind: str
     weight: float | None = None
+    rank_const: float | None = None
+
+    def settings(self, base: Settings) -> Settings:
+        """``base`` with this method's RRF constant (validated like the config file)."""
+        if self.rank_const is None:
+            return base
+        s = base.model_copy(deep=True)
+        s.search.rank_const = self.rank_const
+        return s
 
 
-def methods_for(ranks: list[str], weights: list[float] | None, settings: Settings) -> list[Method]:
-    """The methods to compare; vanilla is always measured (it is the baseline)."""
+def methods_for(ranks: list[str], weights: list[float] | None, settings: Settings,
+                rank_consts: list[float] | None = None) -> list[Method]:
+    """The methods to compare; vanilla is always measured (it is the baseline). Several
+    ``rank_consts`` give each trust and composite ranking once per constant (``rc=60``)."""
     unknown = [r for r in ranks if r not in RANK_KINDS]
     if unknown:
         raise InputError(f"unknown ranking {unknown[0]!r}: choose from {', '.join(RANK_KINDS)}")
+    bad = [c for c in rank_consts or [] if not c > 0]
+    if bad:
+        raise InputError(f"--rank-const: {bad[0]:g} must be greater than 0")
+    consts: list[float | None] = list(dict.fromkeys(rank_consts)) if rank_consts else [None]
     out = [Method("vanilla", "vanilla")]
-    if "trust" in ranks:
-        ws = weights if weights else [settings.search.trust_weight]
-        out += [Method(f"trust@{w:g}", "trust", w) for w in dict.fromkeys(ws)]
-    if "composite" in ranks:
-        out.append(Method("composite", "composite"))
+    for rc in consts:
+        tag = f" rc={rc:g}" if rc is not None and len(consts) > 1 else ""
+        if "trust" in ranks:
+            ws = weights if weights else [settings.search.trust_weight]
+            out += [Method(f"trust@{w:g}{tag}", "trust", w, rc) for w in dict.fromkeys(ws)]
+        if "composite" in ranks:
+            out.append(Method(f"composite{tag}", "composite", None, rc))
     return out
 
 
@@ -76,8 +94,9 @@ async def rank_queries(
     from graph_trust.service import composite_rank, search_config
 
     out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
-    trust_cfg = search_config(settings, limit=LIMIT)
-    pool_cfg = search_config_for(settings)
+    per_method = {m.name: m.settings(settings) for m in methods}
+    trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
+    pool_cfg = {m.name: search_config_for(per_method[m.name]) for m in methods}
     vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
     vanilla_cfg.limit = LIMIT
     graphitis: dict[str | None, Any] = {}
@@ -93,12 +112,13 @@ async def rank_queries(
                 res = await graphiti.search_(q.text, config=vanilla_cfg, group_ids=group_ids)
                 out[m.name][q.id] = [e.uuid for e in res.edges]
             elif m.kind == "trust":
-                res = await trust_search(graphiti, q.text, config=trust_cfg, group_ids=group_ids,
+                res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
                                          trust_weight=m.weight)
                 out[m.name][q.id] = [e.uuid for e in res.edges]
             else:
-                res = await trust_search(graphiti, q.text, config=pool_cfg, group_ids=group_ids)
-                out[m.name][q.id] = [r.uuid for r in composite_rank(settings, res, limit=LIMIT, now=now)]
+                res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
+                ranked = composite_rank(per_method[m.name], res, limit=LIMIT, now=now)
+                out[m.name][q.id] = [r.uuid for r in ranked]
         if progress:
             progress("ranking", 1, len(judged.queries))
     return out
