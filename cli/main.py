@@ -31,6 +31,7 @@ COMMANDS = [
     ("relink", "relink"),
     ("context", "context"),
     ("audit", "audit"),
+    ("eval", "eval"),
 ]
 
 

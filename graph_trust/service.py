@@ -114,14 +114,16 @@ async def search(
 
 
 def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
-                   limit: int | None = None, memory_types: list[str] | None = None) -> list[Any]:
-    """The optional second stage: composite rank (trust, recency, relevance, type) of a search."""
+                   limit: int | None = None, memory_types: list[str] | None = None,
+                   now: Any = None) -> list[Any]:
+    """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
+    ``now`` (a datetime; default the current time) is the instant recency is measured from."""
     from graph_trust.composite import rank_composite
     from graph_trust.pipeline import max_fused_for
     from graph_trust.records import records_from_results
 
     records = records_from_results(results)
-    return rank_composite(records, settings.composite, memory_types=memory_types,
+    return rank_composite(records, settings.composite, memory_types=memory_types, now=now,
                           max_fused=max_fused_for(search_config(settings, scope=scope)),
                           max_results=limit or settings.composite.max_results)
 
