@@ -112,10 +112,15 @@ class CompositeSettings(_Section):
     w_recency: float = Field(default=0.25, ge=0.0, le=1.0)
     w_relevance: float = Field(default=0.30, ge=0.0, le=1.0)
     w_type: float = Field(default=0.15, ge=0.0, le=1.0)
-    half_life_hours: float = Field(default=24.0, gt=0.0)
-    half_life_hours_by_type: dict[str, float] = Field(default_factory=dict)
+    half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
+    # per memory type; null = no recency decay (facts, system settings and instructions do not
+    # go stale in a day; an edge without a declared memory_type is a fact)
+    half_life_hours_by_type: dict[str, float | None] = Field(
+        default_factory=lambda: {"fact": None, "system": None, "instruction": None})
     type_boosts: dict[str, float] = Field(default_factory=dict)  # overrides of the built-in table
-    default_trust: float = Field(default=0.5, ge=0.0, le=1.0)
+    # trust of a record with no trust_score: the candidate tier's 0.25, so an unreviewed fact
+    # never outranks a reviewed candidate on trust (rejected and expired read 0.0 from sync)
+    default_trust: float = Field(default=0.25, ge=0.0, le=1.0)
     min_trust: float = Field(default=0.1, ge=0.0, le=1.0)
     max_results: int = Field(default=20, ge=1)
 
