@@ -108,10 +108,12 @@ class RelinkSettings(_Section):
 class CompositeSettings(_Section):
     """Composite rank: ``w_trust*trust + w_recency*recency + w_relevance*relevance + w_type*type``."""
 
-    w_trust: float = Field(default=0.30, ge=0.0, le=1.0)
-    w_recency: float = Field(default=0.25, ge=0.0, le=1.0)
-    w_relevance: float = Field(default=0.30, ge=0.0, le=1.0)
-    w_type: float = Field(default=0.15, ge=0.0, le=1.0)
+    # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
+    # relevance (below vanilla search on the bundled eval): relevance leads by default.
+    w_trust: float = Field(default=0.20, ge=0.0, le=1.0)
+    w_recency: float = Field(default=0.10, ge=0.0, le=1.0)
+    w_relevance: float = Field(default=0.60, ge=0.0, le=1.0)
+    w_type: float = Field(default=0.10, ge=0.0, le=1.0)
     half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
     # per memory type; null = no recency decay (facts, system settings and instructions do not
     # go stale in a day; an edge without a declared memory_type is a fact)

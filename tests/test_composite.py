@@ -142,7 +142,15 @@ def test_relevance_is_fused_over_max_rrf():
 
 def test_composite_formula_with_defaults():
     out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=0)], CompositeSettings(), now=NOW)[0]
-    assert out.score == pytest.approx(0.30 * 0.8 + 0.25 * 1.0 + 0.30 * 0.5 + 0.15 * 0.9)
+    assert out.score == pytest.approx(0.20 * 0.8 + 0.10 * 1.0 + 0.60 * 0.5 + 0.10 * 0.9)
+
+
+def test_seed_000_weights_stay_available():
+    s = CompositeSettings(w_trust=0.30, w_recency=0.25, w_relevance=0.30, w_type=0.15, half_life_hours_by_type={},
+                          default_trust=0.5)
+    out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=24)], s, now=NOW)[0]
+    assert out.score == pytest.approx(0.30 * 0.8 + 0.25 * 0.5 + 0.30 * 0.5 + 0.15 * 0.9)
+    assert score_records([rec("b", age_h=0)], s, now=NOW)[0].trust == 0.5
 
 
 # --- filter, sort, trim ------------------------------------------------------------------
@@ -181,7 +189,7 @@ def test_recent_instruction_beats_stale_observation():
 
 def test_weight_sum_validation_names_keys_and_sum():
     with pytest.raises(ConfigError) as err:
-        load_settings(overrides={"composite.w_trust": 0.6}, environ={})
+        load_settings(overrides={"composite.w_trust": 0.5}, environ={})
     msg = str(err.value)
     assert "composite" in msg and "w_trust" in msg and "1.300" in msg and "command line" in msg
 
@@ -201,8 +209,8 @@ def test_weight_range_validation_names_the_key():
 
 
 def test_weights_within_tolerance_are_accepted():
-    s = load_settings(overrides={"composite.w_trust": 0.34}, environ={})  # sum 1.04
-    assert s.composite.w_trust == 0.34
+    s = load_settings(overrides={"composite.w_trust": 0.24}, environ={})  # sum 1.04
+    assert s.composite.w_trust == 0.24
 
 
 # --- properties ----------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def test_errors_name_the_key(tmp_path, yaml_text, key):
 
 def test_composite_weight_sum_error_names_the_sum(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("composite:\n  w_trust: 0.9\n")
+    cfg.write_text("composite:\n  w_trust: 0.8\n")
     with pytest.raises(ConfigError, match=r"config key composite: .*sum to 1 \+/- 0.05, got 1.600"):
         load_settings(cfg, environ={})
 
