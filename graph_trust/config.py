@@ -43,7 +43,7 @@ class SearchSettings(_Section):
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
     of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
 
-    trust_weight: float = Field(default=0.15, ge=0.0, le=1.0)
+    trust_weight: float = Field(default=0.05, ge=0.0, le=1.0)
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
     boost_expired: bool = False  # edges whose invalid_at / expired_at is past get no boost

@@ -9,7 +9,7 @@ ranks, Graphiti's formula). Two boost forms:
   the fused score the item would have if every relevance method (BM25, cosine; not BFS)
   ranked it at its worst rank among them (``n * min_m 1 / (rank_m + rank_const)``, 0 when a
   method missed it). ``support <= rrf``, so ``final <= rrf * (1 + weight)``: a trusted item
-  never passes one whose fused score exceeds its own by a factor of ``1 + weight`` or more,
+  never passes one whose fused score exceeds its own by a factor of more than ``1 + weight``,
   whatever ``rank_const`` is, and an item only one method found gets no boost (it cannot win
   a near tie on trust alone).
 

@@ -43,7 +43,7 @@ from graph_trust import fusion
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.fusion import Explanation
 
-DEFAULT_TRUST_WEIGHT = 0.15
+DEFAULT_TRUST_WEIGHT = 0.05  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
 DEFAULT_BOOST_FORM: fusion.BoostForm = "supported"
 DEFAULT_MIN_BOOST_TRUST = 0.5
 DEFAULT_NEGATIVE_STATUSES = ("rejected", "expired")
@@ -52,7 +52,7 @@ MAX_QUERY_CHARS = 8192
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
-    """``GRAPHITI_TRUST_WEIGHT`` if set (validated), else 0.15."""
+    """``GRAPHITI_TRUST_WEIGHT`` if set (validated), else :data:`DEFAULT_TRUST_WEIGHT`."""
     raw = (os.environ if environ is None else environ).get("GRAPHITI_TRUST_WEIGHT")
     if raw in (None, ""):
         return DEFAULT_TRUST_WEIGHT
@@ -310,7 +310,7 @@ async def trust_search(
     ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
     ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
     mutated. ``trust_weight`` overrides the config's (which defaults to
-    ``GRAPHITI_TRUST_WEIGHT`` or 0.15). On FalkorDB each group is its own graph: several
+    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). On FalkorDB each group is its own graph: several
     ``group_ids`` are searched per graph and merged into one re-sorted list.
     """
     query = check_query(query, max_query_chars)

@@ -16,7 +16,7 @@ EXAMPLE = Path(__file__).parent.parent / "graph-trust.example.yaml"
 def test_documented_example_is_valid_and_equals_defaults():
     from_file = load_settings(EXAMPLE, environ={})
     defaults = load_settings(environ={}, config_path=None) if not Path("graph-trust.yaml").exists() else None
-    assert from_file.search.trust_weight == 0.15 and from_file.sync.tiers["corroborated"] == 0.6
+    assert from_file.search.trust_weight == 0.05 and from_file.sync.tiers["corroborated"] == 0.6
     if defaults is not None:
         a, b = from_file.model_dump(), defaults.model_dump()
         a["context"].pop("selector_weights"), b["context"].pop("selector_weights")

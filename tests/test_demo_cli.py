@@ -70,7 +70,7 @@ def test_search_json_has_explanations_and_trust(demo_dir):
     r = run_cli("search", "who owns the payments api", "--json", "--explain", "--limit", "5", cwd=demo_dir)
     assert r.code == 0, r.err
     out = r.json()
-    assert out["trust_weight"] == 0.15 and len(out["results"]) == 5
+    assert out["trust_weight"] == 0.05 and len(out["results"]) == 5
     assert [e["rank"] for e in out["results"]] == [1, 2, 3, 4, 5]
     assert any(e["trust_score"] == 1.0 for e in out["results"])
 

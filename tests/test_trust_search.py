@@ -97,7 +97,7 @@ async def test_expired_edges_get_no_boost(ograph):
     assert ex[old].rank == len(res.edges)  # demoted below every edge without negative evidence
     cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={**gt.REFERENCE, "boost_expired": True})
     res2 = await gt.trust_search(graphiti, "payments-api owner", config=cfg, group_ids=[group])
-    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(0.15)
+    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(gt.DEFAULT_TRUST_WEIGHT)
 
 
 async def test_shared_recipes_are_never_mutated(ograph):
