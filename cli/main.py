@@ -39,6 +39,7 @@ COMMANDS = [
     ("confidence", "contradictions"),
     ("confidence", "stale"),
     ("confidence", "credibility"),
+    ("eval", "eval"),
 ]
 
 

@@ -34,7 +34,7 @@ def _weight(ctx: click.Context, param: click.Parameter, value: str | None) -> fl
 @click.option("--nodes", "scope", flag_value="nodes", help="Search entities instead of facts.")
 @click.option("--limit", "-k", type=click.IntRange(1, 1000), default=None, help="Results to return (default 10).")
 @click.option("--trust-weight", callback=_weight, default=None, metavar="W",
-              help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or 0.15).")
+              help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or 0.05).")
 @click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
 @click.option("--explain", is_flag=True, help="Show ranks, fused score, trust, boost and the unboosted rank.")
 @click.option("--rank", "rank_mode", type=click.Choice(["boost", "composite"]), default="boost", show_default=True,

@@ -1,11 +1,12 @@
 // Full re-aggregation of Entity trust for uuids in [$lo, $hi), in the graph, for entities with at
-// least one RELATES_TO edge carrying trust: trust_score = mean of the trust_score of its distinct RELATES_TO edges,
+// least one RELATES_TO edge carrying trust above 0 (a rejected or expired
+// edge, scored 0, is no evidence for its entities): trust_score = mean of the trust_score of its distinct RELATES_TO edges,
 // trust_run_id = $run_id, written only where the value changes. Returns every such entity
 // (changed or not, with its previous values) so the caller can clear the entities that had
 // trust and have no such edge any more (entity_trust_clear).
 // Parameters: $lo, $hi (strings), $run_id (string).
 MATCH (n:Entity)-[r:RELATES_TO]-()
-WHERE n.uuid >= $lo AND n.uuid < $hi AND r.trust_score IS NOT NULL
+WHERE n.uuid >= $lo AND n.uuid < $hi AND r.trust_score > 0
 WITH n, collect(DISTINCT r) AS rels
 WITH n, reduce(s = 0.0, x IN rels | s + x.trust_score) / size(rels) AS agg
 WITH n, agg, n.trust_score AS old_score, n.trust_run_id AS old_run_id

@@ -4,11 +4,15 @@
 where ``W`` is the sum of the weights (config keeps it within 1 +/- 0.05; dividing by it keeps
 the rank in [0, 1] and changes nothing for the default weights, which sum to 1).
 
-- **trust**: the record's ``trust_score``; ``default_trust`` (0.5) when absent; a validated
+- **trust**: the record's ``trust_score``; ``default_trust`` (0.25, the candidate tier: an
+  unreviewed fact never outranks a reviewed candidate on trust) when absent; rejected and
+  expired facts read 0.0 (sync's default tiers) and fall under ``min_trust``; a validated
   per-request trust override (:mod:`graph_trust.override`) replaces it for every record.
 - **recency**: ``0.5 ** (age / half_life)``, age from ``valid_at`` else ``created_at``;
-  half-life ``half_life_hours`` (24 h) or ``half_life_hours_by_type[memory_type]``; no
-  timestamp gives 0.5; a timestamp in the future counts as age 0.
+  half-life ``half_life_hours_by_type[memory_type]`` else ``half_life_hours`` (24 h, right for
+  chat memories); a type mapped to null does not decay (recency 1: by default facts, system
+  settings and instructions, so an edge without a declared memory_type, a fact, keeps its
+  place however old); no timestamp gives 0.5; a timestamp in the future counts as age 0.
 - **relevance**: the fused RRF score divided by the largest score RRF can give, ``max_fused =
   n_methods / rank_const`` (first place in every search method; 2.0 for Graphiti's BM25 +
   cosine with ``rank_const=1``), clipped to [0, 1]. It is absolute, not relative to the pool:
@@ -84,8 +88,12 @@ def type_boost_table(settings: CompositeSettings) -> dict[str, float]:
 
 
 def _half_life_table(settings: CompositeSettings) -> dict[str, float]:
+    """Half-life per memory type in hours; None (no decay) becomes infinity."""
     table: dict[str, float] = {}
     for key, value in settings.half_life_hours_by_type.items():
+        if value is None:
+            table[key.strip().lower()] = math.inf
+            continue
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ConfigError(
                 f"config key composite.half_life_hours_by_type.{key}: must be a positive number of hours, got {value!r}"
@@ -95,11 +103,13 @@ def _half_life_table(settings: CompositeSettings) -> dict[str, float]:
 
 
 def recency_scores(age_seconds: np.ndarray, half_life_hours: np.ndarray | float) -> np.ndarray:
-    """``0.5 ** (age / half_life)``; NaN age (no timestamp) gives 0.5, negative age counts as 0."""
+    """``0.5 ** (age / half_life)``; NaN age (no timestamp) gives 0.5, negative age counts as 0;
+    an infinite half-life (no decay) gives 1 whatever the timestamp."""
     age = np.asarray(age_seconds, dtype=np.float64)
     half_life_s = np.asarray(half_life_hours, dtype=np.float64) * 3600.0
     out = np.power(0.5, np.maximum(age, 0.0) / half_life_s)
-    return np.where(np.isnan(age), MISSING_TIMESTAMP_RECENCY, out)
+    out = np.where(np.isnan(age), MISSING_TIMESTAMP_RECENCY, out)
+    return np.where(np.isinf(half_life_s), 1.0, out)
 
 
 def max_rrf(n_methods: int, rank_const: float = 1.0) -> float:

@@ -40,12 +40,22 @@ class GraphSettings(_Section):
 
 
 class SearchSettings(_Section):
-    """Trust-boosted fusion: ``final = rrf(rank_const) + trust_score * trust_weight``."""
+    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
+    by the item's relevance support. Negative evidence (``negative_statuses``, and with
+    ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
+    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
 
-    trust_weight: float = Field(default=0.15, ge=0.0, le=1.0)
+    trust_weight: float = Field(default=0.05, ge=0.0, le=1.0)
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
     boost_expired: bool = False  # edges whose invalid_at / expired_at is past get no boost
+    boost_form: Literal["additive", "supported"] = "supported"
+    min_boost_trust: float = Field(default=0.5, ge=0.0, le=1.0)  # below: no boost (candidate 0.25)
+    negative_statuses: list[str] = Field(default_factory=lambda: ["rejected", "expired"])
+    demote_invalidated: bool = True
+    negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
+    drop_negative: bool = False
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
@@ -70,8 +80,8 @@ class SyncSettings(_Section):
             "promoted": 1.0,
             "corroborated": 0.6,
             "candidate": 0.25,
-            "rejected": None,
-            "expired": None,
+            "rejected": 0.0,
+            "expired": 0.0,
         }
     )
     batch_size: int = Field(default=1000, ge=1, le=10000)
@@ -101,14 +111,21 @@ class RelinkSettings(_Section):
 class CompositeSettings(_Section):
     """Composite rank: ``w_trust*trust + w_recency*recency + w_relevance*relevance + w_type*type``."""
 
-    w_trust: float = Field(default=0.30, ge=0.0, le=1.0)
-    w_recency: float = Field(default=0.25, ge=0.0, le=1.0)
-    w_relevance: float = Field(default=0.30, ge=0.0, le=1.0)
-    w_type: float = Field(default=0.15, ge=0.0, le=1.0)
-    half_life_hours: float = Field(default=24.0, gt=0.0)
-    half_life_hours_by_type: dict[str, float] = Field(default_factory=dict)
+    # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
+    # relevance (below vanilla search on the bundled eval): relevance leads by default.
+    w_trust: float = Field(default=0.20, ge=0.0, le=1.0)
+    w_recency: float = Field(default=0.10, ge=0.0, le=1.0)
+    w_relevance: float = Field(default=0.60, ge=0.0, le=1.0)
+    w_type: float = Field(default=0.10, ge=0.0, le=1.0)
+    half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
+    # per memory type; null = no recency decay (facts, system settings and instructions do not
+    # go stale in a day; an edge without a declared memory_type is a fact)
+    half_life_hours_by_type: dict[str, float | None] = Field(
+        default_factory=lambda: {"fact": None, "system": None, "instruction": None})
     type_boosts: dict[str, float] = Field(default_factory=dict)  # overrides of the built-in table
-    default_trust: float = Field(default=0.5, ge=0.0, le=1.0)
+    # trust of a record with no trust_score: the candidate tier's 0.25, so an unreviewed fact
+    # never outranks a reviewed candidate on trust (rejected and expired read 0.0 from sync)
+    default_trust: float = Field(default=0.25, ge=0.0, le=1.0)
     min_trust: float = Field(default=0.1, ge=0.0, le=1.0)
     max_results: int = Field(default=20, ge=1)
 

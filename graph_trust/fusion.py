@@ -1,9 +1,24 @@
-"""The numeric core: Reciprocal Rank Fusion, the trust boost, and per-item explanations.
+"""The numeric core: Reciprocal Rank Fusion, the trust boost, negative evidence, explanations.
 
-``final = rrf + trust_score * trust_weight`` where ``rrf = sum(1 / (rank0 + rank_const))`` over
-the candidate lists an item appears in (0-based ranks, Graphiti's formula). Everything is
-vectorized over the candidate pool; ties keep first-appearance order, exactly as
-``graphiti_core.search.search_utils.rrf`` (a stable sort), so weight 0 reproduces Graphiti.
+``rrf = sum(1 / (rank0 + rank_const))`` over the candidate lists an item appears in (0-based
+ranks, Graphiti's formula). Two boost forms:
+
+- ``additive`` (the reference, seed 002): ``final = rrf + trust_score * trust_weight``. Its
+  weight is in absolute fused-score units, so its meaning depends on ``rank_const``.
+- ``supported``: ``final = rrf + trust_score * trust_weight * support`` where ``support`` is
+  the fused score the item would have if every relevance method (BM25, cosine; not BFS)
+  ranked it at its worst rank among them (``n * min_m 1 / (rank_m + rank_const)``, 0 when a
+  method missed it). ``support <= rrf``, so ``final <= rrf * (1 + weight)``: a trusted item
+  never passes one whose fused score exceeds its own by a factor of more than ``1 + weight``,
+  whatever ``rank_const`` is, and an item only one method found gets no boost (it cannot win
+  a near tie on trust alone).
+
+Trust below ``min_boost_trust`` boosts nothing. Items with negative evidence (a rejected or
+expired review status, or an ``invalid_at``/``expired_at`` in the past) get no boost and keep
+``1 - penalty`` of their fused score; ``penalty`` 1 sinks them below every other item (their
+own order kept), ``drop`` removes them. Everything is vectorized over the candidate pool; ties
+keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
+sort), so weight 0 without negative evidence reproduces Graphiti.
 """
 
 from __future__ import annotations
@@ -13,13 +28,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from numbers import Real
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 log = logging.getLogger(__name__)
 
 METHOD_NAMES = ("bm25", "cosine", "bfs")
+BoostForm = Literal["additive", "supported"]
+BOOST_FORMS: tuple[str, ...] = ("additive", "supported")
+NON_RELEVANCE_METHODS = frozenset({"bfs"})  # graph neighbourhood: says nothing about the query
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +54,7 @@ class Explanation:
     final: float
     rank: int
     rank_without_boost: int
+    negative: str | None = None  # why the item was demoted: its review status, or "invalidated"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +71,7 @@ class FusedPool:
     methods: tuple[str, ...]
     ranks: np.ndarray
     fused: np.ndarray
+    rank_const: float = 1.0
 
 
 def fuse(lists: Sequence[Sequence[str]], methods: Sequence[str], rank_const: float = 1.0) -> FusedPool:
@@ -71,7 +91,21 @@ def fuse(lists: Sequence[Sequence[str]], methods: Sequence[str], rank_const: flo
         # its score adds both, as Graphiti's dict accumulation does (bincount sums duplicates).
         ranks[m, cols[::-1]] = pos[::-1]
         fused += np.bincount(cols, weights=1.0 / (pos + rank_const), minlength=len(index))
-    return FusedPool(list(index), tuple(methods), ranks, fused)
+    return FusedPool(list(index), tuple(methods), ranks, fused, float(rank_const))
+
+
+def support(pool: FusedPool) -> np.ndarray:
+    """Each item's relevance support: ``n * min_m 1 / (rank_m + rank_const)`` over the ``n``
+    relevance methods (BFS left out), 0 when one of them missed the item. A pool without
+    per-method ranks (another Graphiti reranker), or with no relevance method, supports each
+    item with its own fused score."""
+    rows = [r for r, m in enumerate(pool.methods) if m not in NON_RELEVANCE_METHODS]
+    if not rows or pool.ranks.shape[0] == 0:
+        return pool.fused.copy()
+    ranks = pool.ranks[rows]
+    worst = ranks.max(axis=0)
+    found = (ranks >= 0).all(axis=0)
+    return np.where(found, len(rows) / (np.maximum(worst, 0) + pool.rank_const), 0.0)
 
 
 def sanitize_trust(values: Sequence[Any], uuids: Sequence[str] | None = None) -> np.ndarray:
@@ -113,12 +147,17 @@ def _label(uuids: Sequence[str] | None, i: int, v: Any, what: str) -> str:
     return f"{who}={v!r:.40} ({what})"
 
 
-def boost_amounts(trust: np.ndarray, weight: float, eligible: np.ndarray | None = None) -> np.ndarray:
-    """``trust * weight``; absent trust (NaN) and ineligible items get 0."""
+def boost_amounts(trust: np.ndarray, weight: float, eligible: np.ndarray | None = None,
+                  scale: np.ndarray | None = None, min_trust: float = 0.0) -> np.ndarray:
+    """``trust * weight`` (times ``scale`` when given: the supported form); absent trust (NaN),
+    trust below ``min_trust`` and ineligible items get 0."""
     t = np.nan_to_num(trust, nan=0.0)
+    if min_trust > 0.0:
+        t = np.where(t >= min_trust, t, 0.0)
     if eligible is not None:
         t = np.where(eligible, t, 0.0)
-    return t * weight
+    out = t * weight
+    return out if scale is None else out * scale
 
 
 def boost(fused: np.ndarray, trust: np.ndarray, weight: float, eligible: np.ndarray | None = None) -> np.ndarray:
@@ -148,6 +187,38 @@ class Ranked:
     final: np.ndarray
     order: np.ndarray
     rank_without_boost: np.ndarray
+    negative: Sequence[str | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NegativePolicy:
+    """What negative evidence does: keep ``1 - penalty`` of the fused score (1: sink below every
+    other item), or ``drop`` the item."""
+
+    penalty: float = 1.0
+    drop: bool = False
+
+
+def final_scores(fused: np.ndarray, boosts: np.ndarray, negative: np.ndarray | None,
+                 policy: NegativePolicy) -> tuple[np.ndarray, np.ndarray]:
+    """``(final, sunk)``: boosted scores, negative items at ``fused * (1 - penalty)`` (no boost);
+    ``sunk`` marks the items ordered after all others (penalty 1)."""
+    final = fused + boosts
+    sunk = np.zeros(len(fused), dtype=bool)
+    if negative is not None and negative.any() and policy.penalty > 0.0:
+        final = np.where(negative, fused * (1.0 - policy.penalty), final)
+        if policy.penalty >= 1.0:
+            sunk = negative.copy()
+            final = np.where(negative, fused, final)  # their own order, below everything else
+    return final, sunk
+
+
+def order_sunk(final: np.ndarray, sunk: np.ndarray) -> np.ndarray:
+    """Indices best-first, the sunk ones after the others; ties keep pool order (stable)."""
+    idx = order(final)
+    if not sunk.any():
+        return idx
+    return np.concatenate([idx[~sunk[idx]], idx[sunk[idx]]])
 
 
 def rank_pool(
@@ -156,14 +227,34 @@ def rank_pool(
     weight: float,
     eligible: np.ndarray | None = None,
     min_score: float = 0.0,
+    *,
+    form: BoostForm = "additive",
+    min_boost_trust: float = 0.0,
+    negative: Sequence[str | None] | None = None,
+    negative_policy: NegativePolicy | None = None,
 ) -> Ranked:
-    """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped."""
+    """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
+
+    ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
+    are treated by ``negative_policy`` (default: sunk below every other item).
+    """
+    if form not in BOOST_FORMS:
+        raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
     trust = sanitize_trust(trust_values, pool.uuids)
-    boosts = boost_amounts(trust, weight, eligible)
-    final = pool.fused + boosts
-    idx = order(final)
-    idx = idx[pool.fused[idx] >= min_score]
-    return Ranked(pool, trust, boosts, final, idx, ranks_of(pool.fused))
+    neg = None if negative is None else np.fromiter((n is not None for n in negative), dtype=bool,
+                                                    count=len(negative))
+    if neg is not None and not neg.any():
+        neg = None
+    ok = eligible if neg is None else (~neg if eligible is None else eligible & ~neg)
+    scale = support(pool) if form == "supported" else None
+    boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
+    policy = negative_policy or NegativePolicy()
+    final, sunk = final_scores(pool.fused, boosts, neg, policy)
+    idx = order_sunk(final, sunk)
+    keep = pool.fused[idx] >= min_score
+    if neg is not None and policy.drop:
+        keep &= ~neg[idx]
+    return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative)
 
 
 def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | None = None) -> list[Explanation]:
@@ -186,6 +277,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
                 final=float(ranked.final[i]),
                 rank=rank,
                 rank_without_boost=int(ranked.rank_without_boost[i]),
+                negative=None if ranked.negative is None else ranked.negative[i],
             )
         )
     return out

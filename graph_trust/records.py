@@ -13,11 +13,16 @@ Memory type (first rule that applies):
 1. the ``memory_type`` property, lower-cased (sync writes it from the review DB); a value
    outside the built-in table is kept as is and ranks with its ``type_boosts`` entry, or the
    ``unknown`` boost;
-2. for edges, keywords in the edge name or fact (whole words, case-insensitive):
-   ``must``, ``should``, ``always``, ``never``, ``do not``, ``don't`` -> ``instruction``;
-   ``goal``, ``plans to``, ``aims to``, ``intends to``, ``wants to``, ``objective`` -> ``goal``;
-   ``prefers``, ``prefer``, ``preference``, ``likes``, ``dislikes``, ``favorite`` ->
-   ``preference``; otherwise ``fact`` (a Graphiti edge *is* an extracted fact);
+2. for edges, phrases in the edge name or fact (whole words, case-insensitive) that *address*
+   someone or *state an aim*, not words that merely occur in facts: a fact starting with
+   ``always``, ``never``, ``do not``, ``don't``, ``please``, or saying ``you must``, ``you
+   should``, ``agents must``, ``agents should`` -> ``instruction`` (``the disk must be
+   encrypted`` is a fact); ``our goal``, ``the goal is``, ``goals are``, ``plans to``, ``aims
+   to``, ``intends to``, ``wants to``, ``objective is`` (not a recovery point / recovery time /
+   service level objective, which are facts) -> ``goal``; ``prefers``, ``prefer``,
+   ``preference``, ``likes``, ``dislikes``, ``favorite`` -> ``preference``; otherwise ``fact``
+   (a Graphiti edge *is* an extracted fact); then the edge name (a predicate such as
+   ``HAS_GOAL``, ``PREFERS`` or ``RULE`` names its type);
 3. nodes without the property are ``observation`` (an entity summary aggregates observations).
 
 Subject / predicate / object (for competing facts): the ``subject``/``predicate``/``object``
@@ -58,15 +63,25 @@ OWNED_PROPERTIES = frozenset(
     }
 )
 
+_NOT_AN_AIM = r"(?<!point\s)(?<!time\s)(?<!level\s)"  # recovery point / recovery time / service level objective
 _TYPE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(r"\b(?:" + "|".join(words) + r")\b", re.IGNORECASE))
+    (kind, re.compile(r"(?:" + "|".join(words) + r")\b", re.IGNORECASE))
     for kind, words in (
-        ("instruction", (r"must", r"should", r"always", r"never", r"do\s+not", r"don't")),
-        ("goal", (r"goals?", r"plans\s+to", r"aims\s+to", r"intends\s+to", r"wants\s+to", r"objectives?")),
-        ("preference", (r"prefers?", r"preferences?", r"likes", r"dislikes", r"favou?rites?")),
+        ("instruction", (r"^\W*(?:always|never|do\s+not|don't|please)", r"\b(?:you|agents?|assistants?)\s+(?:must|should)")),
+        ("goal", (r"\b(?:our|my|their|the\s+team's)\s+goals?", r"\bthe\s+goal\s+is", r"\bgoals\s+are",
+                  r"\b(?:plans|aims|intends|wants)\s+to", r"\b" + _NOT_AN_AIM + r"objectives?\s+(?:is|are)")),
+        ("preference", (r"\bprefers?", r"\bpreferences?", r"\blikes", r"\bdislikes", r"\bfavou?rites?")),
     )
 )
 
+_NAME_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(r"\b(?:" + "|".join(words) + r")\b", re.IGNORECASE))
+    for kind, words in (
+        ("instruction", (r"instructions?", r"rules?", r"must", r"should")),
+        ("goal", (r"goals?", r"objectives?", r"aims?", r"plans\s+to")),
+        ("preference", (r"prefers?", r"preferences?", r"likes", r"dislikes", r"favou?rites?")),
+    )
+)
 
 @dataclass(frozen=True, slots=True)
 class MemoryRecord:
@@ -113,9 +128,12 @@ def infer_memory_type(kind: MemoryKind, name: str, text: str, declared: Any = No
         return declared.strip().lower()
     if kind == "node":
         return "observation"
-    haystack = f"{name.replace('_', ' ')} {text}"
     for kind_name, pattern in _TYPE_RULES:
-        if pattern.search(haystack):
+        if pattern.search(text):
+            return kind_name
+    words = name.replace("_", " ")  # a predicate such as HAS_GOAL or PREFERS names its type
+    for kind_name, pattern in _NAME_RULES:
+        if pattern.search(words):
             return kind_name
     return "fact"
 

@@ -116,8 +116,10 @@ async def load_sample(
     embedder: EmbedderClient | None = None,
     *,
     groups: list[str] | None = None,
+    data: dict[str, Any] | None = None,
 ) -> LoadReport:
-    """Save the bundled graph through graphiti-core's own API; idempotent.
+    """Save the bundled graph (or ``data``, a graph in the same JSON format) through
+    graphiti-core's own API; idempotent.
 
     Builds Graphiti's indices, then saves the entities and facts not yet in the graph
     (matched by ``uuid``) with ``add_nodes_and_edges_bulk``, embeddings computed in one
@@ -128,7 +130,7 @@ async def load_sample(
     """
     start = time.perf_counter()
     embedder = embedder if embedder is not None else HashingEmbedder()
-    data = _read(GRAPH_FILE)
+    data = _read(GRAPH_FILE) if data is None else data
     wanted = list(data["groups"]) if groups is None else list(groups)
     unknown = [g for g in wanted if g not in data["groups"]]
     if unknown:

@@ -76,6 +76,11 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> lis
     return None
 
 
+# search settings that are TrustSearchConfig fields of the same name and meaning
+_RANKING_KEYS = ("rank_const", "pool_multiplier", "boost_expired", "boost_form", "min_boost_trust",
+                 "negative_statuses", "demote_invalidated", "negative_penalty", "drop_negative")
+
+
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
                   base: SearchConfig | None = None) -> TrustSearchConfig:
     """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied."""
@@ -85,8 +90,7 @@ def search_config(settings: Settings, *, scope: str = "edges", limit: int | None
     data = recipe.model_dump()
     if data.get("trust_weight") is None:
         data["trust_weight"] = s.trust_weight
-    data.update(limit=limit or s.limit, rank_const=s.rank_const, pool_multiplier=s.pool_multiplier,
-                boost_expired=s.boost_expired)
+    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in _RANKING_KEYS})
     return TrustSearchConfig(**data)
 
 
@@ -110,14 +114,16 @@ async def search(
 
 
 def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
-                   limit: int | None = None, memory_types: list[str] | None = None) -> list[Any]:
-    """The optional second stage: composite rank (trust, recency, relevance, type) of a search."""
+                   limit: int | None = None, memory_types: list[str] | None = None,
+                   now: Any = None) -> list[Any]:
+    """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
+    ``now`` (a datetime; default the current time) is the instant recency is measured from."""
     from graph_trust.composite import rank_composite
     from graph_trust.pipeline import max_fused_for
     from graph_trust.records import records_from_results
 
     records = records_from_results(results)
-    return rank_composite(records, settings.composite, memory_types=memory_types,
+    return rank_composite(records, settings.composite, memory_types=memory_types, now=now,
                           max_fused=max_fused_for(search_config(settings, scope=scope)),
                           max_results=limit or settings.composite.max_results)
 

@@ -1,7 +1,9 @@
 """Entity trust from its connected edges' trust: ``max`` (the reference's rule), ``mean`` or
 ``noisy_or`` (``1 - prod(1 - s)``: independent evidence accumulates, never above 1).
 
-An entity with no connected edge carrying trust gets no trust (its ``trust_score`` is removed).
+An entity with no connected edge carrying trust above 0 gets no trust (its ``trust_score`` is
+removed): a rejected or expired edge (scored 0 by the default tiers) is negative evidence about
+that fact, not about the entities it names, so it neither lifts nor lowers them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ METHODS = ("max", "mean", "noisy_or")
 
 
 def aggregate(scores: Sequence[float | None], method: str = "max") -> float | None:
-    """Aggregate edge scores (None entries ignored); None when there is none."""
-    vals = [float(s) for s in scores if s is not None]
+    """Aggregate edge scores (None and scores <= 0 ignored); None when there is none."""
+    vals = [float(s) for s in scores if s is not None and float(s) > 0.0]
     if not vals:
         return None
     if method == "max":

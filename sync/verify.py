@@ -155,7 +155,7 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
                 found.note("entity_stale_trust", {"graph": graph, "uuid": uuid, "have": have})
             elif not same_score(want, float(have)):
                 found.note("entity_wrong_trust", {"graph": graph, "uuid": uuid, "have": have, "want": want})
-        lacking = con.execute("SELECT w.uuid, w.score FROM temp.want w WHERE NOT EXISTS "
+        lacking = con.execute("SELECT w.uuid, w.score FROM temp.want w WHERE w.score IS NOT NULL AND NOT EXISTS "
                               "(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid").fetchall()
         for i in range(0, len(lacking), 1000):  # (an endpoint that is not an Entity node is no drift)
             chunk = dict(lacking[i:i + 1000])

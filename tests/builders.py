@@ -112,8 +112,16 @@ def copy_recipe(recipe, limit: int):
     return c
 
 
+def reference_recipe(recipe, limit: int):
+    """A private copy of a trust recipe with seed 002's exact formula (``graphiti.REFERENCE``)."""
+    from graph_trust import graphiti as gt
+
+    return copy_recipe(recipe, limit).model_copy(update=gt.REFERENCE)
+
+
 async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits=(3, 5, 10)) -> int:
-    """trust_search at weight 0 returns exactly Graphiti's ``search_`` (edge and node RRF recipes):
+    """trust_search at weight 0 with the reference settings returns exactly Graphiti's ``search_``
+    (edge and node RRF recipes):
     same items, same order, same scores. Returns how many items were compared."""
     from graphiti_core.search import search_config_recipes as recipes
 
@@ -124,7 +132,7 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
                                          (recipes.NODE_HYBRID_SEARCH_RRF, gt.NODE_HYBRID_SEARCH_RRF_TRUST)]:
         for limit in limits:
             vanilla = await graphiti.search_(query, config=copy_recipe(vanilla_recipe, limit), group_ids=[group])
-            ours = await gt.trust_search(graphiti, query, config=copy_recipe(trust_recipe, limit),
+            ours = await gt.trust_search(graphiti, query, config=reference_recipe(trust_recipe, limit),
                                          group_ids=[group], trust_weight=0.0)
             assert [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
             assert ours.edge_reranker_scores == vanilla.edge_reranker_scores

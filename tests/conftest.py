@@ -36,6 +36,12 @@ def unique() -> str:
     return uuid.uuid4().hex[:10]
 
 
+# The sync machinery tests (journal, rollback, limits, counts) are written for tiers that clear
+# rejected and expired edges (null). The default tiers (0.0 with trust_status: negative evidence
+# search can see) are tested in tests/test_negative_evidence.py.
+CLEARING_TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None, "expired": None}
+
+
 @pytest.fixture
 def settings(tmp_path: Path, falkor_server: EmbeddedServer, embedded_path: Path, unique: str) -> Settings:
     """Settings pointing at the session's embedded server, a fresh graph and a tmp state dir."""
@@ -44,6 +50,7 @@ def settings(tmp_path: Path, falkor_server: EmbeddedServer, embedded_path: Path,
             "graph.uri": f"embedded:{embedded_path}",
             "graph.database": f"t_{unique}",
             "state_dir": str(tmp_path / "state"),
+            "sync.tiers": dict(CLEARING_TIERS),
         },
         environ={},
     )
@@ -99,6 +106,7 @@ def bolt_settings(bolt, tmp_path: Path) -> Settings:
     """Settings pointing graph-trust's Neo4j code path at the Bolt endpoint."""
     return load_settings(
         overrides={"graph.uri": bolt.uri, "graph.user": bolt.user, "graph.password": bolt.password,
-                   "graph.database": bolt.database, "state_dir": str(tmp_path / "state")},
+                   "graph.database": bolt.database, "state_dir": str(tmp_path / "state"),
+                   "sync.tiers": dict(CLEARING_TIERS)},
         environ={},
     )

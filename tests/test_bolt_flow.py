@@ -7,6 +7,8 @@ the first multi-batch run (conflict, then --force) back to a graph with no trust
 
 from __future__ import annotations
 
+import json
+
 import collections
 
 import pytest
@@ -85,6 +87,7 @@ async def test_cli_flow_over_bolt_drift_and_rollback_of_a_multibatch_run(bolt, b
     db = review_db(tmp_path / "review.sqlite3", rows)
     want = expected_state(rows)
     env = {**_env(bolt), "GRAPH_TRUST_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "graph-trust.yaml").write_text(json.dumps({"sync": {"tiers": TIERS}}))  # (JSON is YAML)
 
     def cli(*args):
         return run_cli(*args, "--graph", bolt.uri, "--json", env=env, cwd=tmp_path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted
+from builders import assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
 from graph_trust import graphiti as gt
 from graph_trust import service
 from graph_trust.connection import open_graph
@@ -53,10 +53,10 @@ async def test_weight_zero_equals_graphiti_search_(bgraph):
 async def test_boosted_fact_rises_and_trust_comes_from_attributes(bgraph):
     graphiti, group, uuids = bgraph
     query, limit, w = "billing-db backup", 5, 0.75
-    pool = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
+    pool = await gt.trust_search(graphiti, query, config=reference_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
     expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
-    boosted = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
+    boosted = await gt.trust_search(graphiti, query, config=reference_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
     assert [e.uuid for e in boosted.edges] == expected_order
     promoted = uuids["The billing-db backup job runs at 03:00 UTC every night"]

@@ -29,3 +29,23 @@ def test_boost_ordering_matches_calibrate(weight, k, methods, r):
     final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
     best = table[r].overtakes[1.0]
     assert final_rank == (best if best is not None else r)
+
+
+def test_cli_shows_rank_const_1_and_60_and_names_a_bad_constant(tmp_path):
+    from cli_helpers import run_cli
+
+    r = run_cli("calibrate", "--form", "additive", "--trust-weight", "0.15", "--max-rank", "8", "--json", cwd=tmp_path)
+    assert r.code == 0, r.err
+    out = r.json()
+    tables = {t["rank_const"]: {row["rank"]: row for row in t["rows"]} for t in out["tables"]}
+    assert set(tables) == {1.0, 60.0} and out["boost_form"] == "additive"
+    assert tables[1.0][8]["overtakes"]["1"] == 6 and tables[60.0][8]["overtakes"]["1"] == 1  # seed 002 at 60
+    sup = run_cli("calibrate", "--form", "supported", "--trust-weight", "0.05", "--max-rank", "8", "--json",
+                  cwd=tmp_path).json()
+    rows = {t["rank_const"]: {row["rank"]: row for row in t["rows"]} for t in sup["tables"]}
+    assert rows[1.0][8]["overtakes"]["1"] is None and rows[60.0][8]["overtakes"]["1"] > 1
+    assert rows[60.0][8]["overtakes"]["0.25"] is None  # below min_boost_trust: no boost
+    text = run_cli("calibrate", "--max-rank", "3", cwd=tmp_path)
+    assert text.code == 0 and "rank_const=1 " in text.out and "rank_const=60 " in text.out
+    bad = run_cli("calibrate", "--rank-const", "1,zero", cwd=tmp_path)
+    assert bad.code != 0 and "--rank-const" in bad.err and "Traceback" not in bad.err

@@ -18,7 +18,7 @@ from graph_trust.composite import (
     score_records,
     type_boost_table,
 )
-from graph_trust.config import CompositeSettings, load_settings
+from graph_trust.config import CompositeSettings, SyncSettings, load_settings
 from graph_trust.errors import ConfigError
 from memory_records import NOW, rec
 
@@ -42,7 +42,7 @@ def test_recency_missing_timestamp_is_half_and_future_is_fresh():
 
 
 def test_recency_uses_valid_at_then_created_at_then_half():
-    s = CompositeSettings()
+    s = CompositeSettings(half_life_hours_by_type={})  # facts decay too (by default they do not)
     from datetime import timedelta
 
     out = score_records(
@@ -106,10 +106,15 @@ def test_type_boost_out_of_range_names_the_key():
         type_boost_table(CompositeSettings(type_boosts={"fact": 1.5}))
 
 
-def test_default_trust_is_half_when_absent():
-    out = score_records([rec("none"), rec("some", trust_score=0.9)], CompositeSettings(), now=NOW)
-    assert (out[0].trust, out[0].trust_source) == (0.5, "default")
+def test_absent_trust_reads_as_the_candidate_tier():
+    """Absent trust is 0.25, the candidate tier: an unreviewed fact never outranks a reviewed
+    candidate on trust, and a rejected fact (0.0 from sync) reads below both."""
+    out = score_records([rec("none"), rec("some", trust_score=0.9), rec("cand", trust_score=0.25),
+                         rec("rejected", trust_score=0.0)], CompositeSettings(), now=NOW)
+    assert (out[0].trust, out[0].trust_source) == (0.25, "default")
     assert (out[1].trust, out[1].trust_source) == (0.9, "property")
+    assert out[3].trust < out[0].trust <= out[2].trust
+    assert out[0].trust == CompositeSettings().default_trust == SyncSettings().tiers["candidate"]
 
 
 def test_trust_override_replaces_every_trust():
@@ -137,7 +142,15 @@ def test_relevance_is_fused_over_max_rrf():
 
 def test_composite_formula_with_defaults():
     out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=0)], CompositeSettings(), now=NOW)[0]
-    assert out.score == pytest.approx(0.30 * 0.8 + 0.25 * 1.0 + 0.30 * 0.5 + 0.15 * 0.9)
+    assert out.score == pytest.approx(0.20 * 0.8 + 0.10 * 1.0 + 0.60 * 0.5 + 0.10 * 0.9)
+
+
+def test_seed_000_weights_stay_available():
+    s = CompositeSettings(w_trust=0.30, w_recency=0.25, w_relevance=0.30, w_type=0.15, half_life_hours_by_type={},
+                          default_trust=0.5)
+    out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=24)], s, now=NOW)[0]
+    assert out.score == pytest.approx(0.30 * 0.8 + 0.25 * 0.5 + 0.30 * 0.5 + 0.15 * 0.9)
+    assert score_records([rec("b", age_h=0)], s, now=NOW)[0].trust == 0.5
 
 
 # --- filter, sort, trim ------------------------------------------------------------------
@@ -176,7 +189,7 @@ def test_recent_instruction_beats_stale_observation():
 
 def test_weight_sum_validation_names_keys_and_sum():
     with pytest.raises(ConfigError) as err:
-        load_settings(overrides={"composite.w_trust": 0.6}, environ={})
+        load_settings(overrides={"composite.w_trust": 0.5}, environ={})
     msg = str(err.value)
     assert "composite" in msg and "w_trust" in msg and "1.300" in msg and "command line" in msg
 
@@ -196,8 +209,8 @@ def test_weight_range_validation_names_the_key():
 
 
 def test_weights_within_tolerance_are_accepted():
-    s = load_settings(overrides={"composite.w_trust": 0.34}, environ={})  # sum 1.04
-    assert s.composite.w_trust == 0.34
+    s = load_settings(overrides={"composite.w_trust": 0.24}, environ={})  # sum 1.04
+    assert s.composite.w_trust == 0.24
 
 
 # --- properties ----------------------------------------------------------------------------
@@ -257,3 +270,24 @@ def test_record_scores_in_unit_interval_and_monotone(trust, age_h, fused, mtype,
     ]
     for b in score_records(better, s, now=NOW):
         assert b.score >= score - 1e-12, b.uuid
+
+
+def test_facts_do_not_decay_by_default_chat_memories_do():
+    """24 h is right for chat memories, not for facts: a fact (declared, or an edge with no
+    memory_type) keeps recency 1 at any age; an observation halves every 24 h."""
+    s = CompositeSettings()
+    ages = [0, 24, 24 * 30, 24 * 3650, None]
+    facts = score_records([rec(f"f{i}", age_h=a, memory_type="fact") for i, a in enumerate(ages)], s, now=NOW)
+    assert [o.recency for o in facts] == [1.0] * len(ages)
+    obs = score_records([rec("o", age_h=48, memory_type="observation")], s, now=NOW)
+    assert obs[0].recency == pytest.approx(0.25)
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.one_of(st.none(), st.floats(0, 24 * 3650))), min_size=2, max_size=30))
+def test_undeclared_facts_rank_on_trust_and_relevance_alone_at_defaults(rows):
+    """At the defaults, the age of an edge without a declared memory_type never changes its place."""
+    s = CompositeSettings()
+    young = [rec(f"y{i}", age_h=0, relevance_raw=f) for i, (f, _) in enumerate(rows)]
+    aged = [rec(f"y{i}", age_h=a, relevance_raw=f) for i, (f, a) in enumerate(rows)]
+    order = lambda recs: [r.uuid for r in rank_composite(recs, s, now=NOW, max_results=0)]  # noqa: E731
+    assert order(young) == order(aged)

@@ -16,7 +16,7 @@ EXAMPLE = Path(__file__).parent.parent / "graph-trust.example.yaml"
 def test_documented_example_is_valid_and_equals_defaults():
     from_file = load_settings(EXAMPLE, environ={})
     defaults = load_settings(environ={}, config_path=None) if not Path("graph-trust.yaml").exists() else None
-    assert from_file.search.trust_weight == 0.15 and from_file.sync.tiers["corroborated"] == 0.6
+    assert from_file.search.trust_weight == 0.05 and from_file.sync.tiers["corroborated"] == 0.6
     if defaults is not None:
         a, b = from_file.model_dump(), defaults.model_dump()
         a["context"].pop("selector_weights"), b["context"].pop("selector_weights")
@@ -58,7 +58,7 @@ def test_errors_name_the_key(tmp_path, yaml_text, key):
 
 def test_composite_weight_sum_error_names_the_sum(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("composite:\n  w_trust: 0.9\n")
+    cfg.write_text("composite:\n  w_trust: 0.8\n")
     with pytest.raises(ConfigError, match=r"config key composite: .*sum to 1 \+/- 0.05, got 1.600"):
         load_settings(cfg, environ={})
 

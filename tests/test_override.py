@@ -119,7 +119,7 @@ def test_pipeline_fails_closed_and_audits(tmp_path: Path):
     assert rejected.override is not None and rejected.override.decision == "rejected"
     assert {i.uuid: (i.trust, i.trust_source) for i in rejected.items} == {
         "a": (0.3, "property"),
-        "b": (0.5, "default"),
+        "b": (0.25, "default"),  # absent trust: the candidate tier
     }
 
     applied = context_from_records(

@@ -99,3 +99,25 @@ def test_as_datetime():
     assert as_datetime("2026-01-01T00:00:00") == T0
     assert as_datetime(T0.timestamp()) == T0
     assert as_datetime("not a date") is None and as_datetime(float("nan")) is None and as_datetime(True) is None
+
+
+@pytest.mark.parametrize("text", [
+    "The recovery point objective for billing-db is 15 minutes",
+    "The recovery time objective of ledger-db is 1 hour",
+    "The service level objective is 99.9% availability",
+    "Backups must be encrypted at rest",
+    "The TLS certificate should be renewed 30 days before expiry",
+    "Every deploy must pass the smoke tests",
+])
+def test_facts_that_merely_contain_must_or_objective_stay_facts(text):
+    assert infer_memory_type("edge", "RELATES_TO", text) == "fact"
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Always page the primary on-call first", "instruction"),
+    ("You should answer in English", "instruction"),
+    ("Our goal is to retire the legacy queue by Q3", "goal"),
+    ("The objective is to halve p99 latency", "goal"),
+])
+def test_addressed_instructions_and_stated_aims_keep_their_type(text, kind):
+    assert infer_memory_type("edge", "RELATES_TO", text) == kind

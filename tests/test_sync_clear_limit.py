@@ -58,7 +58,7 @@ async def test_an_emptied_review_db_stops_before_writing(synced, full):
     assert "a real run would stop" in dry.clear_limit
     # the operator says it is right: everything is cleared, and verify agrees
     allow = load_settings(overrides={"graph.uri": settings.graph.uri, "graph.database": settings.graph.database,
-                                     "state_dir": str(settings.state_dir), "sync.max_clear": 1}, environ={})
+                                     "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}, "sync.max_clear": 1}, environ={})
     rep = await run_sync(allow, review_db=db, graph=graph, full=full)
     assert rep.clear_limit is None
     assert rep.edges_cleared == 300 and _trust(await edge_props(graph, group)) == {}
@@ -93,7 +93,7 @@ async def test_cli_exits_2_naming_the_limit_and_max_clear_1_allows_it(synced, tm
     set_rows(db, "DELETE FROM candidates")
     cfg = tmp_path / "graph-trust.yaml"
     cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
-                                   "state_dir": str(settings.state_dir)}))
+                                   "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}}))
     stopped = run_cli("sync", "--review-db", str(db), "--config", str(cfg))
     assert stopped.code == 2 and stopped.out == ""
     assert stopped.err.count("\n") == 1 and "300 of the graph's 300 trusted edges" in stopped.err, stopped.err

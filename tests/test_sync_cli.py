@@ -19,7 +19,7 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
                                             row("c3", None, "promoted", group, ev="[]")])
     cfg = tmp_path / "graph-trust.yaml"
     cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
-                                   "state_dir": str(settings.state_dir)}))
+                                   "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}}))
     common = ("--config", str(cfg), "--json")
 
     dry = run_cli("sync", "--review-db", str(db), "--dry-run", *common)
@@ -76,7 +76,7 @@ async def test_prune_cli(graph, settings, tmp_path, unique, embedded_path):
     db = review_db(tmp_path / "r.sqlite3", [row("c1", u[0], "promoted", group), row("c2", u[1], "candidate", group)])
     cfg = tmp_path / "graph-trust.yaml"
     cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
-                                   "state_dir": str(settings.state_dir), "review": {"path": str(db)}}))
+                                   "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}, "review": {"path": str(db)}}))
     common = ("--config", str(cfg))
     first = run_cli("sync", *common, "--json").json()["run_id"]
     set_rows(db, "UPDATE candidates SET status = 'promoted', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c2'")

@@ -17,7 +17,7 @@ from graph_trust.config import load_settings
 from graph_trust.connection import open_graph
 from graph_trust.errors import RunFailedError
 from graph_trust.sync import run_sync, verify
-from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db
+from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
 
 
 def _journal(state_db: Path, sql: str, params=()) -> list[tuple]:
@@ -46,7 +46,7 @@ async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, un
     db = review_db(tmp_path / "r.sqlite3", rows)
     config = tmp_path / "graph-trust.yaml"
     config.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
-                                      "state_dir": str(settings.state_dir), "review": {"path": str(db)}}))
+                                      "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}, "review": {"path": str(db)}}))
     state_db = settings.state_dir / "state.sqlite3"
     proc = subprocess.Popen([*CLI, "sync", "--config", str(config), "--batch-size", "5", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -82,7 +82,8 @@ async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, un
 async def test_graph_going_away_mid_run(tmp_path, unique):
     path = tmp_path / "own-graph"
     settings = load_settings(overrides={"graph.uri": f"embedded:{path}", "graph.database": f"t_{unique}",
-                                        "state_dir": str(tmp_path / "state"), "sync.retries": 1}, environ={})
+                                        "state_dir": str(tmp_path / "state"), "sync.retries": 1,
+                                        "sync.tiers": dict(TIERS)}, environ={})
     group = f"g_{unique}"
     async with open_graph(settings) as g:
         edges = await bulk_graph(g, group, 200)

@@ -102,7 +102,12 @@ def test_desired_range_by_range_equals_all_at_once(cands, size):
 @given(st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=20))
 def test_aggregation_bounds(scores):
     mx, mean, nor = (aggregate(scores, m) for m in ("max", "mean", "noisy_or"))
-    assert min(scores) - 1e-12 <= mean <= mx + 1e-12
+    positive = [s for s in scores if s > 0]  # a 0 (rejected, expired) is no evidence either way
+    if not positive:
+        assert mx is None and mean is None and nor is None
+        return
+    assert (mx, mean, nor) == tuple(aggregate(positive, m) for m in ("max", "mean", "noisy_or"))
+    assert min(positive) - 1e-12 <= mean <= mx + 1e-12
     assert mx - 1e-12 <= nor <= 1.0 + 1e-12
     assert aggregate([], "max") is None and aggregate([None], "mean") is None
 

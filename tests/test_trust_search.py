@@ -8,7 +8,7 @@ import pytest
 from graphiti_core.search import search_config_recipes as recipes
 from graphiti_core.search.search_filters import SearchFilters
 
-from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted
+from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted, reference_recipe
 from graph_trust import graphiti as gt
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
@@ -55,12 +55,12 @@ async def test_boosted_fact_rises_exactly_as_computed(ograph):
     query, limit, w = "billing-db backup", 5, 0.5
     # The whole unboosted pool; every method list is shorter than 2 * limit, so the pool a
     # limit-5 search fuses is this same pool.
-    pool = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
+    pool = await gt.trust_search(graphiti, query, config=reference_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group], trust_weight=0.0)
     assert all((e.bm25_rank or 0) <= 2 * limit and (e.cosine_rank or 0) <= 2 * limit for e in pool.edge_explanations)
     expected, expected_order = expected_boosted(pool.edge_explanations, FACTS, w, limit)
 
-    boosted = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
+    boosted = await gt.trust_search(graphiti, query, config=reference_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, limit),
                                     group_ids=[group], trust_weight=w)
     assert [e.uuid for e in boosted.edges] == expected_order
     assert boosted.edge_reranker_scores == [expected[u] for u in expected_order]
@@ -93,10 +93,11 @@ async def test_expired_edges_get_no_boost(ograph):
     old = uuids["payments-api is owned by team-core"]
     res = await gt.trust_search(graphiti, "payments-api owner", group_ids=[group])
     ex = {e.uuid: e for e in res.edge_explanations}
-    assert ex[old].trust_score == 1.0 and ex[old].boost == 0.0
-    cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={"boost_expired": True})
+    assert ex[old].trust_score == 1.0 and ex[old].boost == 0.0 and ex[old].negative == "invalidated"
+    assert ex[old].rank == len(res.edges)  # demoted below every edge without negative evidence
+    cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={**gt.REFERENCE, "boost_expired": True})
     res2 = await gt.trust_search(graphiti, "payments-api owner", config=cfg, group_ids=[group])
-    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(0.15)
+    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(gt.DEFAULT_TRUST_WEIGHT)
 
 
 async def test_shared_recipes_are_never_mutated(ograph):

@@ -1,0 +1,61 @@
+"""The two evaluations ``graph-trust eval`` runs (its library equivalents).
+
+- :func:`evaluate_judged`: the user's judged queries on the configured graph, as it is;
+- :func:`evaluate_bundled`: the shipped set over ``draws`` review draws, each on a fresh
+  temporary embedded graph synced with the real sync job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from graph_trust.config import Settings
+from graph_trust.errors import InputError
+from graph_trust.eval.dataset import bundled, load_judged
+from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, draw_review
+from graph_trust.eval.report import EvalReport
+from graph_trust.eval.runner import Progress, methods_for, rank_bundled_draw, rank_configured
+
+MAX_DRAWS = 100
+
+
+async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, *, ranks: list[str],
+                          weights: list[float] | None = None, sets: dict[str, Any] | None = None,
+                          rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
+    """Compare the rankings on the configured graph (synced beforehand) over judged queries."""
+    judged = load_judged(queries, qrels)
+    methods = methods_for(ranks, weights, settings, rank_consts)
+    graph, rankings = await rank_configured(settings, judged, methods, progress=progress)
+    return EvalReport.build(mode="judged", graph=graph, settings=dict(sets or {}),
+                            rank_const=settings.search.rank_const, draws=[], judged=judged, methods=methods,
+                            rankings=[rankings])
+
+
+async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: list[float] | None = None,
+                           sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
+                           coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
+                           rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
+    """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``).
+
+    Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
+    keeps the first 12 queries (for smoke tests)."""
+    if not 1 <= draws <= MAX_DRAWS:
+        raise InputError(f"--draws must be between 1 and {MAX_DRAWS}, got {draws}")
+    data = bundled()
+    judged = data.judged
+    if quick:
+        judged.queries = judged.queries[:12]
+        judged.qrels = {q.id: judged.qrels[q.id] for q in judged.queries}
+    methods = methods_for(ranks, weights, settings, rank_consts)
+    results = []
+    for d in range(draws):
+        rows = draw_review(data.graph, data.verdicts, seed=seed + d, coverage=coverage, noise=noise)
+        results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
+                                               progress=progress))
+    return EvalReport.build(
+        mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
+        settings=dict(sets or {}), rank_const=settings.search.rank_const,
+        draws=[{"seed": r.seed, "coverage": coverage, "noise": noise, "review_rows": r.review_rows,
+                "noisy_rows": r.noisy_rows, "sync": r.sync} for r in results],
+        judged=judged, methods=methods, rankings=[r.rankings for r in results])

@@ -1,0 +1,150 @@
+"""The evaluation report: per-method quality over draws, the paired comparison with vanilla,
+and the settings the data supports.
+
+Per draw, each method's metrics are means over queries; the report gives their mean and
+standard deviation over draws. The comparison with vanilla is paired by query: each query's
+nDCG@10 difference is averaged over draws, then a paired bootstrap gives the 95% interval of
+the mean difference, and wins, losses and ties are counted (|difference| <= 0.005 is a tie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graph_trust.eval.dataset import JudgedSet
+from graph_trust.eval.metrics import METRICS, bootstrap_ci, per_query, wrong_first
+from graph_trust.eval.runner import Method
+
+TIE = 0.005
+CLEAN_LOSS = 0.05  # a clean query (no competitor) losing more nDCG@10 than this is counted
+JSON_VERSION = 1
+
+
+def _stat(values: Sequence[float], digits: int = 4) -> dict[str, Any]:
+    a = np.asarray(values, dtype=np.float64)
+    return {"mean": round(float(a.mean()), digits), "std": round(float(a.std(ddof=1)) if a.size > 1 else 0.0, digits),
+            "per_draw": [round(float(v), digits) for v in a]}
+
+
+@dataclass
+class EvalReport:
+    """Everything ``graph-trust eval`` prints; :meth:`to_dict` is the stable ``--json`` form."""
+
+    mode: str
+    graph: str
+    settings: dict[str, Any]
+    rank_const: float
+    draws: list[dict[str, Any]]
+    judged: JudgedSet
+    methods: list[Method]
+    per_draw: list[dict[str, dict[str, dict[str, float]]]]  # draw -> method -> query -> metric
+    wrong: list[dict[str, dict[str, bool | None]]]  # draw -> method -> query -> wrong first?
+    method_rows: list[dict[str, Any]] = field(default_factory=list)
+    per_query_rows: list[dict[str, Any]] = field(default_factory=list)
+    recommendation: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, *, mode: str, graph: str, settings: dict[str, Any], rank_const: float,
+              draws: list[dict[str, Any]], judged: JudgedSet, methods: list[Method],
+              rankings: list[dict[str, dict[str, list[str]]]]) -> EvalReport:
+        per_draw = [{m.name: per_query(r[m.name], judged) for m in methods} for r in rankings]
+        wrong = [{m.name: {q.id: wrong_first(r[m.name].get(q.id, []), q, judged.qrels[q.id])
+                           for q in judged.queries} for m in methods} for r in rankings]
+        rep = cls(mode, graph, settings, rank_const, draws, judged, methods, per_draw, wrong)
+        rep._summarize()
+        return rep
+
+    def _ndcg(self, method: str) -> np.ndarray:
+        """queries x draws."""
+        return np.array([[d[method][q.id]["ndcg@10"] for d in self.per_draw] for q in self.judged.queries])
+
+    def _summarize(self) -> None:
+        queries = self.judged.queries
+        clean = np.array([not q.contested for q in queries])
+        n_contested = int((~clean).sum())
+        base = self._ndcg("vanilla")
+        for m in self.methods:
+            row: dict[str, Any] = {"name": m.name, "kind": m.kind, "weight": m.weight,
+                                   "rank_const": self.rank_const if m.rank_const is None else m.rank_const}
+            for metric in METRICS:
+                row[metric] = _stat([np.mean([d[m.name][q.id][metric] for q in queries]) for d in self.per_draw])
+            counts = [sum(1 for v in w[m.name].values() if v) for w in self.wrong]
+            row["wrong_first"] = {**_stat([c / n_contested if n_contested else 0.0 for c in counts]),
+                                  "count_per_draw": counts, "contested_queries": n_contested}
+            if m.kind != "vanilla":
+                diff = self._ndcg(m.name) - base  # queries x draws
+                per_q = diff.mean(axis=1)
+                lo, hi = bootstrap_ci(per_q)
+                clean_losses = [int(((diff[:, i] < -CLEAN_LOSS) & clean).sum()) for i in range(diff.shape[1])]
+                row["vs_vanilla"] = {
+                    "ndcg@10_diff": round(float(per_q.mean()), 4),
+                    "ci95": [round(lo, 4), round(hi, 4)],
+                    "wins": int((per_q > TIE).sum()),
+                    "losses": int((per_q < -TIE).sum()),
+                    "ties": int((np.abs(per_q) <= TIE).sum()),
+                    "clean_losses": _stat(clean_losses, 2),
+                    "clean_worst_loss": round(float(-min(0.0, (per_q[clean].min() if clean.any() else 0.0))), 4),
+                }
+            self.method_rows.append(row)
+        for i, q in enumerate(queries):
+            self.per_query_rows.append({
+                "id": q.id, "query": q.text, "classes": list(q.classes), "contested": q.contested,
+                "ndcg@10": {m.name: round(float(np.mean([d[m.name][q.id]["ndcg@10"] for d in self.per_draw])), 4)
+                            for m in self.methods},
+                "wrong_first": {m.name: (None if not q.contested else
+                                         round(float(np.mean([bool(w[m.name][q.id]) for w in self.wrong])), 4))
+                                for m in self.methods},
+            })
+        self.recommendation = self._recommend()
+
+    def _recommend(self) -> dict[str, Any]:
+        """The best mean nDCG@10 among methods that beat vanilla without hurting: no clean
+        query losing more than CLEAN_LOSS (mean over draws) and a wrong-first rate no higher
+        than vanilla's. Significant when the bootstrap interval excludes 0."""
+        rows = {r["name"]: r for r in self.method_rows}
+        van = rows["vanilla"]
+        ok = [r for r in self.method_rows if r["kind"] != "vanilla"
+              and r["vs_vanilla"]["ndcg@10_diff"] > 0
+              and r["vs_vanilla"]["clean_losses"]["mean"] == 0
+              and r["wrong_first"]["mean"] <= van["wrong_first"]["mean"]]
+        if not ok:
+            return {"method": None, "settings": {}, "significant": False,
+                    "reason": "no compared ranking beats vanilla on nDCG@10 without a clean query losing "
+                              f"more than {CLEAN_LOSS} or a higher wrong-answer-first rate; keep the current "
+                              "settings and compare others with --weights / --set"}
+        best = max(ok, key=lambda r: r["ndcg@10"]["mean"])
+        lo, hi = best["vs_vanilla"]["ci95"]
+        settings = dict(self.settings)
+        if best["kind"] == "trust":
+            settings["search.trust_weight"] = best["weight"]
+        if best["rank_const"] != self.rank_const:
+            settings["search.rank_const"] = best["rank_const"]
+        sig = lo > 0
+        return {"method": best["name"], "settings": settings, "significant": sig,
+                "reason": (f"{best['name']}: nDCG@10 {best['ndcg@10']['mean']:.3f} vs vanilla "
+                           f"{van['ndcg@10']['mean']:.3f} (95% CI of the difference [{lo:+.3f}, {hi:+.3f}]"
+                           f"{'' if sig else ', includes 0'}), wrong answer first "
+                           f"{best['wrong_first']['mean']:.0%} vs {van['wrong_first']['mean']:.0%}, "
+                           "no clean query losing more than 0.05")}
+
+    def to_dict(self) -> dict[str, Any]:
+        queries = self.judged.queries
+        return {
+            "version": JSON_VERSION,
+            "mode": self.mode,
+            "graph": self.graph,
+            "settings": self.settings,
+            "rank_const": self.rank_const,
+            "limit": 10,
+            "queries": len(queries),
+            "contested_queries": sum(q.contested for q in queries),
+            "clean_queries": sum(not q.contested for q in queries),
+            "draws": self.draws,
+            "methods": self.method_rows,
+            "per_query": self.per_query_rows,
+            "recommendation": self.recommendation,
+        }

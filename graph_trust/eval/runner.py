@@ -1,0 +1,203 @@
+"""Run the compared rankings over judged queries on one graph state.
+
+Methods:
+
+- ``vanilla``: graphiti-core's own ``Graphiti.search_`` with its ``EDGE_HYBRID_SEARCH_RRF``
+  recipe (the baseline; unaffected by graph-trust's settings);
+- ``trust@W``: :func:`graph_trust.graphiti.trust_search` with the configured recipe
+  (:func:`graph_trust.service.search_config`) and ``trust_weight=W``;
+- ``composite``: the composite rank (:func:`graph_trust.service.composite_rank`) over the
+  trust search's pool at the configured settings.
+
+Every method of one run reads the same graph state: the bundled mode syncs first and ranks
+after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
+
+from graph_trust.config import Settings, load_settings
+from graph_trust.errors import InputError
+from graph_trust.eval.dataset import JudgedSet, Query
+
+LIMIT = 10
+RANK_KINDS = ("trust", "composite", "vanilla")
+
+Progress = Callable[[str, int, int | None], None]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One compared ranking: ``kind`` is vanilla, trust or composite; trust has a weight;
+    ``rank_const`` None means the configured ``search.rank_const``."""
+
+    name: str
+    kind: str
+    weight: float | None = None
+    rank_const: float | None = None
+
+    def settings(self, base: Settings) -> Settings:
+        """``base`` with this method's RRF constant (validated like the config file)."""
+        if self.rank_const is None:
+            return base
+        s = base.model_copy(deep=True)
+        s.search.rank_const = self.rank_const
+        return s
+
+
+def methods_for(ranks: list[str], weights: list[float] | None, settings: Settings,
+                rank_consts: list[float] | None = None) -> list[Method]:
+    """The methods to compare; vanilla is always measured (it is the baseline). Several
+    ``rank_consts`` give each trust and composite ranking once per constant (``rc=60``)."""
+    unknown = [r for r in ranks if r not in RANK_KINDS]
+    if unknown:
+        raise InputError(f"unknown ranking {unknown[0]!r}: choose from {', '.join(RANK_KINDS)}")
+    bad = [c for c in rank_consts or [] if not c > 0]
+    if bad:
+        raise InputError(f"--rank-const: {bad[0]:g} must be greater than 0")
+    consts: list[float | None] = list(dict.fromkeys(rank_consts)) if rank_consts else [None]
+    out = [Method("vanilla", "vanilla")]
+    for rc in consts:
+        tag = f" rc={rc:g}" if rc is not None and len(consts) > 1 else ""
+        if "trust" in ranks:
+            ws = weights if weights else [settings.search.trust_weight]
+            out += [Method(f"trust@{w:g}{tag}", "trust", w, rc) for w in dict.fromkeys(ws)]
+        if "composite" in ranks:
+            out.append(Method(f"composite{tag}", "composite", None, rc))
+    return out
+
+
+async def rank_queries(
+    conn: Any,
+    settings: Settings,
+    judged: JudgedSet,
+    methods: list[Method],
+    *,
+    embedder: Any,
+    default_groups: list[str] | None,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> dict[str, dict[str, list[str]]]:
+    """``{method: {query_id: [fact uuid, best first]}}``, the top ``LIMIT`` of each."""
+    from graph_trust.graphiti import trust_search
+    from graph_trust.offline import make_graphiti
+    from graph_trust.pipeline import search_config_for
+    from graph_trust.service import composite_rank, search_config
+
+    out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
+    per_method = {m.name: m.settings(settings) for m in methods}
+    trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
+    pool_cfg = {m.name: search_config_for(per_method[m.name]) for m in methods}
+    vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
+    vanilla_cfg.limit = LIMIT
+    graphitis: dict[str | None, Any] = {}
+    for n, q in enumerate(judged.queries, start=1):
+        group = _group_of(q, conn, default_groups)
+        if group not in graphitis:
+            graphitis[group] = make_graphiti(conn.for_group(group).driver if group else conn.driver,
+                                             embedder=embedder)
+        graphiti = graphitis[group]
+        group_ids = [group] if group else default_groups
+        for m in methods:
+            if m.kind == "vanilla":
+                res = await graphiti.search_(q.text, config=vanilla_cfg, group_ids=group_ids)
+                out[m.name][q.id] = [e.uuid for e in res.edges]
+            elif m.kind == "trust":
+                res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
+                                         trust_weight=m.weight)
+                out[m.name][q.id] = [e.uuid for e in res.edges]
+            else:
+                res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
+                ranked = composite_rank(per_method[m.name], res, limit=LIMIT, now=now)
+                out[m.name][q.id] = [r.uuid for r in ranked]
+        if progress:
+            progress("ranking", 1, len(judged.queries))
+    return out
+
+
+def _group_of(q: Query, conn: Any, default_groups: list[str] | None) -> str | None:
+    """The one group (FalkorDB: graph) a query searches; Neo4j searches the groups in one database."""
+    if q.group:
+        return q.group
+    if conn.dialect != "falkordb":
+        return None
+    if default_groups and len(default_groups) == 1:
+        return default_groups[0]
+    raise InputError(f"query {q.id!r} has no 'group' and this FalkorDB graph holds several groups "
+                     f"({', '.join(default_groups or [])}): give each query its group")
+
+
+async def rank_configured(settings: Settings, judged: JudgedSet, methods: list[Method], *,
+                          progress: Progress | None = None) -> tuple[str, dict[str, dict[str, list[str]]]]:
+    """Rank on the user's configured graph as it is (already synced): (graph display, rankings)."""
+    from graph_trust.service import make_embedder, open_graphiti, resolve_groups
+
+    async with open_graphiti(settings) as (conn, _):
+        wanted = sorted({q.group for q in judged.queries if q.group})
+        if wanted:
+            await resolve_groups(conn, wanted)
+        groups = await resolve_groups(conn, settings.search.group_ids or None)
+        rankings = await rank_queries(conn, settings, judged, methods, embedder=make_embedder(settings),
+                                      default_groups=groups, progress=progress)
+        return conn.address.display, rankings
+
+
+@dataclass
+class DrawResult:
+    """One draw of the bundled set: its seed, what sync did, and every method's rankings."""
+
+    seed: int
+    review_rows: int
+    noisy_rows: int
+    sync: dict[str, Any]
+    rankings: dict[str, dict[str, list[str]]]
+
+
+async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
+                            judged: JudgedSet, methods: list[Method], *, seed: int,
+                            progress: Progress | None = None) -> DrawResult:
+    """Build a temporary embedded graph, sync this draw's review DB onto it, rank.
+
+    ``settings`` supply everything but the graph and the state directory (both temporary), so
+    ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search.
+    """
+    from graph_trust.connection import open_graph
+    from graph_trust.embedder import HashingEmbedder
+    from graph_trust.sample import load_sample
+    from graph_trust.sync.review_db import init_review_db, insert_rows
+    from graph_trust.sync.runner import run_sync
+
+    embedder = HashingEmbedder()  # the bundled set is embedded with it, whatever search.embedder says
+    with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
+        root = Path(tmp)
+        s = settings.model_copy(update={"state_dir": root / "state"})
+        s.graph = s.graph.model_copy(update={"uri": f"embedded:{root / 'graph'}", "database": None,
+                                             "user": None, "password": None})
+        review_db = init_review_db(root / "review.sqlite3")
+        insert_rows(review_db, review_rows)
+        async with open_graph(s) as conn:
+            await load_sample(conn.driver, embedder, data=graph)
+            report = await run_sync(s, review_db=review_db, full=True, graph=conn)
+            await conn.settle()
+            now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
+            rankings = await rank_queries(conn, s, judged, methods, embedder=embedder,
+                                          default_groups=list(graph["groups"]), now=now, progress=progress)
+    return DrawResult(seed, len(review_rows), sum(1 for r in review_rows if r.get("noisy")),
+                      {"edges_set": report.edges_set, "unmatched": report.unmatched_count,
+                       "quarantined": report.quarantined_count}, rankings)
+
+
+def settings_with(config_path: str | os.PathLike[str] | None, sets: dict[str, Any],
+                  base: dict[str, Any] | None = None) -> Settings:
+    """Settings from the config file and environment with ``--set`` keys applied, validated
+    once (an unknown or bad key is a ConfigError naming it)."""
+    return load_settings(config_path, overrides={**(base or {}), **sets})

@@ -1,0 +1,142 @@
+"""Property tests of the boost forms, the boost threshold and negative evidence (graph_trust.fusion).
+
+Every property is checked over random candidate lists, trust values, statuses, weights and RRF
+constants, Graphiti's 1 and upstream's proposed 60 among them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from graphiti_core.search.search_utils import rrf
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph_trust import fusion
+from graph_trust.calibrate import calibration_table
+
+N = 24
+uuid_lists = st.lists(st.lists(st.sampled_from([f"u{i}" for i in range(N)]), unique=True, max_size=16),
+                      min_size=1, max_size=3)
+rank_consts = st.one_of(st.sampled_from([1.0, 60.0]), st.floats(0.5, 100.0))
+trust_values = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.6, 1.0]), st.floats(0.0, 1.0))
+forms = st.sampled_from(fusion.BOOST_FORMS)
+negatives = st.one_of(st.none(), st.sampled_from(["rejected", "expired", "invalidated"]))
+METHODS = ["bm25", "cosine", "bfs"]
+
+
+def _pool(lists, k):
+    return fusion.fuse(lists, METHODS[: len(lists)], rank_const=k)
+
+
+def _drawn(lists, k, data, with_negative: bool = False):
+    """A fused pool of ``lists`` and drawn trust values (and negative reasons) for its items."""
+    pool = _pool(lists, k)
+    n = len(pool.uuids)
+    trust = data.draw(st.lists(trust_values, min_size=n, max_size=n))
+    neg = data.draw(st.lists(negatives, min_size=n, max_size=n)) if with_negative else None
+    return pool, n, trust, neg
+
+
+def _position(ranked) -> dict[int, int]:
+    return {int(i): p for p, i in enumerate(ranked.order)}
+
+
+@given(uuid_lists, rank_consts, st.data())
+def test_weight_zero_without_negative_evidence_is_vanilla_for_every_form(lists, k, data):
+    pool, _, trust, _ = _drawn(lists, k, data)
+    vanilla, scores = rrf(lists, rank_const=k)
+    for form in fusion.BOOST_FORMS:
+        ranked = fusion.rank_pool(pool, trust, 0.0, form=form, min_boost_trust=0.5)
+        assert [pool.uuids[i] for i in ranked.order] == vanilla
+        assert [float(ranked.final[i]) for i in ranked.order] == scores
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.data())
+def test_additive_is_seed_002_exactly(lists, k, w, data):
+    pool, _, trust, _ = _drawn(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form="additive")
+    want = pool.fused + np.array([0.0 if t is None else t for t in trust]) * w
+    assert np.array_equal(ranked.final, want)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.data())
+def test_supported_never_passes_an_item_whose_fused_score_is_more_than_1_plus_w_times_larger(lists, k, w, data):
+    """The class of 'near ties flipped on trust': a supported boost moves an item above another
+    only when the other's fused score is at most (1 + w) times its own, at any rank_const (an
+    exact tie keeps pool order, as Graphiti's stable sort does)."""
+    pool, _, trust, _ = _drawn(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form="supported")
+    t = np.nan_to_num(ranked.trust, nan=0.0)
+    assert np.all(ranked.boosts <= pool.fused * w * t + 1e-15)
+    pos = _position(ranked)
+    for i in range(len(pool.uuids)):
+        for j in range(len(pool.uuids)):
+            if pos[i] < pos[j] and pool.fused[j] > pool.fused[i] * (1.0 + w):
+                raise AssertionError(f"{pool.uuids[i]} passed {pool.uuids[j]} with too little relevance")
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.data())
+def test_supported_gives_nothing_to_an_item_a_relevance_method_missed(lists, k, w, data):
+    pool, _, trust, _ = _drawn(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form="supported")
+    relevance_rows = [r for r, m in enumerate(pool.methods) if m != "bfs"]
+    missed = (pool.ranks[relevance_rows] < 0).any(axis=0)
+    assert np.all(ranked.boosts[missed] == 0.0)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.data())
+def test_trust_below_the_threshold_boosts_nothing(lists, k, w, form, threshold, data):
+    pool, _, trust, _ = _drawn(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold)
+    low = np.nan_to_num(ranked.trust, nan=0.0) < threshold
+    assert np.all(ranked.boosts[low] == 0.0)
+    assert np.all(ranked.boosts[~low] >= 0.0)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
+def test_a_sunk_item_never_outranks_one_without_negative_evidence(lists, k, w, form, data):
+    """Penalty 1: whatever its trust, relevance, the weight, the form or the RRF constant."""
+    pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg)
+    flags = [neg[i] is not None for i in ranked.order]
+    assert flags == sorted(flags)  # every clean item first
+    assert all(ranked.boosts[i] == 0.0 for i in range(n) if neg[i] is not None)
+    # among themselves, sunk items keep their fused order
+    sunk = [i for i in ranked.order if neg[i] is not None]
+    assert [pool.fused[i] for i in sunk] == sorted((pool.fused[i] for i in sunk), reverse=True)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 0.99), st.data())
+def test_a_partial_penalty_keeps_that_share_of_the_fused_score(lists, k, w, form, p, data):
+    pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg,
+                              negative_policy=fusion.NegativePolicy(penalty=p))
+    for i in range(n):
+        if neg[i] is not None:
+            assert ranked.final[i] == pool.fused[i] * (1.0 - p)
+    finals = [ranked.final[i] for i in ranked.order]
+    assert finals == sorted(finals, reverse=True)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
+def test_drop_removes_exactly_the_items_with_negative_evidence(lists, k, w, form, data):
+    pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg,
+                              negative_policy=fusion.NegativePolicy(drop=True))
+    assert sorted(ranked.order.tolist()) == [i for i in range(n) if neg[i] is None]
+    kept = fusion.rank_pool(pool, trust, w, form=form)
+    assert ranked.order.tolist() == [i for i in kept.order.tolist() if neg[i] is None]
+
+
+@given(st.floats(0.0, 1.0), st.sampled_from([1, 60, 3]), st.integers(1, 3), st.integers(2, 25),
+       st.sampled_from(fusion.BOOST_FORMS), st.sampled_from([0.0, 0.5]))
+def test_calibrate_matches_the_real_ordering_for_both_forms(weight, k, methods, r, form, threshold):
+    """Real candidate lists with one trusted item at rank r: it lands where calibrate says."""
+    table = {row.rank: row for row in calibration_table(weight, k, methods, r, (1.0, 0.25), form, threshold)}
+    lists = [[f"u{q}" for q in range(1, r + 1)] for _ in range(methods)]
+    pool = fusion.fuse(lists, ["bm25", "cosine", "m"][:methods], rank_const=k)
+    for t in (1.0, 0.25):
+        ranked = fusion.rank_pool(pool, [None] * (r - 1) + [t], weight, form=form, min_boost_trust=threshold)
+        final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
+        best = table[r].overtakes[t]
+        assert final_rank == (best if best is not None else r)
