@@ -103,7 +103,7 @@ def test_the_configuration_reference_holds_every_setting_and_variable():
         default = field.get_default(call_default_factory=True)
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             assert f"`{default}`" in rows[key], (key, rows[key])
-    assert "`0.15`" in rows["search.trust_weight"] and "`GRAPHITI_TRUST_WEIGHT`" in rows["search.trust_weight"]
+    assert "`0.05`" in rows["search.trust_weight"] and "`GRAPHITI_TRUST_WEIGHT`" in rows["search.trust_weight"]
     assert ">= 0.0, <= 1.0" in rows["search.trust_weight"]
     for var, key in ENV_KEYS:
         assert f"| `{var}` | `{key}` |" in page
