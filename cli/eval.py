@@ -165,7 +165,12 @@ def render(report: Any) -> str:
         ])
     body = table(rows, ["ranking", "nDCG@10", "MRR@10", "P@5", "wrong first", "ΔnDCG@10 vs vanilla [95% CI]",
                         "win/loss/tie", "clean losing >0.05"])
-    return f"{head}\n\n{body}\n\nrecommendation: {d['recommendation']['reason']}"
+    names = [m["name"] for m in d["methods"]]
+    by_class = table([[c["class"], c["queries"]] + [
+        f"{c['ndcg@10'][n]:.3f}" + ("" if c["wrong_first"][n] is None else f" ({c['wrong_first'][n]:.0%})")
+        for n in names] for c in d["by_class"]], ["class", "queries", *names]) if d["by_class"] else ""
+    classes = f"\n\nnDCG@10 by query class (wrong answer first in brackets):\n{by_class}" if by_class else ""
+    return f"{head}\n\n{body}{classes}\n\nrecommendation: {d['recommendation']['reason']}"
 
 
 eval = eval_cmd  # noqa: A001 - cli/main.py's COMMANDS names a command by its attribute

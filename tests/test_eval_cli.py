@@ -38,6 +38,9 @@ def test_bundled_json_is_complete_and_stable(quick):
         for metric in ("ndcg@10", "mrr@10", "p@5"):
             assert len(m[metric]["per_draw"]) == 2 and 0 <= m[metric]["mean"] <= 1
         assert ("vs_vanilla" in m) == (m["kind"] != "vanilla")
+    by_class = {c["class"]: c for c in quick["by_class"]}
+    assert by_class["clean"]["queries"] == quick["clean_queries"] and by_class["clean"]["contested_queries"] == 0
+    assert all(v is None for v in by_class["clean"]["wrong_first"].values())
     rec = quick["recommendation"]
     assert set(rec) >= {"method", "settings", "significant", "reason"}
 

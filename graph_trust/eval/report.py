@@ -45,6 +45,7 @@ class EvalReport:
     wrong: list[dict[str, dict[str, bool | None]]]  # draw -> method -> query -> wrong first?
     method_rows: list[dict[str, Any]] = field(default_factory=list)
     per_query_rows: list[dict[str, Any]] = field(default_factory=list)
+    class_rows: list[dict[str, Any]] = field(default_factory=list)
     recommendation: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -99,6 +100,17 @@ class EvalReport:
                                          round(float(np.mean([bool(w[m.name][q.id]) for w in self.wrong])), 4))
                                 for m in self.methods},
             })
+        classes = sorted({c for q in queries for c in q.classes})
+        for c in classes:
+            rows = [r for r in self.per_query_rows if c in r["classes"]]
+            contested = [r for r in rows if r["contested"]]
+            self.class_rows.append({
+                "class": c, "queries": len(rows), "contested_queries": len(contested),
+                "ndcg@10": {m.name: round(float(np.mean([r["ndcg@10"][m.name] for r in rows])), 4)
+                            for m in self.methods},
+                "wrong_first": {m.name: (round(float(np.mean([r["wrong_first"][m.name] for r in contested])), 4)
+                                         if contested else None) for m in self.methods},
+            })
         self.recommendation = self._recommend()
 
     def _recommend(self) -> dict[str, Any]:
@@ -146,5 +158,6 @@ class EvalReport:
             "draws": self.draws,
             "methods": self.method_rows,
             "per_query": self.per_query_rows,
+            "by_class": self.class_rows,
             "recommendation": self.recommendation,
         }
