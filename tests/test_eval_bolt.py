@@ -12,9 +12,11 @@ So the test checks that
 - the same pool ranks identically: FalkorDB's candidate pool, ranked by the composite rank with
   the facts as FalkorDB returns them and as the Bolt server returns them, gives one order;
 - a small eval (the eval runner's rankings, 10 queries) agrees on every query whose candidate
-  lists agree; the queries where it differs are queries whose lists differ. ArcadeDB has no
-  ``vector.similarity.cosine``, so Graphiti's cosine search finds nothing over it and its pools
-  are BM25 only; its BM25 scoring is its own, not Lucene's or RediSearch's.
+  lists agree; the queries where it differs are queries whose lists differ. On ArcadeDB they
+  differ on every query: its BM25 scoring is its own (not RediSearch's or Lucene's), and its
+  ``vector.similarity.cosine`` returns the raw cosine in [-1, 1] where Neo4j returns
+  ``(1 + cos) / 2`` in [0, 1], so Graphiti's ``sim_min_score`` of 0.6 keeps only cos > 0.6
+  there instead of cos > 0.2 and its cosine lists are nearly empty.
 """
 
 from __future__ import annotations
@@ -150,10 +152,15 @@ async def test_same_pools_rank_identically_on_falkordb_and_bolt(bolt, bolt_setti
         mean = lambda d: sum(v["ndcg@10"] for v in d.values()) / len(d)  # noqa: E731
         lines.append(f"{m.name}: nDCG@10 falkordb {mean(f_nd):.3f} bolt {mean(b_nd):.3f}")
     cosine_empty = all(not b_cand[q.id][1] for q in queries)
-    if not bolt.arcadedb:
-        assert not cosine_empty  # real Neo4j has vector.similarity.cosine
+    async with open_graph(bolt_settings) as bconn:
+        orthogonal = (await bconn.driver.execute_query(
+            "RETURN vector.similarity.cosine([1.0, 0.0], [0.0, 1.0]) AS s"))[0][0]["s"]
+    if bolt.arcadedb:
+        assert orthogonal == pytest.approx(0.0)  # raw cosine: the explanation above
+    else:
+        assert orthogonal == pytest.approx(0.5) and not cosine_empty  # Neo4j: (1 + cos) / 2
     detail = [f"{q.id}: bm25 same {f_cand[q.id][0] == b_cand[q.id][0]} ({len(f_cand[q.id][0])}/{len(b_cand[q.id][0])}), "
               f"cosine same {f_cand[q.id][1] == b_cand[q.id][1]} ({len(f_cand[q.id][1])}/{len(b_cand[q.id][1])})"
               for q in queries]
-    print(f"candidate lists differ on {len(explained)} of {len(queries)} queries; Bolt cosine empty: "
-          f"{cosine_empty}\n" + "\n".join(detail + lines))
+    print(f"candidate lists differ on {len(explained)} of {len(queries)} queries; cosine of orthogonal vectors "
+          f"over Bolt: {orthogonal}\n" + "\n".join(detail + lines))
