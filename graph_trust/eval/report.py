@@ -114,20 +114,20 @@ class EvalReport:
         self.recommendation = self._recommend()
 
     def _recommend(self) -> dict[str, Any]:
-        """The best mean nDCG@10 among methods that beat vanilla without hurting: no clean
-        query losing more than CLEAN_LOSS (mean over draws) and a wrong-first rate no higher
-        than vanilla's. Significant when the bootstrap interval excludes 0."""
+        """The best mean nDCG@10 among methods that beat vanilla (by more than TIE) without
+        hurting: no clean query losing more than CLEAN_LOSS (mean over draws) and a wrong-first
+        rate no higher than vanilla's. Significant when the bootstrap interval excludes 0."""
         rows = {r["name"]: r for r in self.method_rows}
         van = rows["vanilla"]
         ok = [r for r in self.method_rows if r["kind"] != "vanilla"
-              and r["vs_vanilla"]["ndcg@10_diff"] > 0
+              and r["vs_vanilla"]["ndcg@10_diff"] > TIE
               and r["vs_vanilla"]["clean_losses"]["mean"] == 0
               and r["wrong_first"]["mean"] <= van["wrong_first"]["mean"]]
         if not ok:
             return {"method": None, "settings": {}, "significant": False,
-                    "reason": "no compared ranking beats vanilla on nDCG@10 without a clean query losing "
-                              f"more than {CLEAN_LOSS} or a higher wrong-answer-first rate; keep the current "
-                              "settings and compare others with --weights / --set"}
+                    "reason": f"no compared ranking beats vanilla on nDCG@10 (by more than {TIE}) without a "
+                              f"clean query losing more than {CLEAN_LOSS} or a higher wrong-answer-first rate; "
+                              "keep the current settings and compare others with --weights / --set"}
         best = max(ok, key=lambda r: r["ndcg@10"]["mean"])
         lo, hi = best["vs_vanilla"]["ci95"]
         settings = dict(self.settings)

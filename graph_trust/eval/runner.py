@@ -15,6 +15,7 @@ after, so FalkorDB's re-indexing on sync's writes moves every method's candidate
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
 
 LIMIT = 10
+STABLE_ATTEMPTS = 3
+log = logging.getLogger(__name__)
 RANK_KINDS = ("trust", "composite", "vanilla")
 
 Progress = Callable[[str, int, int | None], None]
@@ -100,25 +103,39 @@ async def rank_queries(
     vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
     vanilla_cfg.limit = LIMIT
     graphitis: dict[str | None, Any] = {}
-    for n, q in enumerate(judged.queries, start=1):
+    for q in judged.queries:
         group = _group_of(q, conn, default_groups)
         if group not in graphitis:
-            graphitis[group] = make_graphiti(conn.for_group(group).driver if group else conn.driver,
-                                             embedder=embedder)
+            handle = conn.for_group(group) if group else conn
+            await handle.settle()  # a new FalkorDB group handle builds Graphiti's indexes first
+            graphitis[group] = make_graphiti(handle.driver, embedder=embedder)
         graphiti = graphitis[group]
         group_ids = [group] if group else default_groups
-        for m in methods:
-            if m.kind == "vanilla":
-                res = await graphiti.search_(q.text, config=vanilla_cfg, group_ids=group_ids)
-                out[m.name][q.id] = [e.uuid for e in res.edges]
-            elif m.kind == "trust":
-                res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
-                                         trust_weight=m.weight)
-                out[m.name][q.id] = [e.uuid for e in res.edges]
-            else:
-                res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
-                ranked = composite_rank(per_method[m.name], res, limit=LIMIT, now=now)
-                out[m.name][q.id] = [r.uuid for r in ranked]
+
+        async def vanilla() -> list[str]:
+            res = await graphiti.search_(q.text, config=vanilla_cfg, group_ids=group_ids)
+            return [e.uuid for e in res.edges]
+
+        # Every method of a query must read one index state: vanilla is asked before and after
+        # the others, and the query is ranked again if the graph's order moved in between.
+        for _ in range(STABLE_ATTEMPTS):
+            before = await vanilla()
+            ranked: dict[str, list[str]] = {}
+            for m in methods:
+                if m.kind == "vanilla":
+                    ranked[m.name] = before
+                elif m.kind == "trust":
+                    res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
+                                             trust_weight=m.weight)
+                    ranked[m.name] = [e.uuid for e in res.edges]
+                else:
+                    res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
+                    ranked[m.name] = [r.uuid for r in composite_rank(per_method[m.name], res, limit=LIMIT, now=now)]
+            if await vanilla() == before:
+                break
+            log.warning("query %s: the graph's search order moved while ranking; ranking it again", q.id)
+        for name, uuids in ranked.items():
+            out[name][q.id] = uuids
         if progress:
             progress("ranking", 1, len(judged.queries))
     return out
