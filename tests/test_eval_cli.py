@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from graph_trust.config import SearchSettings
+
 from cli_helpers import run_cli
 from graph_trust.eval.dataset import bundled
 
@@ -17,8 +19,10 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
+    # Negative evidence off (seed 002's formula), so trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
-                "--rank-const", "1,60", "--settle", "0", "--json", cwd=cwd, timeout=600)
+                "--rank-const", "1,60", "--settle", "0", "--set", "search.negative_penalty=0",
+                "--set", "search.demote_invalidated=false", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     return r.json()
 
@@ -171,5 +175,6 @@ def test_text_output_and_plot(tmp_path):
     r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--settle", "0", "--plot", "q.png",
                 cwd=tmp_path, timeout=600)
     assert r.code == 0, r.err
-    assert "nDCG@10" in r.out and "vanilla" in r.out and "trust@0.15" in r.out and "recommendation:" in r.out
+    default = f"trust@{SearchSettings().trust_weight:g}"
+    assert "nDCG@10" in r.out and "vanilla" in r.out and default in r.out and "recommendation:" in r.out
     assert (tmp_path / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
