@@ -36,6 +36,7 @@ class Explanation:
     final: float
     rank: int
     rank_without_boost: int
+    cosine_stage: str | None = None  # "index" or "scan": which cosine stage found it (None: not found by cosine)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
