@@ -2,27 +2,41 @@
 
 Graphiti's cosine stage scores every edge (or entity) of the graph, so its cost grows with the
 graph. The index stage asks the HNSW index (:mod:`graph_trust.graph.vector_index`) for an
-oversampled top-k, then hands exactly those candidates to graphiti-core's own cosine query
-(edges: its ``edge_similarity_search`` restricted by ``SearchFilters.edge_uuids``; entities: the
-same score formula, group and label filters), so every filter and every score is Graphiti's.
-When the filters leave fewer than ``limit`` while the index had more to give, k is widened; past
-``max_k`` the stage falls back to the scan. The stage returns fewer than ``limit`` only when the
-index ran out of candidates above ``sim_min_score``, as the scan would.
+oversampled top-k, then scores exactly those candidates with graphiti-core's own cosine query
+pieces (its filter conditions built from ``SearchFilters``, its cosine expression, its return
+clause and record parser), so every filter, score and returned object is what Graphiti's scan
+would give for them.
+When the filters leave fewer than ``limit`` while the index has more candidates above
+``sim_min_score``, k is widened; when it has no more (or ``max_k`` is reached) the stage falls
+back to the scan, because an approximate index cannot prove that the graph holds no more: the
+stage never returns fewer items than the scan would.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import weakref
 from typing import Any, Literal
 
-from graphiti_core.nodes import EntityNode
+from graphiti_core.edges import get_entity_edge_from_record
+from graphiti_core.graph_queries import get_vector_cosine_func_query
+from graphiti_core.models.edges.edge_db_queries import get_entity_edge_return_query
+from graphiti_core.models.nodes.node_db_queries import get_entity_node_return_query
+from graphiti_core.nodes import get_entity_node_from_record
 from graphiti_core.search import search_utils as su
-from graphiti_core.search.search_filters import SearchFilters, node_search_filter_query_constructor
+from graphiti_core.search.search_filters import (
+    SearchFilters,
+    edge_search_filter_query_constructor,
+    node_search_filter_query_constructor,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_trust import queries
 from graph_trust.graph import vector_index as vi
+
+log = logging.getLogger(__name__)
 
 PROBE_TTL_S = 30.0  # how long auto mode trusts what it learnt about a graph (index, size)
 
@@ -102,47 +116,44 @@ def _similarity(score: float, dialect: str) -> float:
 async def _from_index(kind: str, driver: Any, vector: list[float], search_filter: SearchFilters,
                       group_ids: list[str] | None, limit: int, min_score: float,
                       stage: CosineStage) -> list[Any] | None:
-    """Index candidates filtered and re-scored exactly; None means "use the scan"."""
-    dialect = vi.dialect_of(driver)
+    """Index candidates filtered and scored exactly; None means "use the scan"."""
     k = max(limit, int(math.ceil(limit * stage.oversample)))
     while True:
         try:
-            rows = await vi.run(driver, f"vector_query_{kind}s", k=k, search_vector=vector)
+            found = await _search(kind, driver, vector, k, search_filter, group_ids, limit, min_score)
         except Exception:  # noqa: BLE001 - index dropped since the probe, or unusable: scan
+            log.debug("vector index query failed; using the scan", exc_info=True)
             forget(driver)
             return None
-        uuids = [r["uuid"] for r in rows]
-        found = await (_rescore_edges if kind == "edge" else _rescore_nodes)(
-            driver, vector, uuids, search_filter, group_ids, limit, min_score)
         if len(found) >= limit:
             return found
-        exhausted = len(rows) < k or _similarity(float(rows[-1]["score"]), dialect) <= min_score
-        if exhausted:
-            return found
-        if k >= stage.max_k:
+        # Fewer than asked. HNSW is approximate, so only the scan can tell whether the graph
+        # holds more: widen while the index has candidates above min_score, then scan.
+        rows = await vi.run(driver, f"vector_query_{kind}s", k=k, search_vector=vector)
+        worst = min((_similarity(float(r["score"]), vi.dialect_of(driver)) for r in rows), default=min_score)
+        if len(rows) < k or worst <= min_score or k >= stage.max_k:
             return None
         k = min(stage.max_k, k * 4)
 
 
-async def _rescore_edges(driver, vector, uuids, search_filter, group_ids, limit, min_score):  # noqa: ANN001, ANN202
-    if search_filter.edge_uuids is not None:
-        allowed = set(search_filter.edge_uuids)
-        uuids = [u for u in uuids if u in allowed]
-    if not uuids:
-        return []
-    restricted = search_filter.model_copy(update={"edge_uuids": uuids})
-    return await su.edge_similarity_search(driver, vector, None, None, restricted, group_ids, limit, min_score)
-
-
-async def _rescore_nodes(driver, vector, uuids, search_filter, group_ids, limit, min_score):  # noqa: ANN001, ANN202
-    if not uuids:
-        return []
-    node_search_filter_query_constructor(search_filter, driver.provider)  # Graphiti's label validation
-    rows = await vi.run(driver, "node_vector_rescore", uuids=uuids, group_ids=group_ids,
-                        search_vector=vector, min_score=min_score)
-    wanted = set(search_filter.node_labels) if search_filter.node_labels is not None else None
-    keep = [r for r in rows if wanted is None or wanted & set(r["labels"] or [])][:limit]
-    if not keep:
-        return []
-    nodes = {n.uuid: n for n in await EntityNode.get_by_uuids(driver, [r["uuid"] for r in keep])}
-    return [nodes[r["uuid"]] for r in keep if r["uuid"] in nodes]
+async def _search(kind: str, driver: Any, vector: list[float], k: int, search_filter: SearchFilters,
+                  group_ids: list[str] | None, limit: int, min_score: float) -> list[Any]:
+    """The index's top ``k``, through graphiti-core's own filters, score, return clause and parser."""
+    p = driver.provider
+    if kind == "edge":
+        conds, params = edge_search_filter_query_constructor(search_filter, p)
+        score = get_vector_cosine_func_query("e.fact_embedding", "$search_vector", p)
+        returns, build = get_entity_edge_return_query(p), get_entity_edge_from_record
+    else:
+        conds, params = node_search_filter_query_constructor(search_filter, p)
+        score = get_vector_cosine_func_query("n.name_embedding", "$search_vector", p)
+        returns, build = get_entity_node_return_query(p), get_entity_node_from_record
+    if group_ids is not None:
+        conds.append(f"{'e' if kind == 'edge' else 'n'}.group_id IN $group_ids")
+        params["group_ids"] = group_ids
+    text = (queries.load(f"{kind}_vector_search", vi.dialect_of(driver))
+            .replace("/*filters*/", "".join(f" AND {c}" for c in conds))
+            .replace("/*score*/", score).replace("/*returns*/", returns))
+    records, _, _ = await driver.execute_query(text, k=k, search_vector=vector, limit=limit, min_score=min_score,
+                                               routing_="r", **params)
+    return [build(r, p) for r in records or []]
