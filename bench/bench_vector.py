@@ -46,7 +46,7 @@ async def used_memory(driver) -> int:  # noqa: ANN001
     return int(info["used_memory"])
 
 
-async def recall_at(conn, driver, vectors, limit: int) -> tuple[float, float]:  # noqa: ANN001
+async def recall_at(conn, driver, vectors, limit: int, stage: CosineStage) -> tuple[float, float]:  # noqa: ANN001
     """(mean recall@limit of the index stage against an exact numpy scan, where an edge scoring at
     least the scan's limit-th score is a hit; p50 ms of that numpy scan, the physical floor)."""
     rows = await conn.query("bench_edge_embeddings")
@@ -62,17 +62,17 @@ async def recall_at(conn, driver, vectors, limit: int) -> tuple[float, float]:  
         sims = mat @ (q / np.linalg.norm(q))
         cut = float(np.partition(sims, -limit)[-limit])
         floor.append(time.perf_counter() - t)
-        got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], limit, -1.0,
-                                      CosineStage(mode="index"))
+        got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], limit, -1.0, stage)
         hits += sum(1 for e in got if sims[pos[e.uuid]] >= cut - 1e-5)
         total += limit
     return hits / total, statistics.median(floor) * 1000
 
 
-async def run(n_edges: int, n_queries: int, limit: int) -> dict:
+async def run(n_edges: int, n_queries: int, limit: int, hnsw: dict, oversample: float) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(overrides={"graph.uri": f"embedded:{tmp}/g", "graph.database": GROUP,
-                                            "state_dir": f"{tmp}/state"}, environ={})
+                                            "state_dir": f"{tmp}/state",
+                                            **{f"vector_index.{k}": v for k, v in hnsw.items()}}, environ={})
         async with open_graph(settings) as conn:
             embedder = HashingEmbedder()
             driver = conn.driver
@@ -90,7 +90,7 @@ async def run(n_edges: int, n_queries: int, limit: int) -> dict:
             def cfg(mode: str):  # noqa: ANN202
                 c = EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(deep=True)
                 c.limit = limit
-                c.cosine = CosineStage(mode=mode)
+                c.cosine = CosineStage(mode=mode, oversample=oversample)
                 return c
 
             async def timed(runs: dict[str, list[float]]) -> None:
@@ -119,7 +119,7 @@ async def run(n_edges: int, n_queries: int, limit: int) -> dict:
             runs: dict[str, list[float]] = {"search_": [], "scan": [], "index": [], "auto": []}
             await timed(runs)
             p50 = {k: statistics.median(v) * 1000 for k, v in runs.items()}
-            recall, floor_ms = await recall_at(conn, driver, vectors, 10)
+            recall, floor_ms = await recall_at(conn, driver, vectors, 10, CosineStage(mode="index", oversample=oversample))
             return {
                 "edges": n_edges, "queries": n_queries, "limit": limit, "dimension": 256,
                 "graph_build_s": round(build_graph_s, 1), "index_report": report,
@@ -129,7 +129,7 @@ async def run(n_edges: int, n_queries: int, limit: int) -> dict:
                 "ratio_scan_to_search_": round(p50["scan"] / p50["search_"], 3),
                 "ratio_auto_to_scan": round(p50["auto"] / p50["scan"], 3),
                 "recall_at_10": round(recall, 4), "numpy_scan_p50_ms": round(floor_ms, 3),
-                "auto_min_size": CosineStage().min_size,
+                "auto_min_size": CosineStage().min_size, "hnsw": hnsw, "oversample": oversample,
             }
 
 
@@ -138,9 +138,14 @@ def main() -> None:
     ap.add_argument("--edges", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--limit", type=int, default=10)
+    ap.add_argument("--m", type=int, default=16, help="HNSW links per node (vector_index.m)")
+    ap.add_argument("--ef-construction", type=int, default=200)
+    ap.add_argument("--ef-runtime", type=int, default=10)
+    ap.add_argument("--oversample", type=float, default=4.0, help="search.cosine_oversample")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args()
-    res = asyncio.run(run(args.edges, args.queries, args.limit))
+    hnsw = {"m": args.m, "ef_construction": args.ef_construction, "ef_runtime": args.ef_runtime}
+    res = asyncio.run(run(args.edges, args.queries, args.limit, hnsw, args.oversample))
     text = json.dumps(res, indent=2)
     print(text)
     if args.json:

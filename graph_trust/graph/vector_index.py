@@ -131,4 +131,6 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
             if "already indexed" not in str(exc):
                 raise
         report[t.kind] = {"status": "created", "dimension": dim}
+    if conn.dialect == "neo4j" and any(v["status"] == "created" for v in report.values()):
+        await conn.query("await_indexes", timeout_s=600)  # Neo4j populates new indexes in the background
     return report
