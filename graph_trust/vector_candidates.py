@@ -52,7 +52,7 @@ class CosineStage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mode: Literal["scan", "index", "auto"] = "auto"
-    min_size: int = Field(default=20000, ge=0)
+    min_size: int = Field(default=5000, ge=0)
     oversample: float = Field(default=4.0, ge=1.0, le=100.0)
     max_k: int = Field(default=4096, ge=1)
 

@@ -4,7 +4,8 @@ graphiti-core builds none, so its cosine stage scans every edge. This module cre
 indexes (FalkorDB: one per group graph; Neo4j 5: one relationship and one node index per
 database) with the dimension read from the stored embeddings, and tells the search stage
 whether one exists. Backends without the DDL (ArcadeDB's Bolt endpoint) are reported as
-unsupported, never as an error: search then keeps Graphiti's scan.
+unsupported (the list statement or the DDL is rejected as a syntax error), never as an error:
+search then keeps Graphiti's scan.
 """
 
 from __future__ import annotations
@@ -128,6 +129,9 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
         except GraphTrustError:
             raise
         except Exception as exc:  # noqa: BLE001 - "already indexed" (a concurrent init) is success
+            if type(exc).__name__ == "CypherSyntaxError":  # a Bolt server without vector index DDL
+                report[t.kind] = {"status": "unsupported", "dimension": None}
+                continue
             if "already indexed" not in str(exc):
                 raise
         report[t.kind] = {"status": "created", "dimension": dim}
