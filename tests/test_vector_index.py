@@ -269,3 +269,15 @@ async def test_auto_uses_the_scan_below_its_size(indexed):
                                   CosineStage(mode="auto", min_size=100))
     assert (small.stage, big.stage) == ("scan", "index")
     assert [e.uuid for e in small] == [e.uuid for e in big]
+
+
+def test_settings_select_the_stage_and_bad_values_name_their_key():
+    from graph_trust.config import load_settings
+    from graph_trust.errors import ConfigError
+
+    s = load_settings(overrides={"search.cosine": "scan", "search.cosine_index_min_size": 7,
+                                 "search.cosine_oversample": 2.5}, environ={})
+    assert service.search_config(s).cosine == CosineStage(mode="scan", min_size=7, oversample=2.5)
+    for key, bad in (("search.cosine", "fast"), ("vector_index.m", 1), ("vector_index.dimension", 0)):
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            load_settings(overrides={key: bad}, environ={})
