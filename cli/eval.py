@@ -79,6 +79,9 @@ def _check_plot_available() -> None:
               help="Share of facts in the review DB (--bundled).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first draw (--bundled).")
 @click.option("--quick", is_flag=True, help="Only the first 12 bundled queries (smoke test).")
+@click.option("--settle", "settle_s", type=click.FloatRange(0, 600), default=60, show_default=True,
+              help="Longest wait, per draw, for FalkorDB's fulltext statistics to settle after the sync "
+                   "(its index garbage collection, ~30 s); 0 measures right after the sync (--bundled).")
 @click.option("--rank", "ranks", default="trust,composite", show_default=True,
               help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite.")
 @click.option("--weights", default=None, metavar="W1,W2,...",
@@ -93,7 +96,7 @@ def _check_plot_available() -> None:
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
-             coverage: float, seed: int, quick: bool, ranks: str, weights: str | None, rank_consts: str | None,
+             coverage: float, seed: int, quick: bool, settle_s: float, ranks: str, weights: str | None, rank_consts: str | None,
              sets: tuple[str, ...], plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
@@ -124,7 +127,7 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         if bundled:
             report = run(evaluate_bundled(rt.settings, ranks=rank_list, weights=weight_list, sets=overrides,
                                           draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
-                                          rank_consts=const_list, progress=bars))
+                                          rank_consts=const_list, settle_s=settle_s, progress=bars))
         else:
             report = run(evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
                                          weights=weight_list, sets=overrides, rank_consts=const_list,
@@ -165,7 +168,12 @@ def render(report: Any) -> str:
         ])
     body = table(rows, ["ranking", "nDCG@10", "MRR@10", "P@5", "wrong first", "ΔnDCG@10 vs vanilla [95% CI]",
                         "win/loss/tie", "clean losing >0.05"])
-    return f"{head}\n\n{body}\n\nrecommendation: {d['recommendation']['reason']}"
+    names = [m["name"] for m in d["methods"]]
+    by_class = table([[c["class"], c["queries"]] + [
+        f"{c['ndcg@10'][n]:.3f}" + ("" if c["wrong_first"][n] is None else f" ({c['wrong_first'][n]:.0%})")
+        for n in names] for c in d["by_class"]], ["class", "queries", *names]) if d["by_class"] else ""
+    classes = f"\n\nnDCG@10 by query class (wrong answer first in brackets):\n{by_class}" if by_class else ""
+    return f"{head}\n\n{body}{classes}\n\nrecommendation: {d['recommendation']['reason']}"
 
 
 eval = eval_cmd  # noqa: A001 - cli/main.py's COMMANDS names a command by its attribute

@@ -21,7 +21,8 @@ Examples:
               help="FalkorDB: initialise this group's graph (repeatable; default every group).")
 @common_options
 def init(groups: tuple[str, ...]) -> None:
-    """Create Graphiti's indices and constraints and the relationship uuid index sync needs.
+    """Create Graphiti's indices and constraints, the relationship uuid index sync needs, and
+    HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones).
 
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
@@ -31,3 +32,7 @@ def init(groups: tuple[str, ...]) -> None:
         emit_json(out)
         return
     click.echo(f"initialised {out['graph']} ({out['dialect']}): {', '.join(out['graphs'])}")
+    for name, kinds in out["vector_indexes"].items():
+        shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
+                          for k, v in kinds.items())
+        click.echo(f"  vector indexes of {name}: {shown}")

@@ -62,6 +62,24 @@ class SearchSettings(_Section):
     # "hashing" (graph-trust's deterministic offline embedder) or "module:callable" returning
     # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
     embedder: str = "hashing"
+    # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
+    # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
+    # least cosine_index_min_size edges, or entities for entity search; else the scan).
+    cosine: Literal["scan", "index", "auto"] = "scan"  # exact by default: index recall is measured, not yet proven at 100k (docs/benchmarks.md)
+    cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
+    cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
+
+
+class VectorIndexSettings(_Section):
+    """HNSW vector indexes ``graph-trust init`` creates on RELATES_TO.fact_embedding and Entity.name_embedding."""
+
+    enabled: bool = True
+    dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
+    # HNSW parameters chosen by bench/bench_vector.py: at 10k edges M 16 / ef 200 / ef_runtime 10
+    # gave recall@10 0.93, ef_runtime 100 0.966, these 1.0 (index build 2.4x longer).
+    m: int = Field(default=32, ge=2, le=512)  # links per node
+    ef_construction: int = Field(default=400, ge=1, le=4096)  # candidates kept while building
+    ef_runtime: int = Field(default=200, ge=1, le=4096)  # FalkorDB: candidates kept while querying
 
 
 class ReviewSettings(_Section):
@@ -310,6 +328,7 @@ class Settings(_Section):
     state_dir: Path = Path(".graph-trust")
     graph: GraphSettings = Field(default_factory=GraphSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    vector_index: VectorIndexSettings = Field(default_factory=VectorIndexSettings)
     review: ReviewSettings = Field(default_factory=ReviewSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
     relink: RelinkSettings = Field(default_factory=RelinkSettings)

@@ -55,6 +55,7 @@ class Explanation:
     rank: int
     rank_without_boost: int
     negative: str | None = None  # why the item was demoted: its review status, or "invalidated"
+    cosine_stage: str | None = None  # "index" or "scan": which cosine stage found it (None: not found by cosine)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -17,6 +17,7 @@ import math
 import os
 import weakref
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -40,6 +41,7 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust import fusion
+from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.fusion import Explanation
 
@@ -94,6 +96,7 @@ class TrustSearchConfig(SearchConfig):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=DEFAULT_NEGATIVE_PENALTY, ge=0.0, le=1.0)
     drop_negative: bool = False
+    cosine: CosineStage = Field(default_factory=CosineStage)
 
 
 # The settings under which trust_search is exactly seed 002's ``rrf + trust_score * trust_weight``
@@ -186,7 +189,7 @@ def negative_evidence(items: Sequence[Any], kind: str, config: TrustSearchConfig
 
 async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] | None, group_ids: list[str] | None,
                         cfg: Any, search_filter: SearchFilters, bfs_origin: list[str] | None, pool: int,
-                        max_coroutines: int | None) -> tuple[list[str], list[list[Any]]]:
+                        max_coroutines: int | None, cosine: CosineStage) -> tuple[list[str], list[list[Any]]]:
     """Each configured method's candidate list (best first), through graphiti-core."""
     is_edge = kind == "edge"
     M = EdgeSearchMethod if is_edge else NodeSearchMethod
@@ -197,11 +200,7 @@ async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] 
         tasks.append(fn(driver, query, search_filter, group_ids, pool))
     if M.cosine_similarity in cfg.search_methods:
         names.append("cosine")
-        if is_edge:
-            tasks.append(su.edge_similarity_search(driver, vector, None, None, search_filter, group_ids, pool,
-                                                   cfg.sim_min_score))
-        else:
-            tasks.append(su.node_similarity_search(driver, vector, search_filter, group_ids, pool, cfg.sim_min_score))
+        tasks.append(cosine_candidates(kind, driver, vector, search_filter, group_ids, pool, cfg.sim_min_score, cosine))
     if M.bfs in cfg.search_methods:
         names.append("bfs")
         tasks.append(_bfs(is_edge, driver, bfs_origin, cfg, search_filter, group_ids, pool))
@@ -223,15 +222,17 @@ async def _bfs(is_edge, driver, origin, cfg, search_filter, group_ids, pool):  #
 class _Pool:
     """One scope's candidates (edges or nodes) from one graph, fused."""
 
-    def __init__(self, fused: fusion.FusedPool, items: list[Any]):
+    def __init__(self, fused: fusion.FusedPool, items: list[Any], stages: dict[str, str] | None = None):
         self.fused = fused
         self.items = items
+        self.stages = stages or {}  # uuid -> the cosine stage that produced it
 
     @classmethod
     def from_lists(cls, names: list[str], lists: list[list[Any]], rank_const: float) -> _Pool:
         by_uuid = {x.uuid: x for lst in lists for x in lst}  # last wins, as in Graphiti
         fused = fusion.fuse([[x.uuid for x in lst] for lst in lists], names, rank_const)
-        return cls(fused, [by_uuid[u] for u in fused.uuids])
+        stages = {x.uuid: lst.stage for lst in lists if isinstance(lst, Candidates) for x in lst}
+        return cls(fused, [by_uuid[u] for u in fused.uuids], stages)
 
     @classmethod
     def scored(cls, items: list[Any], scores: list[float]) -> _Pool:
@@ -255,7 +256,7 @@ class _Pool:
             col += len(p.items)
         f = fusion.FusedPool([u for p in pools for u in p.fused.uuids], methods, ranks,
                              np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0))
-        return _Pool(f, [x for p in pools for x in p.items])
+        return _Pool(f, [x for p in pools for x in p.items], {u: s for p in pools for u, s in p.stages.items()})
 
 
 async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, vector: list[float] | None,
@@ -265,7 +266,7 @@ async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, ve
     rrf_reranker = EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf
     if cfg.reranker == rrf_reranker:
         names, lists = await _method_lists(kind, driver, query, vector, group_ids, cfg, search_filter,
-                                           bfs_origin, pool_size, max_coroutines)
+                                           bfs_origin, pool_size, max_coroutines, config.cosine)
         return _Pool.from_lists(names, lists, config.rank_const)
     # Other Graphiti rerankers (mmr, cross_encoder, node_distance, ...): boost their scores.
     fn = gsearch.edge_search if kind == "edge" else gsearch.node_search
@@ -287,7 +288,8 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative))
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
-    explanations = fusion.explain(ranked, texts, top)
+    explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
+                    for e in fusion.explain(ranked, texts, top)]
     return [items[i] for i in top], [float(ranked.final[i]) for i in top], explanations
 
 

@@ -90,7 +90,8 @@ def search_config(settings: Settings, *, scope: str = "edges", limit: int | None
     data = recipe.model_dump()
     if data.get("trust_weight") is None:
         data["trust_weight"] = s.trust_weight
-    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in _RANKING_KEYS})
+    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in _RANKING_KEYS},
+                cosine={"mode": s.cosine, "min_size": s.cosine_index_min_size, "oversample": s.cosine_oversample})
     return TrustSearchConfig(**data)
 
 
@@ -130,9 +131,12 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
 
 async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
     """Create what graph-trust needs, idempotently: Graphiti's indices and constraints and the
-    RELATES_TO.uuid / Entity.uuid range indexes sync relies on, in every requested group
-    (FalkorDB: in each group's graph; default: every group that exists, plus the default graph).
+    RELATES_TO.uuid / Entity.uuid range indexes sync relies on, and the vector indexes of
+    ``vector_index`` settings, in every requested group (FalkorDB: in each group's graph;
+    default: every group that exists, plus the default graph). ``vector_indexes`` reports, per
+    graph, what exists, was created, or why not.
     """
+    from graph_trust.graph import vector_index
     from graph_trust.sync.runner import ensure_indexes
 
     async with open_graph(settings) as conn:
@@ -144,7 +148,9 @@ async def init_graph(settings: Settings, groups: list[str] | None = None) -> dic
             await _graphiti_indices(conn.for_group(name))
         await conn.settle()
         await ensure_indexes(conn)
-        return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets}
+        vectors = {name: await vector_index.ensure(conn.for_group(name), settings.vector_index) for name in targets}
+        return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets,
+                "vector_indexes": vectors}
 
 
 async def _graphiti_indices(g: GraphConnection) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from graph_trust.config import SearchSettings
+
 from cli_helpers import run_cli
 from graph_trust.eval.dataset import bundled
 
@@ -17,8 +19,10 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
+    # Negative evidence off (seed 002's formula), so trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
-                "--rank-const", "1,60", "--json", cwd=cwd, timeout=600)
+                "--rank-const", "1,60", "--settle", "0", "--set", "search.negative_penalty=0",
+                "--set", "search.demote_invalidated=false", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     return r.json()
 
@@ -33,11 +37,15 @@ def test_bundled_json_is_complete_and_stable(quick):
     assert [d["seed"] for d in quick["draws"]] == [0, 1]
     for d in quick["draws"]:
         assert d["sync"]["edges_set"] > 0 and d["sync"]["unmatched"] == 0
+        assert d["settle"] == {"waited_s": 0.0, "settled_groups": []}
     for m in quick["methods"]:
         assert METHOD_KEYS <= set(m)
         for metric in ("ndcg@10", "mrr@10", "p@5"):
             assert len(m[metric]["per_draw"]) == 2 and 0 <= m[metric]["mean"] <= 1
         assert ("vs_vanilla" in m) == (m["kind"] != "vanilla")
+    by_class = {c["class"]: c for c in quick["by_class"]}
+    assert by_class["clean"]["queries"] == quick["clean_queries"] and by_class["clean"]["contested_queries"] == 0
+    assert all(v is None for v in by_class["clean"]["wrong_first"].values())
     rec = quick["recommendation"]
     assert set(rec) >= {"method", "settings", "significant", "reason"}
 
@@ -164,8 +172,9 @@ def test_plot_needs_matplotlib(tmp_path):
 
 def test_text_output_and_plot(tmp_path):
     pytest.importorskip("matplotlib")  # the plot extra (in the test extra, so CI runs this)
-    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--plot", "q.png",
+    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--settle", "0", "--plot", "q.png",
                 cwd=tmp_path, timeout=600)
     assert r.code == 0, r.err
-    assert "nDCG@10" in r.out and "vanilla" in r.out and "trust@0.15" in r.out and "recommendation:" in r.out
+    default = f"trust@{SearchSettings().trust_weight:g}"
+    assert "nDCG@10" in r.out and "vanilla" in r.out and default in r.out and "recommendation:" in r.out
     assert (tmp_path / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -35,11 +35,14 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
 async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: list[float] | None = None,
                            sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
-                           rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
+                           rank_consts: list[float] | None = None, settle_s: float = 60.0,
+                           progress: Progress | None = None) -> EvalReport:
     """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
-    keeps the first 12 queries (for smoke tests)."""
+    keeps the first 12 queries (for smoke tests). ``settle_s`` bounds the wait for the fulltext
+    index to settle after each draw's sync (:func:`~graph_trust.eval.runner.settle_fulltext`;
+    0 measures right after the sync)."""
     if not 1 <= draws <= MAX_DRAWS:
         raise InputError(f"--draws must be between 1 and {MAX_DRAWS}, got {draws}")
     data = bundled()
@@ -52,10 +55,10 @@ async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: lis
     for d in range(draws):
         rows = draw_review(data.graph, data.verdicts, seed=seed + d, coverage=coverage, noise=noise)
         results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
-                                               progress=progress))
+                                               settle_s=settle_s, progress=progress))
     return EvalReport.build(
         mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
         settings=dict(sets or {}), rank_const=settings.search.rank_const,
         draws=[{"seed": r.seed, "coverage": coverage, "noise": noise, "review_rows": r.review_rows,
-                "noisy_rows": r.noisy_rows, "sync": r.sync} for r in results],
+                "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle} for r in results],
         judged=judged, methods=methods, rankings=[r.rankings for r in results])

@@ -45,6 +45,7 @@ class EvalReport:
     wrong: list[dict[str, dict[str, bool | None]]]  # draw -> method -> query -> wrong first?
     method_rows: list[dict[str, Any]] = field(default_factory=list)
     per_query_rows: list[dict[str, Any]] = field(default_factory=list)
+    class_rows: list[dict[str, Any]] = field(default_factory=list)
     recommendation: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -99,23 +100,34 @@ class EvalReport:
                                          round(float(np.mean([bool(w[m.name][q.id]) for w in self.wrong])), 4))
                                 for m in self.methods},
             })
+        classes = sorted({c for q in queries for c in q.classes})
+        for c in classes:
+            rows = [r for r in self.per_query_rows if c in r["classes"]]
+            contested = [r for r in rows if r["contested"]]
+            self.class_rows.append({
+                "class": c, "queries": len(rows), "contested_queries": len(contested),
+                "ndcg@10": {m.name: round(float(np.mean([r["ndcg@10"][m.name] for r in rows])), 4)
+                            for m in self.methods},
+                "wrong_first": {m.name: (round(float(np.mean([r["wrong_first"][m.name] for r in contested])), 4)
+                                         if contested else None) for m in self.methods},
+            })
         self.recommendation = self._recommend()
 
     def _recommend(self) -> dict[str, Any]:
-        """The best mean nDCG@10 among methods that beat vanilla without hurting: no clean
-        query losing more than CLEAN_LOSS (mean over draws) and a wrong-first rate no higher
-        than vanilla's. Significant when the bootstrap interval excludes 0."""
+        """The best mean nDCG@10 among methods that beat vanilla (by more than TIE) without
+        hurting: no clean query losing more than CLEAN_LOSS (mean over draws) and a wrong-first
+        rate no higher than vanilla's. Significant when the bootstrap interval excludes 0."""
         rows = {r["name"]: r for r in self.method_rows}
         van = rows["vanilla"]
         ok = [r for r in self.method_rows if r["kind"] != "vanilla"
-              and r["vs_vanilla"]["ndcg@10_diff"] > 0
+              and r["vs_vanilla"]["ndcg@10_diff"] > TIE
               and r["vs_vanilla"]["clean_losses"]["mean"] == 0
               and r["wrong_first"]["mean"] <= van["wrong_first"]["mean"]]
         if not ok:
             return {"method": None, "settings": {}, "significant": False,
-                    "reason": "no compared ranking beats vanilla on nDCG@10 without a clean query losing "
-                              f"more than {CLEAN_LOSS} or a higher wrong-answer-first rate; keep the current "
-                              "settings and compare others with --weights / --set"}
+                    "reason": f"no compared ranking beats vanilla on nDCG@10 (by more than {TIE}) without a "
+                              f"clean query losing more than {CLEAN_LOSS} or a higher wrong-answer-first rate; "
+                              "keep the current settings and compare others with --weights / --set"}
         best = max(ok, key=lambda r: r["ndcg@10"]["mean"])
         lo, hi = best["vs_vanilla"]["ci95"]
         settings = dict(self.settings)
@@ -146,5 +158,6 @@ class EvalReport:
             "draws": self.draws,
             "methods": self.method_rows,
             "per_query": self.per_query_rows,
+            "by_class": self.class_rows,
             "recommendation": self.recommendation,
         }

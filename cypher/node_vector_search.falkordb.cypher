@@ -1,0 +1,15 @@
+// The $k Entity nodes nearest to $search_vector by the vector index (approximate), then
+// scored exactly and filtered as graphiti-core's node_similarity_search does: its filter
+// conditions, cosine expression and return clause are filled in from graphiti-core
+// (/*filters*/, /*score*/, /*returns*/), their values being parameters too.
+// Parameters: $k (integer), $search_vector, $min_score, $limit, and the parameters of
+// graphiti-core's filters ($group_ids, ...).
+CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($search_vector))
+YIELD node AS n
+WITH n
+WHERE true /*filters*/
+WITH n, /*score*/ AS score
+WHERE score > $min_score
+RETURN /*returns*/
+ORDER BY score DESC
+LIMIT $limit
