@@ -19,8 +19,10 @@ import pytest
 
 from builders import Fact, build_graph, stable_uuid
 from graph_trust import queries
+from graph_trust.config import VectorIndexSettings
 from graph_trust.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
+from graph_trust.graph import vector_index
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()
@@ -457,6 +459,51 @@ async def _bench_reference_aggregate(c: Ctx):
     assert await c.g.write("bench_reference_aggregate") == []
     assert (await c.node(c.n("billing-db")))["trust_score"] == 0.75
     assert "trust_score" not in await c.node(c.n("auth-service"))
+
+
+# --- vector indexes (graph_trust.graph.vector_index, graph_trust.vector_candidates) -------------
+
+@case("relates_to_count", "entity_count")
+async def _counts(c: Ctx):
+    # The database may hold other tests' graphs too: at least what this context built.
+    assert (await c.g.query("relates_to_count"))[0]["n"] >= len(c.edges)
+    assert (await c.g.query("entity_count"))[0]["n"] >= len(c.nodes)
+
+
+@case("edge_embeddings_page", "node_embeddings_page", "bench_edge_embeddings")
+async def _embedding_pages(c: Ctx):
+    for name in ("edge_embeddings_page", "node_embeddings_page"):
+        first = await c.g.query(name, skip=0, limit=3)
+        assert len(first) == 3 and {len(r["v"]) for r in first} == {EMB.dim}
+        assert len(await c.g.query(name, skip=0, limit=1000)) >= len(c.edges if name.startswith("edge") else c.nodes)
+    rows = {r["uuid"]: r["v"] for r in await c.g.query("bench_edge_embeddings")}
+    assert set(c.edges) <= set(rows) and all(len(rows[u]) == EMB.dim for u in c.edges)
+
+
+VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",
+                     "vector_query_edges", "vector_query_nodes", "edge_vector_search", "node_vector_search")
+
+
+@case(*VECTOR_STATEMENTS)
+async def _vector_statements(c: Ctx):
+    """ArcadeDB has no Neo4j vector index: every statement is a server error there (init reports the
+    indexes unsupported and search falls back to the scan: tests/test_vector_bolt.py). On Neo4j 5
+    init creates both indexes, and the index answers a query with the edge whose fact it embeds."""
+    if c.arcadedb:
+        assert not await vector_index.existing(c.g.driver)  # none listed; creating one fails: unsupported
+        for name in ("vector_index_create_edges", "vector_index_create_nodes"):
+            with pytest.raises(neo4j.exceptions.Neo4jError):
+                await c.g.run_text(queries.load(name, "neo4j"),
+                                   {"dimension": EMB.dim, "m": 16, "ef_construction": 100, "ef_runtime": 10},
+                                   write=True)
+        return
+    await vector_index.ensure(c.g, VectorIndexSettings())
+    names = {r["name"] for r in await c.g.query("vector_indexes")}
+    assert {"relates_to_fact_embedding", "entity_name_embedding"} <= names
+    e1 = c.e(0)
+    vec = (await EMB.create(input_data=[c.edges[e1]["fact"]]))
+    hits = await c.g.query("vector_query_edges", k=5, search_vector=vec)
+    assert hits and hits[0]["uuid"] == e1 and hits[0]["score"] == pytest.approx(1.0, abs=1e-4)
 
 
 # --- the tests (after every case is registered) -------------------------------------------------

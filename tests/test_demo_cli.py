@@ -35,7 +35,7 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
         assert q["vanilla"] and q["boosted"]
         for e in q["boosted"]:
             assert set(e) == {"uuid", "text", "bm25_rank", "cosine_rank", "fused", "trust_score", "boost", "final",
-                              "rank", "rank_without_boost", "negative"}
+                              "rank", "rank_without_boost", "negative", "cosine_stage"}
             assert e["final"] == pytest.approx(e["fused"] + e["boost"])
         rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
     assert rose >= 3  # review decisions in, boosted ranks out: every demo query flips its top two
