@@ -4,7 +4,7 @@ Both rank the same records with the same settings (score, min_trust filter, sort
 the same process; the loop is the straightforward implementation a reader would write first.
 Target: 1,000 candidates in <= 2 ms.
 
-    /work/venv/bin/python bench/bench_composite.py [--n 1000] [--repeat 200]
+    python bench/bench_composite.py [--n 1000] [--repeat 200]
 """
 
 from __future__ import annotations

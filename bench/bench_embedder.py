@@ -1,6 +1,6 @@
 """HashingEmbedder throughput: batch embedding against one ``create()`` call per text.
 
-    /work/venv/bin/python bench/bench_embedder.py [--texts 100000]
+    python bench/bench_embedder.py [--texts 100000]
 
 Texts are the sample's facts with a per-text suffix (so about half the words are new to the
 vocabulary). Prints one JSON line: texts/s of ``embed`` (numpy) on a cold and a warm
