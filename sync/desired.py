@@ -84,7 +84,9 @@ TOUCHED_ROWS = ("sync_touched x CROSS JOIN sync_candidates c INDEXED BY sync_can
 
 
 def _text(value) -> str | None:
-    """Optional text columns: None stays None, everything else becomes its text."""
+    """Optional text columns: None stays None, everything else becomes its text (bytes decoded as
+    UTF-8 like SQLite's CAST; bytes that are not UTF-8 get replacement characters, and
+    :func:`parse_row` quarantines their row)."""
     if value is None:
         return None
     if isinstance(value, bytes):
@@ -92,15 +94,35 @@ def _text(value) -> str | None:
     return str(value)
 
 
+def _not_utf8(value) -> bool:
+    if not isinstance(value, bytes):
+        return False
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+# Text columns a BLOB may arrive in: the fast path leaves such rows to parse_row.
+_TEXT_FIELDS = ("group_id", "memory_type", "sensitivity", "scope")
+
+
 def parse_row(row: dict, policy: Policy, graph_of: Callable[[str | None], str]) -> tuple:
-    """One review row -> a ``sync_candidates`` tuple (without source): reason set when unusable."""
-    cid = str(row["id"])
+    """One review row -> a ``sync_candidates`` tuple (without source): reason set when unusable.
+    A text column holding bytes that are not UTF-8 makes the row unusable (a miss, never a scope
+    or graph guessed from mangled bytes); an id like that is an error (rows are keyed by it)."""
+    if _not_utf8(row["id"]):
+        raise ReviewDBError(f"review row id {row['id']!r} is a BLOB that is not UTF-8 text; ids must be text")
+    cid = _text(row["id"])
     uuid, reason = edge_uuid_of(row["evidence_refs_json"])
     status = row["status"]
     if reason is None and not policy.knows(status):
         reason = f"unknown status {status!r} (known: {', '.join(sorted(policy.tiers))})"
+    if reason is None and (bad := [f for f in _TEXT_FIELDS if _not_utf8(row.get(f))]):
+        reason = f"{', '.join(bad)}: bytes that are not UTF-8 text"
     group = row.get("group_id")
-    graph = graph_of(None if group is None else str(group))
+    graph = graph_of(_text(group))
     return (cid, graph, uuid, status if isinstance(status, str) else _text(status),
             _text(row.get("memory_type")), _text(row.get("sensitivity")), _text(row.get("scope")), reason)
 
@@ -116,6 +138,7 @@ FAST_PATH = f"""(CASE WHEN typeof(evidence_refs_json) = 'text' AND json_valid(ev
     CASE WHEN json_type(evidence_refs_json, '$[0].evidence_id') = 'text'
     THEN length(trim({_EID}, ' ' || char(9, 10, 13, 11, 12))) > 0
          AND typeof(status) = 'text' AND status IN (SELECT status FROM temp.tiers)
+         AND 'blob' NOT IN (typeof(id), typeof(group_id), typeof(memory_type), typeof(sensitivity), typeof(scope))
     ELSE 0 END
 ELSE 0 END)"""
 

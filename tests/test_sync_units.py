@@ -7,6 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from hypothesis import given, settings as hsettings
 from hypothesis import strategies as st
 
@@ -39,7 +41,8 @@ def test_sql_fast_path_agrees_with_python(text, status):
     load_tiers(con, POLICY)
     ok, uuid = con.execute(f"SELECT {FAST_PATH}, CASE WHEN {FAST_PATH} THEN "
                            "json_extract(evidence_refs_json, '$[0].evidence_id') END "
-                           "FROM (SELECT ? AS evidence_refs_json, ? AS status)", (text, status)).fetchone()
+                           "FROM (SELECT ? AS evidence_refs_json, ? AS status, 1 AS id, NULL AS group_id, NULL AS memory_type, "
+                           "NULL AS sensitivity, NULL AS scope)", (text, status)).fetchone()
     py_uuid, reason = edge_uuid_of(text)
     if ok:  # whatever SQLite takes, Python takes, with the same uuid
         assert reason is None and py_uuid == uuid and POLICY.knows(status)
@@ -305,3 +308,15 @@ def test_a_copy_from_before_content_comparison_is_dropped_and_read_again(tmp_pat
     assert store.con.execute("SELECT count(*) FROM sync_sources").fetchone()[0] == 0
     store.close()
     StateStore(path).close()  # opening again changes nothing
+
+
+@pytest.mark.parametrize("value, scope, reason", [
+    (b"ops", "ops", None),  # bytes that are UTF-8 text read as that text, as SQLite's CAST reads them
+    (b"\x80", "\ufffd", "scope: bytes that are not UTF-8 text"),  # never a scope guessed from mangled bytes
+])
+def test_a_blob_in_a_text_column_is_its_text_or_quarantines_the_row(tmp_path, value, scope, reason):
+    read, copy = _copy_after([{"status": "promoted", "evidence_refs_json": '[{"evidence_id": "e1"}]', "group_id": None,
+                               "memory_type": None, "sensitivity": None, "scope": value}], tmp_path, full_each=True)
+    assert read == [1]
+    (row,) = copy
+    assert (row[7], row[8]) == (scope, reason)
