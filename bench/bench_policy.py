@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import synth  # noqa: E402
 from graph_trust.access import TrustContext  # noqa: E402
 from graph_trust.config import PolicySettings, load_settings  # noqa: E402
-from graph_trust.connection import open_graph  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.context.clip import sentences  # noqa: E402
 from graph_trust.context.payload import Metadata, Payload  # noqa: E402
 from graph_trust.context.policy import Candidate, apply_policy  # noqa: E402

@@ -43,7 +43,7 @@ from uuid import NAMESPACE_URL, uuid5
 import numpy as np
 
 from graph_trust.config import load_settings
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.sync.matching import name_key, tokenize
 from graph_trust.sync.review_db import init_review_db
@@ -300,7 +300,7 @@ def parse_args() -> argparse.Namespace:
 async def main(args: argparse.Namespace) -> None:
     from rank_bm25 import BM25Okapi
 
-    from graph_trust.embedded import EmbeddedServer
+    from graph_trust.graph.embedded import EmbeddedServer
     from graph_trust.sync.text_index import BM25Index
 
     emb = HashingEmbedder()
@@ -412,7 +412,7 @@ def fixture_accuracy(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from migration_fixture import build_migration, evidence_column, generate, per_class, written_ids
 
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
     from graph_trust.sync.relink import relink
 
     data = Path(tempfile.mkdtemp(prefix="bench-relink-fixture-"))

@@ -57,9 +57,10 @@ import uuid
 from pathlib import Path
 
 from graph_trust.config import load_settings
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.sync.review_db import COLUMNS, init_review_db
-from graph_trust.sync.runner import ensure_indexes, run_sync
+from graph_trust.graph.schema import ensure_uuid_indexes
+from graph_trust.sync.runner import run_sync
 from graph_trust.sync.verify import verify
 
 STATUSES = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
@@ -71,7 +72,7 @@ RUN_ID = "sync-20260101T000000Z-000000"  # as long as a sync's run id
 async def build(g, n_edges: int, rng: random.Random) -> tuple[list[str], list[str]]:
     """N/2 entities and N edges between random pairs, with Graphiti's indices; returns their uuids."""
     await g.driver.build_indices_and_constraints()
-    await ensure_indexes(g)
+    await ensure_uuid_indexes(g)
     ents = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(max(2, n_edges // 2))]
     for i in range(0, len(ents), 5000):
         await g.write("bench_create_entities", nodes=[

@@ -63,7 +63,7 @@ def write_demo_review_db(settings: Settings) -> str:
 
 async def run_demo(settings: Settings, *, limit: int = 5) -> DemoReport:
     """Load, sync, and compare vanilla and boosted ranks for the demo queries."""
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
     from graph_trust.service import search_config
     from graph_trust.sync.runner import sync_demo
 

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import math
 import os
-import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
-from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.helpers import semaphore_gather, validate_group_ids
 from graphiti_core.search import search as gsearch
 from graphiti_core.search import search_utils as su
@@ -44,6 +42,7 @@ from graph_trust import fusion
 from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.fusion import Explanation
+from graph_trust.graph import routing
 
 DEFAULT_TRUST_WEIGHT = 0.05  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
 DEFAULT_BOOST_FORM: fusion.BoostForm = "supported"
@@ -338,7 +337,7 @@ async def trust_search(
             raise TypeError("trust_search needs an embedder for cosine search (pass embedder=...)")
         vector = await embedder.create(input_data=[query.replace("\n", " ")])
 
-    routes = _routes(driver, group_ids)
+    routes = routing.routes(driver, group_ids)  # one graph per group where the backend keeps them so
     pool_size = max(1, int(math.ceil(2 * config.limit * config.pool_multiplier)))
 
     async def scope(kind: str, cfg: Any) -> tuple[list[Any], list[float], list[Explanation]]:
@@ -382,40 +381,6 @@ async def _untrusted_scopes(routes, cross_encoder, query, vector, config, search
     cm = sorted(((s, i, x) for i, (_, (xs, ss)) in enumerate(results) for x, s in zip(xs, ss, strict=False)),
                 key=lambda t: -t[0])[: config.limit]
     return [x for _, _, x in ep], [s for s, _, _ in ep], [x for _, _, x in cm], [s for s, _, _ in cm]
-
-
-_CLONES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-async def settle_clones(driver: Any) -> None:
-    """Wait for the index builds of the clones :func:`trust_search` made of ``driver``."""
-    for clone in _CLONES.pop(driver, {}).values():
-        task = getattr(clone, "_init_task", None)
-        if task is not None:
-            try:
-                await task
-            except Exception:  # noqa: BLE001 - "already indexed" and the like
-                pass
-
-
-def _routes(driver: Any, group_ids: list[str] | None) -> list[tuple[Any, list[str] | None]]:
-    """(driver, group_ids) per graph to search: FalkorDB keeps each group in its own graph.
-
-    Clones are cached per driver: graphiti-core's FalkorDriver starts an index build on every
-    clone, which need not be repeated on every search.
-    """
-    if driver.provider != GraphProvider.FALKORDB or not group_ids:
-        return [(driver, group_ids)]
-    clones = _CLONES.setdefault(driver, {})
-    routes = []
-    for g in dict.fromkeys(group_ids):
-        if g == getattr(driver, "_database", None):
-            routes.append((driver, [g]))
-            continue
-        if g not in clones:
-            clones[g] = driver.clone(database=g)
-        routes.append((clones[g], [g]))
-    return routes
 
 
 def _as_trust_config(config: SearchConfig | None) -> TrustSearchConfig:

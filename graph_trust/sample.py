@@ -22,7 +22,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from graphiti_core.driver.driver import GraphDriver, GraphProvider
+from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
@@ -30,6 +30,7 @@ from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import InputError
+from graph_trust.graph import routing
 
 GRAPH_FILE = "sample_graph.json"
 REVIEW_FILE = "sample_review.json"
@@ -125,8 +126,8 @@ async def load_sample(
     (matched by ``uuid``) with ``add_nodes_and_edges_bulk``, embeddings computed in one
     batch per group. Items already present are left untouched, so a second load writes
     nothing and keeps whatever ``trust_score`` sync has put on them. On FalkorDB each group
-    goes into its own graph (``driver.clone(database=group_id)``); on Neo4j all groups share
-    the driver's database. ``groups`` restricts the load (unknown names are an InputError).
+    goes into its own graph (a driver clone from :mod:`graph_trust.graph.routing`); on Neo4j all
+    groups share the driver's database. ``groups`` restricts the load (unknown names are an InputError).
     """
     start = time.perf_counter()
     embedder = embedder if embedder is not None else HashingEmbedder()
@@ -140,10 +141,10 @@ async def load_sample(
         )
     report = LoadReport()
     for group_id in wanted:
-        gdriver = driver.clone(database=group_id) if driver.provider == GraphProvider.FALKORDB else driver
+        group_driver = routing.driver_for_group(driver, group_id)
         entities = [e for e in data["entities"] if e["group_id"] == group_id]
         edges = [e for e in data["edges"] if e["group_id"] == group_id]
-        report.groups.append(await _load_group(gdriver, embedder, group_id, entities, edges))
+        report.groups.append(await _load_group(group_driver, embedder, group_id, entities, edges))
     report.duration_s = time.perf_counter() - start
     return report
 

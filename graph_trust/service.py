@@ -10,7 +10,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.connection import GraphConnection, open_graph
+from graph_trust.graph import schema
+from graph_trust.graph.connection import GraphConnection, open_graph
+from graph_trust.graph.routing import existing_groups
 from graph_trust.errors import ConfigError, InputError
 from graphiti_core.search.search_config import SearchConfig
 
@@ -50,18 +52,6 @@ async def open_graphiti(settings: Settings) -> AsyncIterator[tuple[GraphConnecti
         yield conn, make_graphiti(conn.driver, embedder=make_embedder(settings))
 
 
-async def existing_groups(conn: GraphConnection) -> list[str]:
-    """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: group_id values)."""
-    if conn.dialect == "falkordb":
-        names = await conn.graph_names()
-        out = []
-        for name in names:
-            if await conn.for_group(name).query("graph_has_entities"):
-                out.append(name)
-        return out
-    return [r["group_id"] for r in await conn.query("entity_groups")]
-
-
 async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> list[str] | None:
     """Check requested groups exist; none requested means every group (FalkorDB: every graph)."""
     known = await existing_groups(conn)
@@ -71,7 +61,7 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> lis
             shown = ", ".join(sorted(known)[:10]) or "none"
             raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {shown})")
         return list(groups)
-    if conn.dialect == "falkordb":
+    if conn.backend.graph_per_group:
         return known or None
     return None
 
@@ -130,42 +120,8 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
 
 
 async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
-    """Create what graph-trust needs, idempotently: Graphiti's indices and constraints and the
-    RELATES_TO.uuid / Entity.uuid range indexes sync relies on, and the vector indexes of
-    ``vector_index`` settings, in every requested group (FalkorDB: in each group's graph;
-    default: every group that exists, plus the default graph). ``vector_indexes`` reports, per
-    graph, what exists, was created, or why not.
-    """
-    from graph_trust.graph import vector_index
-    from graph_trust.sync.runner import ensure_indexes
-
+    """Create what graph-trust needs, idempotently (see :func:`graph_trust.graph.schema.init`):
+    Graphiti's indices and constraints, the RELATES_TO.uuid / Entity.uuid range indexes sync
+    relies on, and the vector indexes of ``vector_index`` settings, in every requested group."""
     async with open_graph(settings) as conn:
-        if conn.dialect == "falkordb":
-            targets = list(dict.fromkeys([*(groups or await existing_groups(conn)), conn.database]))
-        else:
-            targets = [conn.database]
-        for name in targets:
-            await _graphiti_indices(conn.for_group(name))
-        await conn.settle()
-        await ensure_indexes(conn)
-        vectors = {name: await vector_index.ensure(conn.for_group(name), settings.vector_index) for name in targets}
-        return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets,
-                "vector_indexes": vectors}
-
-
-async def _graphiti_indices(g: GraphConnection) -> None:
-    """Graphiti's own indices and constraints. On Neo4j only the statements whose index name is
-    missing run, so servers that create some indexes differently (e.g. fulltext) are left alone."""
-    if g.dialect == "falkordb":
-        await g.driver.build_indices_and_constraints()
-        return
-    import re
-
-    from graphiti_core.graph_queries import get_fulltext_indices, get_range_indices
-
-    existing = {r["name"] for r in await g.query("index_names")}
-    for stmt in get_range_indices(g.driver.provider) + get_fulltext_indices(g.driver.provider):
-        m = re.search(r"INDEX\s+(\w+)", stmt)
-        if m and m.group(1) in existing:
-            continue
-        await g.run_text(stmt, {}, write=True)
+        return await schema.init(conn, settings.vector_index, groups)

@@ -33,7 +33,7 @@ from graphiti_core.search.search_filters import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph_trust import queries
+from graph_trust.graph import backends, queries
 from graph_trust.graph import vector_index as vi
 
 log = logging.getLogger(__name__)
@@ -108,11 +108,6 @@ async def _scan(kind, driver, vector, search_filter, group_ids, limit, min_score
     return await su.node_similarity_search(driver, vector, search_filter, group_ids, limit, min_score)
 
 
-def _similarity(score: float, dialect: str) -> float:
-    """An index score on Graphiti's cosine scale, (1 + cos) / 2: FalkorDB returns a distance."""
-    return (2.0 - score) / 2.0 if dialect == "falkordb" else score
-
-
 async def _from_index(kind: str, driver: Any, vector: list[float], search_filter: SearchFilters,
                       group_ids: list[str] | None, limit: int, min_score: float,
                       stage: CosineStage) -> list[Any] | None:
@@ -130,7 +125,8 @@ async def _from_index(kind: str, driver: Any, vector: list[float], search_filter
         # Fewer than asked. HNSW is approximate, so only the scan can tell whether the graph
         # holds more: widen while the index has candidates above min_score, then scan.
         rows = await vi.run(driver, f"vector_query_{kind}s", k=k, search_vector=vector)
-        worst = min((_similarity(float(r["score"]), vi.dialect_of(driver)) for r in rows), default=min_score)
+        similarity = backends.for_driver(driver).similarity  # on Graphiti's cosine scale, (1 + cos) / 2
+        worst = min((similarity(float(r["score"])) for r in rows), default=min_score)
         if len(rows) < k or worst <= min_score or k >= stage.max_k:
             return None
         k = min(stage.max_k, k * 4)

@@ -166,7 +166,7 @@ def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict,
         raise ReviewDBError(f"review DB {review.path} table {review.table!r}: {everything - with_id} row(s) have "
                             f"no id (column {review.columns['id']!r} is NULL); every candidate needs one")
     cur = c.execute(
-        insert + f"SELECT :source, CAST(id AS TEXT), CASE WHEN :neo4j OR group_id IS NULL OR {gid} = '' THEN :db "
+        insert + f"SELECT :source, CAST(id AS TEXT), CASE WHEN :shared_graph OR group_id IS NULL OR {gid} = '' THEN :db "
         f"ELSE {gid} END, {_EID}, status, {_text_sql('memory_type')}, {_text_sql('sensitivity')}, "
         f"{_text_sql('scope')}, NULL, {', '.join(RAW)} FROM ({inner}) WHERE {FAST_PATH}" + _UPSERT, params)
     read = max(cur.rowcount, 0)
@@ -221,7 +221,7 @@ def _tiers_hash(policy: Policy) -> str:
 
 
 def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
-                       *, source: str, graph_key: str, full: bool, batch_size: int = 2000, neo4j: bool = False,
+                       *, source: str, graph_key: str, full: bool, batch_size: int = 2000, shared_graph: bool = False,
                        default_graph: str = "", progress: Callable[[int], None] | None = None,
                        defer_desired: bool = False) -> tuple[int, bool]:
     """Bring ``sync_candidates``, ``sync_touched`` and ``sync_desired`` up to date.
@@ -239,7 +239,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     incremental = row is not None and not full and row[1] == _tiers_hash(policy)
     started = now_iso()
     inner = review.select_sql(REVIEW_FIELDS, schema="review")
-    params = {"source": source, "db": default_graph, "neo4j": int(neo4j)}
+    params = {"source": source, "db": default_graph, "shared_graph": int(shared_graph)}
     changed_ids = "SELECT CAST(id AS TEXT) FROM temp.changed"
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
@@ -311,7 +311,7 @@ def attached(con: sqlite3.Connection, review: ReviewDB):
 
 
 def exact_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
-                     *, source: str, neo4j: bool = False, default_graph: str = "") -> None:
+                     *, source: str, shared_graph: bool = False, default_graph: str = "") -> None:
     """Every review row, parsed as sync parses it, in ``temp.review_rows`` (the columns of
     ``sync_candidates``), and the desired state they give each edge in ``temp.desired`` (graph,
     edge_uuid, score, status, memory_type, sensitivity, scope): read afresh, whatever the rows'
@@ -321,7 +321,7 @@ def exact_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_
     con.execute("DROP TABLE IF EXISTS temp.review_rows")
     con.execute("CREATE TEMP TABLE review_rows AS SELECT * FROM sync_candidates LIMIT 0")
     con.execute("CREATE UNIQUE INDEX temp.review_rows_key ON review_rows (source, id)")  # (for the upsert)
-    params = {"source": source, "db": default_graph, "neo4j": int(neo4j)}
+    params = {"source": source, "db": default_graph, "shared_graph": int(shared_graph)}
     with attached(con, review):
         copy_rows(con, review, review.select_sql(REVIEW_FIELDS, schema="review"), params, policy, graph_of,
                   table="temp.review_rows")

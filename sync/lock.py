@@ -16,7 +16,7 @@ import os
 import socket
 from pathlib import Path
 
-from graph_trust.embedded import _proc_start_time
+from graph_trust.graph.embedded import _proc_start_time
 from graph_trust.errors import LockHeldError, StateStoreError
 
 log = logging.getLogger(__name__)

@@ -40,6 +40,7 @@ import numpy as np
 
 from graph_trust.config import Settings
 from graph_trust.errors import InputError
+from graph_trust.graph.connection import use_graph
 from graph_trust.sync import relink_store
 from graph_trust.sync.state import new_run_id
 from graph_trust.sync.relink_store import relinked_evidence_json  # re-exported; lives with the writes
@@ -307,7 +308,7 @@ async def relink(
     ``embedder`` is a graphiti-core ``EmbedderClient`` (``create_batch``). Default: the one
     ``search.embedder`` configures (the factory search uses). Its vectors are compared only in
     groups whose stored embeddings it reproduces (:class:`EmbeddingCheck`). ``conn`` is an open
-    graph connection (default: :func:`graph_trust.connection.open_graph` on ``settings``).
+    graph connection (default: :func:`graph_trust.graph.connection.open_graph` on ``settings``).
     Every run (dry runs too) is recorded in the state store's ``relink_runs`` (listed by
     ``graph-trust runs``).
     """
@@ -329,8 +330,6 @@ async def relink(
             relink_store.check_writable(db)
         report = RelinkReport(run_id=None, dry_run=dry_run)
         args = (db, report, group, min_sim, marg, embedder, embedder_name, progress)
-        from graph_trust.connection import use_graph
-
         async with use_graph(settings, conn) as g:
             matched = await _match_orphans(g, *args)
         t = time.monotonic()
@@ -345,8 +344,8 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, embed
                          ) -> list[tuple[RelinkCandidate, str, MatchResult]]:
     # 1. orphans, per group (FalkorDB: each group is its own graph), candidates streamed in batches
     t0 = time.monotonic()
-    falkor = conn.dialect == "falkordb"
-    existing = set(await conn.graph_names()) if falkor else set()
+    per_group = conn.backend.graph_per_group
+    existing = set(await conn.graph_names()) if per_group else set()
     orphans: list[tuple[RelinkCandidate, str]] = []
     held: dict[str, list[tuple[str, str]]] = {}  # edge uuid -> (candidate, fact key) naming it now
     for cands, quarantined in relink_store.iter_candidates(db, group):
@@ -356,8 +355,8 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, embed
         for c, ev in cands:
             by_group.setdefault(c.group_id, []).append((c, ev))
         for gid, items in by_group.items():
-            g = conn.for_group(gid) if falkor else conn
-            if falkor and g.database not in existing:
+            g = conn.for_group(gid) if per_group else conn
+            if per_group and g.database not in existing:
                 missing = {ev for _, ev in items}
             else:
                 missing = await orphaned_ids(g, [ev for _, ev in items])
@@ -375,7 +374,7 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, embed
     t0 = time.monotonic()
     groups = sorted({c.group_id for c, _ in orphans}, key=lambda g: (g is None, g or ""))
     indexes: dict[str | None, EdgeIndex] = {}
-    if falkor:
+    if per_group:
         for gid in groups:
             g = conn.for_group(gid)
             if g.database not in existing:
@@ -400,7 +399,7 @@ async def _match_orphans(conn, db, report, group, min_sim, marg, embedder, embed
         return await embedder.create_batch(texts)
 
     def conn_for(gid: str | None):
-        return conn.for_group(gid) if falkor else conn
+        return conn.for_group(gid) if per_group else conn
 
     async def embeddings_for(gid: str | None, uuids: list[str]):
         return await fetch_embeddings(conn_for(gid), uuids)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
-from graph_trust.queries import check_identifier
+from graph_trust.graph.queries import check_identifier
 
 REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
 OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",

@@ -16,9 +16,10 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import InputError, NotFoundError, RollbackConflictError, RunFailedError
+from graph_trust.graph.connection import use_graph
+from graph_trust.graph.routing import Graphs
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.desired import touch_edges
-from graph_trust.sync.graphstate import Graphs
 from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.runner import config_hash, graph_key, recover_dead_runs
 from graph_trust.sync.state import StateStore
@@ -42,8 +43,6 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
         from graph_trust.sync.relink import rollback_relink
 
         return rollback_relink(settings, run_id, force=force)
-    from graph_trust.connection import use_graph
-
     store = StateStore.for_settings(settings)
     try:
         run = store.run(run_id)

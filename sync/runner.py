@@ -1,4 +1,4 @@
-"""Python entry points of the nightly sync: ``run_sync``, ``sync_graph``, ``ensure_indexes``, ``list_runs``.
+"""Python entry points of the nightly sync: ``run_sync``, ``sync_graph``, ``list_runs``.
 
 One run, holding the graph's sync lock:
 
@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
+from graph_trust.errors import ClearLimitError, RunFailedError
+from graph_trust.graph.connection import use_graph
+from graph_trust.graph.routing import Graphs
+from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers,
@@ -60,36 +63,12 @@ def config_hash(settings: Settings) -> str:
     return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-async def ensure_indexes(g: Any, only: list[str] | None = None) -> None:
-    """Create the RELATES_TO.uuid and Entity.uuid range indexes where missing (idempotent).
-
-    FalkorDB: in every existing graph (group), or those of ``only`` that exist (so a group
-    name nothing uses never creates an empty graph), plus the default graph. Neo4j: the database.
-    """
-    if g.dialect == "falkordb":
-        existing = set(await g.graph_names())
-        names = (existing if only is None else existing & set(only)) | {g.database}
-    else:
-        names = {g.database}
-    graphs = graphstate.Graphs(g)
-    for name in sorted(names):
-        gg = graphs(name)
-        for stmt in ("rel_uuid_index", "entity_uuid_index"):
-            try:
-                await gg.write(stmt)
-            except GraphTrustError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - FalkorDB reports an existing index as an error
-                if "already indexed" not in str(exc):
-                    raise
-
-
 DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
 
 
 async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
     """Mark runs whose process died as interrupted and settle their pending journal rows."""
-    settled = await recover(store, await graphstate.Graphs.open(g), gk)
+    settled = await recover(store, await Graphs.open(g), gk)
     for run_id in store.unfinished_runs(gk):
         store.finish_run(run_id, "interrupted", store.run(run_id)["counts"], error=DEAD_RUN_ERROR)
     return settled
@@ -118,8 +97,6 @@ async def run_sync(settings: Settings, *, review_db: str | Path | None = None, d
                    full: bool = False, batch_size: int | None = None, progress: Progress | None = None,
                    graph: Any = None) -> SyncReport:
     """Sync the review DB's decisions onto the graph in ``settings`` (or the open ``graph``)."""
-    from graph_trust.connection import use_graph
-
     review = ReviewDB.open(review_db, settings.review)
     store = StateStore.for_settings(settings)
     try:
@@ -184,7 +161,7 @@ class _SyncJob:
         self.source = source_for(review, gk)
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, gk)
-        self.graphs = graphstate.Graphs(g)  # (run() opens it knowing which graphs exist)
+        self.graphs = Graphs(g)  # (run() opens it knowing which graphs exist)
         self._inflight: deque[tuple] = deque()  # (write task, settle(matched), rows) of the batches in flight
         self._total: int | None = None  # rows of temp.work (when built up front)
         self._reported = 0  # work rows reported to ``progress``
@@ -225,7 +202,7 @@ class _SyncJob:
         r = self.report
         full = r.full
         self._t = time.monotonic()
-        self.graphs = await graphstate.Graphs.open(self.g)
+        self.graphs = await Graphs.open(self.g)
         exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
         # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
         # aggregate query per graph known so far) while this process refreshes the candidates and
@@ -241,7 +218,7 @@ class _SyncJob:
             raise
         self._lap("candidates")
         if not r.dry_run and (exact or self._new_graphs(graphs)):
-            await ensure_indexes(self.g, graphs)
+            await ensure_uuid_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
         self.con.execute("DELETE FROM temp.keys")
         try:
@@ -299,7 +276,7 @@ class _SyncJob:
         r = self.report
         r.candidates_read, self._everything = refresh_candidates(
             self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk,
-            full=r.full, neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
+            full=r.full, shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
@@ -783,4 +760,4 @@ def list_runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
         store.close()
 
 
-__all__ = ["ensure_indexes", "graph_key", "list_runs", "run_sync", "sync_demo", "sync_graph"]
+__all__ = ["graph_key", "list_runs", "run_sync", "sync_demo", "sync_graph"]

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.graph.connection import use_graph
+from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import exact_candidates, refresh_candidates, source_for
@@ -38,8 +40,6 @@ KINDS = ("edge_missing_trust", "edge_wrong_trust", "edge_stale_trust", "entity_w
 async def verify(settings: Settings, *, review_db: str | Path | None = None, graph: Any = None,
                  examples: int = 5) -> VerifyReport:
     """Drift between the graph and the review DB (``in_sync`` False when any is found)."""
-    from graph_trust.connection import use_graph
-
     review = ReviewDB.open(review_db, settings.review)
     store = StateStore.for_settings(settings)
     try:
@@ -56,8 +56,8 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     policy = policy_of(settings)
     gk = graph_key(g)
     source = source_for(review, gk)
-    graphs = await graphstate.Graphs.open(g)  # (a group with no graph is read as empty, never created)
-    where = {"source": source, "neo4j": g.dialect == "neo4j", "default_graph": g.database}
+    graphs = await Graphs.open(g)  # (a group with no graph is read as empty, never created)
+    where = {"source": source, "shared_graph": not g.backend.graph_per_group, "default_graph": g.database}
     # what the next normal sync will work from (its incremental copy) ...
     refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
     con = store.con
@@ -124,7 +124,7 @@ class _Aggregate:
         return aggregate(self.scores, self.method)
 
 
-async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], method: str, found: _Findings) -> int:
+async def _check_entities(con, graphs: Graphs, names: set[str], method: str, found: _Findings) -> int:
     """Every entity of ``names`` against the aggregate of the trusted edges touching it (from the
     endpoints ``_check_edges`` read into ``temp.actual``; an edge counts once, a self-loop too);
     returns how many entities the graphs hold. Only entities that hold trust are read (uuid range by
@@ -165,7 +165,7 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
     return checked
 
 
-async def _check_edges(con, graphs: graphstate.Graphs, names: set[str], found: _Findings) -> tuple[int, int]:
+async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -> tuple[int, int]:
     """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
     trust; returns (edges checked, scored candidates whose edge the graph does not have: what
     sync reports as unmatched)."""

@@ -173,11 +173,8 @@ async def write_edge_rows(gg: Any, sets: list[dict[str, Any]], clears: list[str]
     return the uuids the graph has (matched)."""
     uuids = [row["uuid"] for row in sets] + clears
     matched = 0
-    if sets and gg.dialect == "neo4j":  # see cypher/edge_trust_set.*: the dialects take different shapes
-        by_uuid = {row["uuid"]: {k: v for k, v in row.items() if k != "uuid"} for row in sets}
-        matched += int((await gg.write("edge_trust_set", uuids=list(by_uuid), by_uuid=by_uuid))[0]["matched"])
-    elif sets:
-        matched += int((await gg.write("edge_trust_set", rows=sets))[0]["matched"])
+    if sets:  # see cypher/edge_trust_set.*: the dialects take different shapes
+        matched += int((await gg.write("edge_trust_set", **gg.backend.bulk_params(sets)))[0]["matched"])
     if clears:
         matched += int((await gg.write("edge_trust_clear", uuids=clears))[0]["matched"])
     if matched == len(uuids):

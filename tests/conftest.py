@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graph_trust.config import Settings, load_settings
-from graph_trust.embedded import EmbeddedServer
+from graph_trust.graph.embedded import EmbeddedServer
 
 
 @pytest.fixture(scope="session")
@@ -59,7 +59,7 @@ def settings(tmp_path: Path, falkor_server: EmbeddedServer, embedded_path: Path,
 @pytest.fixture
 async def graph(settings: Settings):
     """An open :class:`GraphConnection` on a fresh FalkorDB graph."""
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
 
     async with open_graph(settings) as g:
         yield g

@@ -81,11 +81,11 @@ TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": No
 
 async def bulk_graph(graph, group: str, n_edges: int) -> list[str]:
     """``n_edges`` Graphiti-shaped RELATES_TO edges bulk-created with UNWIND (fast; no embeddings)."""
-    from graph_trust.sync.runner import ensure_indexes
+    from graph_trust.graph.schema import ensure_uuid_indexes
 
     gg = graph.for_group(group)
     await gg.run_text("CREATE (:Entity {uuid: 'seed'})", {}, write=True)
-    await ensure_indexes(graph)
+    await ensure_uuid_indexes(graph)
     ents = [f"{group}-n{i:05d}" for i in range(max(2, n_edges // 3))]
     await gg.run_text(BULK_ENTITIES, {"rows": [{"uuid": e, "name": e, "group_id": group} for e in ents]}, write=True)
     edges = [f"{(i * 7919) % 65536:04x}-{group}-e{i:05d}" for i in range(n_edges)]

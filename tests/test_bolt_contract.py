@@ -18,9 +18,9 @@ import neo4j.exceptions
 import pytest
 
 from builders import Fact, build_graph, stable_uuid
-from graph_trust import queries
+from graph_trust.graph import queries
 from graph_trust.config import VectorIndexSettings
-from graph_trust.connection import GraphConnection, open_graph
+from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.graph import vector_index
 

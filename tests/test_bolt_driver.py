@@ -15,7 +15,7 @@ from bolt_server import free_port
 from builders import Fact, build_graph
 from cli_helpers import run_cli
 from graph_trust.config import load_settings
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import ConfigError, GraphAuthError, GraphConnectionError
 from sync_fixtures import review_db

@@ -15,7 +15,7 @@ import pytest
 
 from cli_helpers import run_cli
 from graph_trust import service
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
 
 pytestmark = pytest.mark.bolt

@@ -11,7 +11,7 @@ import pytest
 from builders import assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
 from graph_trust import graphiti as gt
 from graph_trust import service
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
 from test_trust_search import FACTS, QUERIES

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graph_trust.address import parse_address
+from graph_trust.graph.address import parse_address
 from graph_trust.config import load_settings
 from graph_trust.errors import ConfigError
 

@@ -19,14 +19,14 @@ from falkordb import FalkorDB
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from graph_trust.embedded import EmbeddedServer
+from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.errors import EmbeddedServerError
 
 # A client process: starts the server for argv[1], prints {"pid", "socket"}, then obeys stdin
 # lines: "stop" (release and report), "exit" (leave without stop(): atexit must release).
 CLIENT = """
 import json, sys
-from graph_trust.embedded import EmbeddedServer
+from graph_trust.graph.embedded import EmbeddedServer
 s = EmbeddedServer(sys.argv[1]).start()
 print(json.dumps({"pid": s.pid, "socket": s.socket_path}), flush=True)
 for line in sys.stdin:
@@ -449,7 +449,7 @@ def test_clean_stop_compacts_logged_writes_into_an_rdb_base(gpath):
 
 def test_start_waits_for_a_server_loading_its_data(gpath, tmp_path, caplog):
     fill(gpath)
-    caplog.set_level("INFO", logger="graph_trust.embedded")
+    caplog.set_level("INFO", logger="graph_trust.graph.embedded")
     slow = fake_binary(tmp_path, load_delay_us=2000)
     # The load takes far longer than start_timeout_s, but the server says LOADING: not an error.
     with EmbeddedServer(gpath, binary=slow, start_timeout_s=0.5) as srv:

@@ -84,7 +84,7 @@ async def test_same_pools_rank_identically_on_falkordb_and_bolt(bolt, bolt_setti
     from graphiti_core.edges import EntityEdge
 
     from graph_trust import service
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
     from graph_trust.embedder import HashingEmbedder
     from graph_trust.eval.metrics import per_query
     from graph_trust.graphiti import trust_search

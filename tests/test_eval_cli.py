@@ -84,7 +84,7 @@ def judged_graph(tmp_path, settings):
     """The bundled infra group on an embedded graph, synced with draw 0; 8 of its queries."""
     import asyncio
 
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
     from graph_trust.embedder import HashingEmbedder
     from graph_trust.sample import load_sample
     from graph_trust.sync.review_db import init_review_db, insert_rows

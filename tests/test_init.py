@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph_trust import service
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 
 from cli_helpers import run_cli
 

@@ -249,8 +249,8 @@ async def test_graph_lost_mid_session_is_skipped(tmp_path):
     import os
     import signal
 
-    from graph_trust.connection import open_graph
-    from graph_trust.embedded import EmbeddedServer
+    from graph_trust.graph.connection import open_graph
+    from graph_trust.graph.embedded import EmbeddedServer
 
     server = EmbeddedServer(tmp_path / "g").start()  # this test's own server, killed below
     s = load_settings(overrides={"graph.uri": f"embedded:{tmp_path}/g", "state_dir": str(tmp_path / "s")}, environ={})

@@ -18,7 +18,7 @@ from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
 from graph_trust.config import load_settings
-from graph_trust.embedded import EmbeddedServer
+from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
 from graph_trust.sample import demo_group, load_sample

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from migration_fixture import (build_graph_without_vector_procedure, build_migration, evidence_column,  # noqa: E402
                                generate, per_class, written_ids)
 
-from graph_trust.connection import open_graph  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.sync.relink import relink, rollback_relink  # noqa: E402
 

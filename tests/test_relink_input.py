@@ -20,7 +20,7 @@ from builders import Fact, build_graph  # noqa: E402
 from migration_fixture import evidence_column, write_review_db  # noqa: E402
 
 from graph_trust.cli.main import main  # noqa: E402
-from graph_trust.connection import open_graph  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.errors import ReviewDBError  # noqa: E402
 from graph_trust.sync import relink_store  # noqa: E402

@@ -11,7 +11,7 @@ from graphiti_core.driver.falkordb_driver import FalkorDriver
 from graphiti_core.prompts.models import Message
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
-from graph_trust.embedded import EmbeddedServer
+from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import InputError
 from graph_trust.offline import LLMUnavailableError, make_graphiti

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.sync import rollback, run_sync, verify
 from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from graph_trust.config import load_settings
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.errors import RunFailedError
 from graph_trust.sync import run_sync, verify
 from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db

@@ -143,7 +143,7 @@ def test_holder_gone_reads_the_lock_file(tmp_path):
     """The lock file decides: released -> gone; held by this (live) process -> not gone; held by
     a pid whose start time differs (the pid was reused) or by no live process -> gone; another
     host or no file -> cannot tell (not gone)."""
-    from graph_trust.embedded import _proc_start_time
+    from graph_trust.graph.embedded import _proc_start_time
 
     gk = "k" * 16
     path = lock_path(tmp_path, gk)

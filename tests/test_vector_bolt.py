@@ -11,7 +11,7 @@ from graphiti_core.search.search_filters import SearchFilters
 
 from builders import build_graph
 from graph_trust import service
-from graph_trust.connection import open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.vector_candidates import CosineStage, cosine_candidates
 from test_trust_search import FACTS, QUERIES

@@ -247,9 +247,9 @@ class ContextService:
         except _UnknownGroup as exc:
             return fail("GROUP_NOT_FOUND", "empty", str(exc))
         except Exception as exc:  # a driver error mid-search: the connection module says if the graph is gone
-            from graph_trust.connection import _translate, address_of
+            from graph_trust.graph.connection import address_of, translate_error
 
-            lost = _translate(exc, address_of(settings), settings.graph.database)
+            lost = translate_error(exc, address_of(settings), settings.graph.database)
             if lost is None:
                 raise
             return fail("GRAPH_UNAVAILABLE", "skip", str(lost))

@@ -576,7 +576,7 @@ def check_demo(review: list[dict], weight: float = 0.15, limit: int = 5) -> None
     from graphiti_core.search.search_filters import SearchFilters
     from graphiti_core.search.search_utils import edge_fulltext_search, edge_similarity_search
 
-    from graph_trust.embedded import EmbeddedServer
+    from graph_trust.graph.embedded import EmbeddedServer
     from graph_trust.offline import make_graphiti
     from graph_trust.sample import load_sample
 

@@ -176,7 +176,7 @@ def _group_of(q: Query, conn: Any, default_groups: list[str] | None) -> str | No
     """The one group (FalkorDB: graph) a query searches; Neo4j searches the groups in one database."""
     if q.group:
         return q.group
-    if conn.dialect != "falkordb":
+    if not conn.backend.graph_per_group:
         return None
     if default_groups and len(default_groups) == 1:
         return default_groups[0]
@@ -219,7 +219,7 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
     ``settings`` supply everything but the graph and the state directory (both temporary), so
     ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search.
     """
-    from graph_trust.connection import open_graph
+    from graph_trust.graph.connection import open_graph
     from graph_trust.embedder import HashingEmbedder
     from graph_trust.sample import load_sample
     from graph_trust.sync.review_db import init_review_db, insert_rows

@@ -13,10 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graphiti_core.driver.driver import GraphProvider
-
-from graph_trust import queries
 from graph_trust.errors import ConfigError, GraphTrustError, InputError
+from graph_trust.graph import backends, queries
 
 PAGE = 5000
 
@@ -41,7 +39,7 @@ TARGETS = (EDGES, NODES)
 
 
 def dialect_of(driver: Any) -> str:
-    return "falkordb" if driver.provider == GraphProvider.FALKORDB else "neo4j"
+    return backends.for_driver(driver).dialect
 
 
 async def run(driver: Any, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -61,16 +59,13 @@ async def existing(driver: Any) -> dict[str, dict[str, Any]] | None:
 
 
 def parse_existing(rows: list[dict[str, Any]], dialect: str) -> dict[str, dict[str, Any]]:
+    backend = backends.by_name(dialect)
     found: dict[str, dict[str, Any]] = {}
     for t in TARGETS:
         for r in rows:
-            if dialect == "falkordb":
-                types = (r.get("types") or {}).get(t.prop) or []
-                if r.get("label") == t.label and "VECTOR" in types:
-                    found[t.kind] = dict((r.get("options") or {}).get(t.prop) or {})
-            elif t.label in (r.get("labelsOrTypes") or []) and t.prop in (r.get("properties") or []):
-                cfg = (r.get("options") or {}).get("indexConfig") or {}
-                found[t.kind] = {"name": r.get("name"), "dimension": cfg.get("vector.dimensions")}
+            options = backend.vector_index_options(r, t.label, t.prop)
+            if options is not None:
+                found[t.kind] = options
     return found
 
 
@@ -132,9 +127,9 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
             if type(exc).__name__ == "CypherSyntaxError":  # a Bolt server without vector index DDL
                 report[t.kind] = {"status": "unsupported", "dimension": None}
                 continue
-            if "already indexed" not in str(exc):
+            if not conn.backend.index_exists(exc):
                 raise
         report[t.kind] = {"status": "created", "dimension": dim}
-    if conn.dialect == "neo4j" and any(v["status"] == "created" for v in report.values()):
-        await conn.query("await_indexes", timeout_s=600)  # Neo4j populates new indexes in the background
+    if any(v["status"] == "created" for v in report.values()):
+        await conn.backend.await_new_indexes(conn)  # Neo4j populates new indexes in the background
     return report

@@ -1,0 +1,137 @@
+"""The one interface every graph backend implements.
+
+Search, sync and schema set-up never ask which server they talk to; they ask the backend what
+it does: whether each Graphiti group lives in its own graph, how to list graphs, open a driver,
+run a statement, translate an error, read a vector score or create Graphiti's indices. A new
+backend is one module in this package defining a :class:`Backend` subclass and an instance
+named ``BACKEND`` (see ``docs/backends.md``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from graph_trust.errors import GraphConnectionError
+
+if TYPE_CHECKING:  # annotations only: the address module imports this package
+    from graph_trust.config import GraphSettings
+    from graph_trust.graph.address import GraphAddress
+    from graph_trust.graph.connection import GraphConnection
+
+
+@dataclass
+class OpenedDriver:
+    """What :meth:`Backend.open_driver` made: the graphiti-core driver, the default graph
+    (database) it points at, and what to stop after closing it (an embedded server), if any."""
+
+    driver: Any
+    database: str
+    server: Any = None
+
+
+class Backend(ABC):
+    """A graph server family (FalkorDB, Bolt/Neo4j, ...) as graph-trust needs it."""
+
+    #: the name reported (``init``'s ``dialect``) and the Cypher dialect: ``cypher/NAME.<name>.cypher``
+    name: ClassVar[str]
+    #: graphiti-core's ``GraphProvider`` of this backend's drivers
+    provider: ClassVar[Any]
+    #: the :class:`~graph_trust.graph.address.GraphAddress` kinds this backend serves
+    kinds: ClassVar[tuple[str, ...]]
+    #: the URL schemes of its addresses, and the kind they parse to
+    schemes: ClassVar[tuple[str, ...]] = ()
+    url_kind: ClassVar[str] = ""
+    default_port: ClassVar[int] = 0
+    #: an address ``PREFIX:PATH`` naming a local data directory (kind ``PREFIX``), if any
+    path_prefix: ClassVar[str | None] = None
+    #: how the error for an unknown scheme shows this backend's addresses
+    examples: ClassVar[tuple[str, ...]] = ()
+    #: order in listings (lowest first)
+    rank: ClassVar[int] = 100
+    #: each Graphiti group in its own graph (True), or every group in one database (False)
+    graph_per_group: ClassVar[bool]
+    #: the default graph (database) when ``graph.database`` is not set
+    default_database: ClassVar[str]
+
+    @property
+    def dialect(self) -> str:
+        return self.name
+
+    # -- addresses and drivers -------------------------------------------------------------
+
+    @abstractmethod
+    def display(self, address: GraphAddress) -> str:
+        """The address as shown to users and hashed into sync's graph key: no credentials."""
+
+    @abstractmethod
+    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+        """A graphiti-core driver on ``address`` (starting what has to run first); errors are
+        translated (:meth:`translate`) before they leave."""
+
+    async def driver_ready(self, driver: Any) -> None:  # noqa: B027 - optional hook
+        """Called once the connection answered its ping."""
+
+    def clone(self, driver: Any, database: str) -> Any:
+        """A driver on another graph of the same server (only when :attr:`graph_per_group`)."""
+        return driver.clone(database=database)
+
+    @abstractmethod
+    async def ping(self, conn: GraphConnection) -> None:
+        """Fail (with the driver's error) unless the server answers and accepts us."""
+
+    # -- statements --------------------------------------------------------------------------
+
+    @abstractmethod
+    async def run(self, driver: Any, database: str, text: str, params: dict[str, Any], *,
+                  write: bool) -> list[dict[str, Any]]:
+        """Run Cypher ``text`` once on graph ``database``; rows as dicts."""
+
+    @abstractmethod
+    async def graph_names(self, driver: Any, database: str) -> list[str]:
+        """The graphs on the server (one database: just ``database``)."""
+
+    async def groups(self, conn: GraphConnection) -> list[str]:
+        """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values)."""
+        return [r["group_id"] for r in await conn.query("entity_groups")]
+
+    def bulk_params(self, rows: Sequence[dict[str, Any]], key: str = "uuid") -> dict[str, Any]:
+        """Parameters of a write of many rows matched by ``key``, in the shape this backend's
+        variant of the statement takes (``$rows``: a list of maps)."""
+        return {"rows": list(rows)}
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def transient_errors(self) -> tuple[type[BaseException], ...]:
+        """Errors worth retrying (with backoff)."""
+        return ()
+
+    def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
+        """One clear line (no credentials) for a connection problem, else None."""
+        if isinstance(exc, OSError):
+            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+        return None
+
+    def index_exists(self, exc: BaseException) -> bool:
+        """``exc`` says the index being created exists already (success for idempotent DDL)."""
+        return "already indexed" in str(exc)
+
+    # -- schema and vectors ------------------------------------------------------------------
+
+    @abstractmethod
+    async def graphiti_indices(self, conn: GraphConnection) -> None:
+        """Create Graphiti's own indices and constraints in ``conn``'s graph, idempotently."""
+
+    async def await_new_indexes(self, conn: GraphConnection) -> None:  # noqa: B027 - optional hook
+        """Wait until indexes just created answer queries (servers that populate them later)."""
+
+    @abstractmethod
+    def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
+        """From a row of ``cypher/vector_indexes``: the options of a vector index on
+        ``label.prop``, or None when the row is not one."""
+
+    def similarity(self, score: float) -> float:
+        """A vector index score on Graphiti's cosine scale, ``(1 + cos) / 2``."""
+        return score

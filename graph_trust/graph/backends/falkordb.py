@@ -1,0 +1,114 @@
+"""FalkorDB (embedded, started by graph-trust, or an external server): each Graphiti group is a
+graph of its own, vector scores are distances, index DDL answers "already indexed"."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import redis.exceptions as rx
+from falkordb.asyncio import FalkorDB
+from graphiti_core.driver.driver import GraphProvider
+from graphiti_core.driver.falkordb_driver import FalkorDriver
+
+from graph_trust.errors import GraphAuthError, GraphConnectionError
+from graph_trust.graph.backends.base import Backend, OpenedDriver
+from graph_trust.graph.embedded import EmbeddedServer
+
+if TYPE_CHECKING:
+    from graph_trust.config import GraphSettings
+    from graph_trust.graph.address import GraphAddress
+    from graph_trust.graph.connection import GraphConnection
+
+DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
+_EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does not exist
+
+
+class FalkorDBBackend(Backend):
+    name = "falkordb"
+    provider = GraphProvider.FALKORDB
+    kinds = ("embedded", "falkordb")
+    schemes = ("falkordb",)
+    url_kind = "falkordb"
+    default_port = 6379
+    path_prefix = "embedded"
+    examples = ("embedded:PATH", "falkordb://host:port")
+    rank = 0
+    graph_per_group = True
+    default_database = DEFAULT_GRAPH
+
+    def display(self, address: GraphAddress) -> str:
+        if address.kind == "embedded":
+            return f"embedded:{address.path}"
+        return f"falkordb://{address.host}:{address.port}"
+
+    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+        server = socket_path = None
+        if address.kind == "embedded":
+            server = EmbeddedServer(address.path, binary=graph.falkordb_binary,
+                                    load_timeout_s=graph.load_timeout_s).start()
+            socket_path = server.socket_path
+        database = graph.database or DEFAULT_GRAPH
+        try:  # the FalkorDB client connects on construction (cluster detection)
+            if socket_path:
+                client = FalkorDB(unix_socket_path=socket_path)
+            else:
+                pw = address.password.get_secret_value() if address.password else None
+                client = FalkorDB(host=address.host, port=address.port, username=address.user, password=pw)
+            driver = FalkorDriver(falkor_db=client, database=database)
+        except Exception as exc:  # noqa: BLE001 - translated, or re-raised
+            if server is not None:
+                server.stop()
+            translated = self.translate(exc, self.display(address))
+            if translated is None:
+                raise
+            raise translated from None
+        return OpenedDriver(driver, database, server)
+
+    async def ping(self, conn: GraphConnection) -> None:
+        await conn.driver.client.connection.ping()
+
+    async def run(self, driver: Any, database: str, text: str, params: dict[str, Any], *,
+                  write: bool) -> list[dict[str, Any]]:
+        graph = driver.client.select_graph(database)
+        try:
+            result = await (graph.query(text, params) if write else graph.ro_query(text, params))
+        except Exception as exc:  # noqa: BLE001 - re-raised unless it is a read of a deleted graph
+            if not write and _EMPTY_KEY in str(exc):
+                return []  # a group's graph deleted (or never written): nothing to read, as in an empty graph
+            raise
+        header = [h[1] for h in result.header]
+        return [dict(zip(header, row, strict=False)) for row in result.result_set]
+
+    async def graph_names(self, driver: Any, database: str) -> list[str]:
+        return sorted(await driver.client.list_graphs())
+
+    async def groups(self, conn: GraphConnection) -> list[str]:
+        return [name for name in await conn.graph_names()
+                if await conn.for_group(name).query("graph_has_entities")]
+
+    def transient_errors(self) -> tuple[type[BaseException], ...]:
+        return (rx.ConnectionError, rx.TimeoutError)
+
+    def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
+        text = str(exc)
+        if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text or "WRONGPASS" in text:
+            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+        if isinstance(exc, rx.ConnectionError):
+            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+        return super().translate(exc, where, database)
+
+    async def graphiti_indices(self, conn: GraphConnection) -> None:
+        await conn.driver.build_indices_and_constraints()
+
+    def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
+        types = (row.get("types") or {}).get(prop) or []
+        if row.get("label") == label and "VECTOR" in types:
+            return dict((row.get("options") or {}).get(prop) or {})
+        return None
+
+    def similarity(self, score: float) -> float:
+        """FalkorDB's vector index returns a cosine distance (1 - cos)."""
+        return (2.0 - score) / 2.0
+
+
+BACKEND = FalkorDBBackend()

@@ -1,0 +1,59 @@
+"""Schema set-up: everything ``graph-trust init`` creates, idempotently.
+
+Graphiti's own indices and constraints, the ``RELATES_TO.uuid`` / ``Entity.uuid`` range
+indexes sync relies on, and the vector indexes of the ``vector_index`` settings
+(:mod:`graph_trust.graph.vector_index`), in every graph a backend keeps groups in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph_trust.errors import GraphTrustError
+from graph_trust.graph import vector_index
+from graph_trust.graph.connection import GraphConnection
+from graph_trust.graph.routing import Graphs, existing_groups
+
+UUID_INDEXES = ("rel_uuid_index", "entity_uuid_index")
+
+
+async def init(conn: GraphConnection, vector_settings: Any, groups: list[str] | None = None) -> dict[str, Any]:
+    """Create what graph-trust needs in every requested group (where each group is a graph of
+    its own: in each group's graph; default: every group that exists, plus the default graph).
+    ``vector_settings`` is a :class:`graph_trust.config.VectorIndexSettings`. The report's
+    ``vector_indexes`` says, per graph, what exists, was created, or why not."""
+    if conn.backend.graph_per_group:
+        targets = list(dict.fromkeys([*(groups or await existing_groups(conn)), conn.database]))
+    else:
+        targets = [conn.database]
+    for name in targets:
+        await conn.backend.graphiti_indices(conn.for_group(name))
+    await conn.settle()
+    await ensure_uuid_indexes(conn)
+    vectors = {name: await vector_index.ensure(conn.for_group(name), vector_settings) for name in targets}
+    return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors}
+
+
+async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = None) -> None:
+    """Create the RELATES_TO.uuid and Entity.uuid range indexes where missing (idempotent).
+
+    Where each group is a graph of its own: in every existing graph (group), or those of
+    ``only`` that exist (so a group name nothing uses never creates an empty graph), plus the
+    default graph. Otherwise: the one database.
+    """
+    if conn.backend.graph_per_group:
+        existing = set(await conn.graph_names())
+        names = (existing if only is None else existing & set(only)) | {conn.database}
+    else:
+        names = {conn.database}
+    graphs = Graphs(conn)
+    for name in sorted(names):
+        graph = graphs(name)
+        for stmt in UUID_INDEXES:
+            try:
+                await graph.write(stmt)
+            except GraphTrustError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - FalkorDB reports an existing index as an error
+                if not conn.backend.index_exists(exc):
+                    raise
