@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.errors import ClearLimitError, RunFailedError
+from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes

@@ -1,7 +1,8 @@
 """Load Cypher statements from the ``cypher/`` package data.
 
 Each statement is one file, ``NAME.cypher``; a dialect variant ``NAME.neo4j.cypher`` or
-``NAME.falkordb.cypher`` wins over the plain file for that dialect. A header of ``//`` comment
+``NAME.falkordb.cypher`` wins over the plain file for that dialect (a backend names its dialect:
+:attr:`graph_trust.graph.backends.Backend.name`). A header of ``//`` comment
 lines documents the parameters and is stripped before the text is sent.
 """
 
@@ -11,13 +12,15 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-DIALECTS = ("neo4j", "falkordb")
+from graph_trust.graph import backends
+
+DIALECTS = tuple(b.dialect for b in backends.BACKENDS)
 _SAFE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 @lru_cache(maxsize=None)
 def load(name: str, dialect: str) -> str:
-    """Return the statement ``name`` for ``dialect`` ('neo4j' or 'falkordb')."""
+    """Return the statement ``name`` for ``dialect`` (a backend's name: 'neo4j', 'falkordb')."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown Cypher dialect {dialect!r}")
     root = resources.files("graph_trust.cypher")
