@@ -147,3 +147,37 @@ def test_walker_allows_the_layer_and_its_neighbours():
     source = ("from graph_trust.graph import routing\nfrom graph_trust import errors, config\n"
               "import graph_trust.graph.backends\nfrom graph_trust.synchrony import x\n")
     assert not [n for n, _ in imports_of(source, "graph_trust.graph.x") if _forbidden(n)]
+
+
+# -- backend differences live in graph/backends/ only ----------------------------------------
+
+_SERVER_NAMES = {"falkordb", "neo4j", "FALKORDB", "NEO4J"}
+_PACKAGE_ROOT = ROOT.parent  # graph_trust/
+_OUTSIDE = sorted(p for top in (_PACKAGE_ROOT, _PACKAGE_ROOT.parent / "sync", _PACKAGE_ROOT.parent / "cli")
+                  for p in top.rglob("*.py") if ROOT / "backends" not in p.parents)
+
+
+def server_comparisons(source: str) -> list[int]:
+    """Lines comparing something with a server's name (``dialect == "falkordb"``,
+    ``provider != GraphProvider.NEO4J``, ``kind == "neo4j"``)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn)
+                                                 for op in node.ops):
+            for side in (node.left, *node.comparators):
+                if (isinstance(side, ast.Constant) and side.value in _SERVER_NAMES) or (
+                        isinstance(side, ast.Attribute) and side.attr in _SERVER_NAMES):
+                    lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("path", _OUTSIDE, ids=lambda p: str(p.relative_to(_PACKAGE_ROOT.parent)))
+def test_no_server_branch_outside_the_backends(path: Path):
+    found = server_comparisons(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name} lines {found}: ask the backend (graph_trust.graph.backends) instead"
+
+
+@pytest.mark.parametrize("source", ['if conn.dialect == "falkordb": pass', "x = d.provider != GraphProvider.FALKORDB",
+                                    'y = a.kind == "neo4j"', 'z = "neo4j" != g.dialect'])
+def test_server_branch_finder_sees_each_form(source: str):
+    assert server_comparisons(source) == [1]

@@ -1,1 +1,3 @@
-"""Graph access: schema set-up and backend differences that search and sync build on."""
+"""The graph layer: addresses, the embedded server, connections, the group router, Cypher
+loading, schema set-up and every backend difference (``backends/``). Search, context and sync
+build on it; it imports none of them (``tests/test_graph_layer_imports.py``)."""
