@@ -173,18 +173,18 @@ def make_candidates(edges: list[dict], n: int, seed: int = 9):
 async def build_graph(settings, nodes, edges, embedder, batch: int = 2000) -> None:
     async with open_graph(settings) as g:
         for gid in sorted({n["group_id"] for n in nodes}):
-            gg = g.for_group(gid)
-            await gg.driver.build_indices_and_constraints()
+            graph_conn = g.for_group(gid)
+            await graph_conn.driver.build_indices_and_constraints()
             ns = [n for n in nodes if n["group_id"] == gid]
             for k in range(0, len(ns), batch):
-                await gg.write("bench_create_entities", nodes=ns[k : k + batch])
+                await graph_conn.write("bench_create_entities", nodes=ns[k : k + batch])
             es = [e for e in edges if e["group_id"] == gid]
             for k in range(0, len(es), batch):
                 part = es[k : k + batch]
                 vecs = embedder.embed([e["fact"] for e in part])
                 payload = [{kk: v for kk, v in e.items() if not kk.startswith("_")} | {"fact_embedding": vec.tolist()}
                            for e, vec in zip(part, vecs, strict=True)]
-                await gg.write("bench_create_relates_to", edges=payload)
+                await graph_conn.write("bench_create_relates_to", edges=payload)
 
 
 def write_review(path: Path, rows) -> None:

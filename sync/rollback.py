@@ -68,13 +68,13 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
 
 
 async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, force: bool) -> RollbackReport:
-    gk = graph_key(g)
-    if run["graph_key"] != gk:
+    graph_id = graph_key(g)
+    if run["graph_key"] != graph_id:
         raise InputError(f"run {run['run_id']} was on graph {run['graph']}, not {g.address.display}; "
                          "pass --graph to name it")
     t0 = time.monotonic()
-    with sync_lock(settings.state_dir, gk, g.address.display):
-        await recover_dead_runs(store, g, gk)
+    with sync_lock(settings.state_dir, graph_id, g.address.display):
+        await recover_dead_runs(store, g, graph_id)
         conflicts = [{"run_id": r, "kind": k, "elements": n}
                      for r, k, n in store.con.execute(CONFLICTS_SQL, {"run": run["run_id"], "seq": run["seq"]})]
         if conflicts and not force:
@@ -82,10 +82,10 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
             raise RollbackConflictError(
                 f"cannot roll back {run['run_id']}: later run(s) changed the same properties: {listed}; "
                 "roll those back first, or pass --force to restore this run's previous values anyway")
-        new_id, _ = store.start_run(kind="rollback", graph_key=gk, graph=g.address.display, dry_run=False,
+        new_id, _ = store.start_run(kind="rollback", graph_key=graph_id, graph=g.address.display, dry_run=False,
                                     full=False, config_hash=config_hash(settings), target_run=run["run_id"])
         report = RollbackReport(run_id=new_id, rolled_back=run["run_id"], forced=bool(conflicts), conflicts=conflicts)
-        writer = JournaledWriter(store, new_id, gk)
+        writer = JournaledWriter(store, new_id, graph_id)
         graphs = Graphs(g)
         try:
             rows = store.con.execute(
@@ -99,25 +99,25 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                 while i < len(rows) and rows[i][0] == graph and rows[i][1] == kind and len(chunk) < bs:
                     chunk.append(rows[i])
                     i += 1
-                gg = graphs(graph)
+                graph_conn = graphs(graph)
                 uuids = [r[2] for r in chunk]
                 if kind == "edge":
-                    current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
+                    current = {e["uuid"]: e for e in await graph_conn.query("edge_trust_read", uuids=uuids)}
                     changes = [Change(u, edge_values(current[u]), json.loads(old),
                                       (current[u]["source_uuid"], current[u]["target_uuid"]))
                                for _, _, u, old in chunk if u in current]
                     # the entities at their ends are re-aggregated by the next sync, like the restored ones
-                    res = await writer.edges(gg, graph, changes, mark_dirty=True)
+                    res = await writer.edges(graph_conn, graph, changes, mark_dirty=True)
                     report.edges_restored += len(res.applied)
                     with store.tx() as c:  # the next sync compares these edges again
-                        touch_edges(c, gk, graph, [ch.uuid for ch in res.applied])
+                        touch_edges(c, graph_id, graph, [ch.uuid for ch in res.applied])
                 else:
-                    current = {e["uuid"]: entity_values(e) for e in await gg.query("entity_trust_inputs", uuids=uuids)}
+                    current = {e["uuid"]: entity_values(e) for e in await graph_conn.query("entity_trust_inputs", uuids=uuids)}
                     changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
-                    await writer.entities(gg, graph, changes, [])
+                    await writer.entities(graph_conn, graph, changes, [])
                     report.entities_restored += len(changes)
                     with store.tx() as c:  # the next sync re-aggregates them (their edges may disagree now)
-                        mark_entities_dirty(c, gk, graph, [ch.uuid for ch in changes])
+                        mark_entities_dirty(c, graph_id, graph, [ch.uuid for ch in changes])
         except BaseException as exc:
             store.finish_run(new_id, "failed", report.to_dict(), error=str(exc) or type(exc).__name__)
             raise RunFailedError(f"rollback {new_id} of {run['run_id']} failed part-way: {exc}; the restored "

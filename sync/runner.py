@@ -66,10 +66,10 @@ def config_hash(settings: Settings) -> str:
 DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
 
 
-async def recover_dead_runs(store: StateStore, g: Any, gk: str) -> int:
+async def recover_dead_runs(store: StateStore, g: Any, graph_id: str) -> int:
     """Mark runs whose process died as interrupted and settle their pending journal rows."""
-    settled = await recover(store, await Graphs.open(g), gk)
-    for run_id in store.unfinished_runs(gk):
+    settled = await recover(store, await Graphs.open(g), graph_id)
+    for run_id in store.unfinished_runs(graph_id):
         store.finish_run(run_id, "interrupted", store.run(run_id)["counts"], error=DEAD_RUN_ERROR)
     return settled
 
@@ -116,14 +116,14 @@ async def sync_demo(settings: Settings, review_db: str | Path, graph: Any = None
 async def sync_graph(g: Any, settings: Settings, store: StateStore, review: ReviewDB, *, dry_run: bool = False,
                      full: bool = False, batch_size: int | None = None,
                      progress: Progress | None = None) -> SyncReport:
-    gk = graph_key(g)
-    with sync_lock(settings.state_dir, gk, g.address.display) as lock, startup_objects_frozen():
-        recovered = await recover_dead_runs(store, g, gk)
-        run_id, _ = store.start_run(kind="sync", graph_key=gk, graph=g.address.display, dry_run=dry_run, full=full,
+    graph_id = graph_key(g)
+    with sync_lock(settings.state_dir, graph_id, g.address.display) as lock, startup_objects_frozen():
+        recovered = await recover_dead_runs(store, g, graph_id)
+        run_id, _ = store.start_run(kind="sync", graph_key=graph_id, graph=g.address.display, dry_run=dry_run, full=full,
                                     config_hash=config_hash(settings), pid=os.getpid())
         report = SyncReport(run_id=run_id, graph=g.address.display, dry_run=dry_run, full=full,
                             recovered_journal_rows=recovered, lock_takeover_pid=lock.took_over_pid)
-        job = _SyncJob(g, settings, store, review, report, gk, batch_size or settings.sync.batch_size,
+        job = _SyncJob(g, settings, store, review, report, graph_id, batch_size or settings.sync.batch_size,
                        progress or _noop)
         t0 = time.monotonic()
         checkpoint = store.checkpoint_in_background()  # the previous runs' log, while this one reads
@@ -154,13 +154,13 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
 
 
 class _SyncJob:
-    def __init__(self, g, settings, store, review, report, gk, batch_size, progress):
+    def __init__(self, g, settings, store, review, report, graph_id, batch_size, progress):
         self.g, self.settings, self.store, self.review = g, settings, store, review
-        self.report, self.gk, self.bs, self.progress = report, gk, batch_size, progress
+        self.report, self.graph_id, self.bs, self.progress = report, graph_id, batch_size, progress
         self.con = store.con
-        self.source = source_for(review, gk)
+        self.source = source_for(review, graph_id)
         self.policy = policy_of(settings)
-        self.writer = JournaledWriter(store, report.run_id, gk)
+        self.writer = JournaledWriter(store, report.run_id, graph_id)
         self.graphs = Graphs(g)  # (run() opens it knowing which graphs exist)
         self._inflight: deque[tuple] = deque()  # (write task, settle(matched), rows) of the batches in flight
         self._total: int | None = None  # rows of temp.work (when built up front)
@@ -189,7 +189,7 @@ class _SyncJob:
         await asyncio.gather(*(item[2] for item in self._range_inflight), return_exceptions=True)
         self._range_inflight.clear()
         try:
-            await asyncio.wait_for(recover(self.store, self.graphs, self.gk), timeout=10)
+            await asyncio.wait_for(recover(self.store, self.graphs, self.graph_id), timeout=10)
         except BaseException as exc:  # noqa: BLE001 - the graph may be gone; the journal stays pending
             log.info("could not settle the pending batch now (%r); the next run will", exc)
 
@@ -203,7 +203,7 @@ class _SyncJob:
         full = r.full
         self._t = time.monotonic()
         self.graphs = await Graphs.open(self.g)
-        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.gk,)).fetchone() is None
+        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.graph_id,)).fetchone() is None
         # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
         # aggregate query per graph known so far) while this process refreshes the candidates and
         # computes the same figures from the shadow in SQLite.
@@ -231,7 +231,7 @@ class _SyncJob:
             self._checksums = {}
         if exact:
             with self.store.tx() as c:
-                c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.gk, now_iso()))
+                c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_id, now_iso()))
         self._lap("graph_state")
         everything = self._everything or exact
         self._build_work(everything=everything)
@@ -243,10 +243,10 @@ class _SyncJob:
                                   "wrong file?); if it is right, run again with --max-clear 1")
         self._lap("diff")
         aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
-                                                 (self.gk,)).fetchone() is not None
+                                                 (self.graph_id,)).fetchone() is not None
         if full and not r.dry_run:  # it marks no entity dirty: if it stops early, the next run aggregates them all
             with self.store.tx() as c:
-                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.gk,))
+                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_id,))
         await self._write_edges(full=full, everything=everything)
         self._count_unchanged()
         self._report_unmatched()
@@ -265,7 +265,7 @@ class _SyncJob:
                 for graph in graphs:
                     await self._aggregate_all(graph, buckets[graph], n_ranges)
                 with self.store.tx() as c:
-                    c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.gk,))
+                    c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.graph_id,))
             await self._aggregate()
         self._lap("entities")
         r.batches = self.writer.batches
@@ -275,7 +275,7 @@ class _SyncJob:
         the quarantine, and compute the shadow's checksums (``exact``) or totals of every graph in scope."""
         r = self.report
         r.candidates_read, self._everything = refresh_candidates(
-            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.gk,
+            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.graph_id,
             full=r.full, shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
@@ -285,51 +285,51 @@ class _SyncJob:
         load_tiers(self.con, self.policy)
         graphs = self._graphs()
         own = graphstate.shadow_checksums if exact else graphstate.shadow_totals
-        return graphs, {name: own(self.con, self.gk, name) for name in graphs}
+        return graphs, {name: own(self.con, self.graph_id, name) for name in graphs}
 
     def _new_graphs(self, graphs: list[str]) -> bool:
         """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""
-        known = set(_distinct_graphs(self.con, "sync_shadow", "graph_key", self.gk))
+        known = set(_distinct_graphs(self.con, "sync_shadow", "graph_key", self.graph_id))
         return bool(set(graphs) - known - {self.g.database})
 
     def _graphs(self) -> list[str]:
         """Graphs in scope: those with candidates, touched, shadow or dirty rows, and the default one."""
         names = {self.g.database}
         for table, key, value in (("sync_candidates", "source", self.source), ("sync_touched", "source", self.source),
-                                  ("sync_shadow", "graph_key", self.gk), ("sync_dirty", "graph_key", self.gk)):
+                                  ("sync_shadow", "graph_key", self.graph_id), ("sync_dirty", "graph_key", self.graph_id)):
             names.update(_distinct_graphs(self.con, table, key, value))
         return sorted(names)
 
     async def _refresh_shadow(self, graph: str, shadow_sums: dict, *, exact: bool) -> None:
-        gg = self.graphs(graph)
+        graph_conn = self.graphs(graph)
         task = self._checksums.pop(graph, None)
         if exact:
-            graph_sums = await (task if task is not None else graphstate.edge_checksums(gg))
+            graph_sums = await (task if task is not None else graphstate.edge_checksums(graph_conn))
             buckets = sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(shadow_sums))
             with self.store.tx() as c:
-                c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+                c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.graph_id, graph))
                 if self.report.full:  # the rebuild absorbs any drift: every entity is re-aggregated, by this run
                     # or (a dry run, a crash before the entity phase) the next one
-                    c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.gk,))
+                    c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_id,))
             self.con.execute(FOREIGN_PROPS_TABLE)
-            foreign = await gg.query("edges_with_foreign_props")
+            foreign = await graph_conn.query("edges_with_foreign_props")
             self.con.executemany(
                 f"INSERT OR REPLACE INTO temp.foreign_props VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)})",
                 [(graph, e["uuid"], *(e.get(p) for p in EDGE_PROPS)) for e in foreign])
-        elif graphstate.totals_match(await (task if task is not None else graphstate.edge_totals(gg)), shadow_sums):
+        elif graphstate.totals_match(await (task if task is not None else graphstate.edge_totals(graph_conn)), shadow_sums):
             buckets = []
         else:  # drift somewhere: find the buckets (all of them if the per-bucket figures cannot tell)
-            graph_sums = await graphstate.edge_checksums(gg)
-            own = graphstate.shadow_checksums(self.con, self.gk, graph)
+            graph_sums = await graphstate.edge_checksums(graph_conn)
+            own = graphstate.shadow_checksums(self.con, self.graph_id, graph)
             buckets = (graphstate.differing_buckets(graph_sums, own)
                        or sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(own)))
         for b in buckets:
-            edges = await graphstate.edges_in_bucket(gg, b)
-            ends = {} if exact else await _endpoints_of_untrusted(self.con, gg, self.gk, graph, b, edges)
+            edges = await graphstate.edges_in_bucket(graph_conn, b)
+            ends = {} if exact else await _endpoints_of_untrusted(self.con, graph_conn, self.graph_id, graph, b, edges)
             with self.store.tx() as c:
                 if not exact:
-                    self.report.drift_healed += _absorb_drift(c, self.gk, self.source, graph, b, edges, ends)
-                graphstate.replace_shadow_bucket(c, self.gk, graph, b, edges)
+                    self.report.drift_healed += _absorb_drift(c, self.graph_id, self.source, graph, b, edges, ends)
+                graphstate.replace_shadow_bucket(c, self.graph_id, graph, b, edges)
 
     def _build_work(self, *, everything: bool) -> None:
         """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
@@ -353,10 +353,10 @@ class _SyncJob:
             SELECT k.graph AS graph, k.uuid AS uuid, {_DESIRED_COLS}
             FROM temp.keys k
             LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
-            LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = k.graph AND s.uuid = k.uuid
+            LEFT JOIN sync_shadow s ON s.graph_key = :graph_id AND s.graph = k.graph AND s.uuid = k.uuid
             WHERE (d.uuid IS NOT NULL AND {_DIFFERS}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
             ORDER BY k.graph, k.uuid
-        """, {"gk": self.gk, "source": self.source})
+        """, {"graph_id": self.graph_id, "source": self.source})
 
     def _over_clear_limit(self, *, everything: bool) -> str | None:
         """Why the run may not go on, if it would clear trust from more than ``sync.max_clear`` of
@@ -365,17 +365,17 @@ class _SyncJob:
         if limit >= 1:
             return None
         c = self.con
-        p = {"gk": self.gk, "source": self.source}
+        p = {"graph_id": self.graph_id, "source": self.source}
         if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
             clears = c.execute(
-                "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :gk AND NOT EXISTS (SELECT 1 FROM "
+                "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :graph_id AND NOT EXISTS (SELECT 1 FROM "
                 f"{EDGE_ROWS} JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
                 "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
         else:
             clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
         if clears <= CLEAR_LIMIT_FLOOR:
             return None
-        trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :gk", p).fetchone()[0]
+        trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_id", p).fetchone()[0]
         if clears <= limit * trusted:
             return None
         return (f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
@@ -389,22 +389,22 @@ class _SyncJob:
         # the progress total: an upper bound of the work rows (the bar completes at the end)
         self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? "
                                 "AND edge_uuid IS NOT NULL) + (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
-                                (self.source, self.gk)).fetchone()[0]
+                                (self.source, self.graph_id)).fetchone()[0]
         size = max(self.bs, RANGE_CANDIDATES)
         last = 0
         for graph in self._graphs():
             for lo, hi in desired_ranges(c, self.source, graph, size):
-                p = {"gk": self.gk, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
+                p = {"graph_id": self.graph_id, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
                 with self.store.tx():
                     recompute_desired(c, self.source, graph, lo, hi)
                 c.execute(f"""
                     INSERT INTO temp.work SELECT * FROM (
                         SELECT d.graph, d.uuid, {_DESIRED_COLS} FROM sync_desired d
-                        LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = d.graph AND s.uuid = d.uuid
+                        LEFT JOIN sync_shadow s ON s.graph_key = :graph_id AND s.graph = d.graph AND s.uuid = d.uuid
                         WHERE d.source = :source AND d.graph = :graph{range_sql("d.uuid", lo, hi)} AND {_DIFFERS}
                         UNION ALL
                         SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
-                        WHERE s.graph_key = :gk AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
+                        WHERE s.graph_key = :graph_id AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
                             SELECT 1 FROM sync_desired d
                             WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
                     ) ORDER BY uuid""", p)
@@ -478,7 +478,7 @@ class _SyncJob:
     async def _full_edge_batch(self, graph: str, rows: list[tuple]) -> None:
         """``--full``: SQLite journals the batch straight from ``temp.work`` and settles it from
         there (no per-edge Python but the write's parameters); rows are ``(rowid, graph, uuid, ...)``."""
-        gg = self.graphs(graph)
+        graph_conn = self.graphs(graph)
         lo, hi = rows[0][0], rows[-1][0]
         run_id, now = self.report.run_id, self.now
         batch_no = self.writer.begin_work_edges(graph, lo, hi, now)  # journaled before the write starts
@@ -486,7 +486,7 @@ class _SyncJob:
                  "trust_updated_at": now, "memory_type": mt, "sensitivity": sens, "scope": scope}
                 for _, _, u, score, status, mt, sens, scope in rows if score is not None]
         clears = [row[2] for row in rows if row[3] is None]
-        task = await _started(write_edge_rows(gg, sets, clears))
+        task = await _started(write_edge_rows(graph_conn, sets, clears))
 
         def settle(matched: set[str]) -> None:
             missing = [row[2] for row in rows if row[2] not in matched]
@@ -507,14 +507,14 @@ class _SyncJob:
         if full and not r.dry_run:
             return await self._full_edge_batch(graph, rows)
         rows = [row[1:] for row in rows]  # (graph, uuid, trust_score, ...)
-        gg = self.graphs(graph)
+        graph_conn = self.graphs(graph)
         uuids = [row[1] for row in rows]
         if full:  # a dry run: nothing is journaled
             current = None
         else:  # read back: existence, endpoints and exact previous values
-            current = {e["uuid"]: e for e in await gg.query("edge_trust_read", uuids=uuids)}
+            current = {e["uuid"]: e for e in await graph_conn.query("edge_trust_read", uuids=uuids)}
             with self.store.tx() as c:  # the shadow follows what was read
-                graphstate.upsert_shadow(c, self.gk, graph, list(current.values()))
+                graphstate.upsert_shadow(c, self.graph_id, graph, list(current.values()))
         changes, missing = [], []
         for row in rows:
             if row[2] is not None:
@@ -537,7 +537,7 @@ class _SyncJob:
                 changes.append(Change(row[1], {}, new))
         if r.dry_run:
             if current is None:
-                found = {x["uuid"] for x in await gg.query("edge_uuids_exist", uuids=uuids)}
+                found = {x["uuid"] for x in await graph_conn.query("edge_uuids_exist", uuids=uuids)}
                 missing += [c.uuid for c in changes if c.uuid not in found]
                 changes = [c for c in changes if c.uuid in found]
             self._count(graph, changes, missing)
@@ -548,7 +548,7 @@ class _SyncJob:
             self._progress_rows(len(rows))
             return
         batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
-        task = await _started(write_edges(gg, changes))
+        task = await _started(write_edges(graph_conn, changes))
 
         def settle(matched: set[str]) -> None:
             res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=True, defer=True)
@@ -586,18 +586,18 @@ class _SyncJob:
     async def _aggregate_all(self, graph: str, buckets: list[str], n_ranges: int) -> None:
         """``--full``: re-aggregate every entity of ``graph``, one uuid range (of ``buckets``) at a
         time, in the graph; ``n_ranges`` is the phase's total for the progress bar."""
-        gg = self.graphs(graph)
+        graph_conn = self.graphs(graph)
         method = self.settings.sync.aggregation
         # Pipelined like the edge batches. A range's previous values are read two ranges ahead
         # (before the write of the range in between, which cannot change them), so the server
         # goes from one write to the next without waiting for this process.
-        reads = deque([await _started(read_range(gg, b)) for b in buckets[:2]])
+        reads = deque([await _started(read_range(graph_conn, b)) for b in buckets[:2]])
         try:
             for i, b in enumerate(buckets):
                 begun = self.writer.mark_range(graph, b, await reads.popleft())  # journaled before its write
-                task = await _started(write_range(gg, b, method, self.report.run_id, begun[2]))
+                task = await _started(write_range(graph_conn, b, method, self.report.run_id, begun[2]))
                 if i + 2 < len(buckets):
-                    reads.append(await _started(read_range(gg, buckets[i + 2])))
+                    reads.append(await _started(read_range(graph_conn, buckets[i + 2])))
                 self._range_inflight.append((graph, begun, task))
                 await self._ranges_in_flight(PIPELINE_DEPTH)
                 self.progress("entities", 1, n_ranges)
@@ -607,7 +607,7 @@ class _SyncJob:
                 read.cancel()
             await asyncio.gather(*reads, return_exceptions=True)
         with self.store.tx() as c:  # everything of this graph is aggregated now
-            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.gk, graph))
+            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.graph_id, graph))
 
     async def _ranges_in_flight(self, limit: int) -> None:
         """Settle the oldest entity ranges in flight until at most ``limit`` remain."""
@@ -620,27 +620,27 @@ class _SyncJob:
         """Re-aggregate the entities on the dirty list (touching edges that changed)."""
         r = self.report
         graphs = [row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = ?",
-                                                     (self.gk,))]
-        total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.gk,)).fetchone()[0]
+                                                     (self.graph_id,))]
+        total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.graph_id,)).fetchone()[0]
         for graph in graphs:
-            gg = self.graphs(graph)
+            graph_conn = self.graphs(graph)
 
             def next_batch(after: str) -> list[str]:
                 return [u for (u,) in self.con.execute(
                     "SELECT uuid FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid > ? ORDER BY uuid LIMIT ?",
-                    (self.gk, graph, after, self.bs))]
+                    (self.graph_id, graph, after, self.bs))]
 
             # The inputs of batch k+1 are read while batch k is journaled and written (an entity's
             # inputs are its edges and its own values, which no other entity's write changes).
             uuids = next_batch("")
-            reading = await _started(gg.query("entity_trust_inputs", uuids=uuids)) if uuids else None
+            reading = await _started(graph_conn.query("entity_trust_inputs", uuids=uuids)) if uuids else None
             try:
                 while uuids:
                     rows = await reading
                     upcoming = next_batch(uuids[-1])
-                    reading = await _started(gg.query("entity_trust_inputs", uuids=upcoming)) if upcoming else None
+                    reading = await _started(graph_conn.query("entity_trust_inputs", uuids=upcoming)) if upcoming else None
                     changes = self._entity_changes(rows)
-                    await self.writer.entities(gg, graph, changes, uuids)
+                    await self.writer.entities(graph_conn, graph, changes, uuids)
                     r.entities_updated += len(changes)
                     self.progress("entities", len(uuids), total)
                     uuids = upcoming
@@ -684,7 +684,7 @@ def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:
         "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
 
 
-async def _endpoints_of_untrusted(con, gg: Any, gk: str, graph: str, bucket: str,
+async def _endpoints_of_untrusted(con, graph_conn: Any, graph_id: str, graph: str, bucket: str,
                                   edges: list[dict]) -> dict[str, tuple[str, str]]:
     """Endpoints of the shadow's edges in ``bucket`` that no longer carry trust (``edges`` are
     those that do) and have none on record: read from the graph, for those it still has."""
@@ -692,13 +692,13 @@ async def _endpoints_of_untrusted(con, gg: Any, gk: str, graph: str, bucket: str
     trusted = {e["uuid"] for e in edges}
     lost = [u for (u,) in con.execute(
         "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
-        "AND (source_uuid IS NULL OR target_uuid IS NULL)", (gk, graph, lo, hi)) if u not in trusted]
+        "AND (source_uuid IS NULL OR target_uuid IS NULL)", (graph_id, graph, lo, hi)) if u not in trusted]
     if not lost:
         return {}
-    return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await gg.query("edge_trust_read", uuids=lost)}
+    return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await graph_conn.query("edge_trust_read", uuids=lost)}
 
 
-def _absorb_drift(c, gk: str, source: str, graph: str, bucket: str, edges: list[dict],
+def _absorb_drift(c, graph_id: str, source: str, graph: str, bucket: str, edges: list[dict],
                   ends_read: dict[str, tuple[str, str]]) -> int:
     """Before a re-read bucket replaces the shadow's: record what its drift needs and return how
     many edges differ (drift found and healed). The bucket's edges are marked touched, so this
@@ -711,7 +711,7 @@ def _absorb_drift(c, gk: str, source: str, graph: str, bucket: str, edges: list[
     cols = (*EDGE_PROPS, *ENDPOINTS)
     shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
         f"SELECT uuid, {', '.join(cols)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
-        "AND uuid >= ? AND uuid < ?", (gk, graph, lo, hi))}
+        "AND uuid >= ? AND uuid < ?", (graph_id, graph, lo, hi))}
     for u, pair in ends_read.items():
         if u in shadow and None in (shadow[u]["source_uuid"], shadow[u]["target_uuid"]):
             shadow[u].update(zip(ENDPOINTS, pair))
@@ -731,10 +731,10 @@ def _absorb_drift(c, gk: str, source: str, graph: str, bucket: str, edges: list[
         ends.update(row.get(p) for row in (was, cur) if row is not None for p in ENDPOINTS)
     desired = {u for (u,) in c.execute("SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? "
                                        "AND uuid < ?", (source, graph, lo, hi))}
-    touch_edges(c, gk, graph, sorted(shadow.keys() | now.keys() | desired))
-    mark_entities_dirty(c, gk, graph, sorted(u for u in ends if u is not None))
+    touch_edges(c, graph_id, graph, sorted(shadow.keys() | now.keys() | desired))
+    mark_entities_dirty(c, graph_id, graph, sorted(u for u in ends if u is not None))
     if unknown:
-        c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (gk,))
+        c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (graph_id,))
     return n
 
 

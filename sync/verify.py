@@ -54,17 +54,17 @@ async def verify(settings: Settings, *, review_db: str | Path | None = None, gra
 async def verify_graph(g: Any, settings: Settings, store: StateStore, review: ReviewDB, examples: int = 5) -> VerifyReport:
     t0 = time.monotonic()
     policy = policy_of(settings)
-    gk = graph_key(g)
-    source = source_for(review, gk)
+    graph_id = graph_key(g)
+    source = source_for(review, graph_id)
     graphs = await Graphs.open(g)  # (a group with no graph is read as empty, never created)
     where = {"source": source, "shared_graph": not g.backend.graph_per_group, "default_graph": g.database}
     # what the next normal sync will work from (its incremental copy) ...
-    refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
+    refresh_candidates(store, review, policy, graphs.name_for, graph_key=graph_id, full=False, **where)
     con = store.con
     # ... and the review DB as it is
     missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
     names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
-             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))})
+             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (graph_id,))})
     unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
                                                       "WHERE graph IS NOT NULL"))
     found = _Findings(examples)
@@ -131,7 +131,7 @@ async def _check_entities(con, graphs: Graphs, names: set[str], method: str, fou
     range); those that should hold some and do not are looked up by uuid."""
     checked = 0
     for graph in sorted(names):
-        gg = graphs(graph)
+        graph_conn = graphs(graph)
         con.execute("DROP TABLE IF EXISTS temp.want")
         con.execute("CREATE TEMP TABLE want (uuid TEXT PRIMARY KEY, score REAL)")
         con.create_aggregate("trust_aggregate", 1, _Aggregate.of(method))
@@ -142,13 +142,13 @@ async def _check_entities(con, graphs: Graphs, names: set[str], method: str, fou
             "GROUP BY entity", {"g": graph})
         con.execute("DROP TABLE IF EXISTS temp.have")
         con.execute("CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)")
-        buckets = await graphstate.entity_bucket_counts(gg)
+        buckets = await graphstate.entity_bucket_counts(graph_conn)
         checked += sum(buckets.values())
         for b in buckets:
             lo, hi = graphstate.bucket_range(b)
             con.executemany("INSERT OR REPLACE INTO temp.have VALUES (?, ?)",
                             [(r["uuid"], r["trust_score"]) for r in
-                             await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)])
+                             await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)])
         for uuid, have, want in con.execute("SELECT h.uuid, h.score, w.score FROM temp.have h "
                                             "LEFT JOIN temp.want w ON w.uuid = h.uuid ORDER BY h.uuid").fetchall():
             if want is None:
@@ -159,7 +159,7 @@ async def _check_entities(con, graphs: Graphs, names: set[str], method: str, fou
                               "(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid").fetchall()
         for i in range(0, len(lacking), 1000):  # (an endpoint that is not an Entity node is no drift)
             chunk = dict(lacking[i:i + 1000])
-            for r in await gg.query("entity_trust_inputs", uuids=list(chunk)):
+            for r in await graph_conn.query("entity_trust_inputs", uuids=list(chunk)):
                 found.note("entity_wrong_trust", {"graph": graph, "uuid": r["uuid"], "have": None,
                                                   "want": chunk[r["uuid"]]})
     return checked

@@ -53,8 +53,8 @@ def set_rows(path: Path, sql: str, params=()) -> None:
 
 async def edge_props(graph, group: str) -> dict[str, dict]:
     """{edge uuid: trust properties} of every RELATES_TO edge in ``group``'s graph."""
-    gg = graph.for_group(group)
-    rows = await gg.run_text(
+    graph_conn = graph.for_group(group)
+    rows = await graph_conn.run_text(
         "MATCH ()-[r:RELATES_TO]->() RETURN r.uuid AS uuid, r.trust_score AS trust_score, "
         "r.trust_status AS trust_status, r.memory_type AS memory_type, r.sensitivity AS sensitivity, "
         "r.scope AS scope, r.trust_run_id AS trust_run_id", {}, write=False)
@@ -62,8 +62,8 @@ async def edge_props(graph, group: str) -> dict[str, dict]:
 
 
 async def entity_trust(graph, group: str) -> dict[str, float | None]:
-    gg = graph.for_group(group)
-    rows = await gg.run_text("MATCH (n:Entity) RETURN n.name AS name, n.trust_score AS t", {}, write=False)
+    graph_conn = graph.for_group(group)
+    rows = await graph_conn.run_text("MATCH (n:Entity) RETURN n.name AS name, n.trust_score AS t", {}, write=False)
     return {r["name"]: r["t"] for r in rows}
 
 
@@ -83,17 +83,17 @@ async def bulk_graph(graph, group: str, n_edges: int) -> list[str]:
     """``n_edges`` Graphiti-shaped RELATES_TO edges bulk-created with UNWIND (fast; no embeddings)."""
     from graph_trust.graph.schema import ensure_uuid_indexes
 
-    gg = graph.for_group(group)
-    await gg.run_text("CREATE (:Entity {uuid: 'seed'})", {}, write=True)
+    graph_conn = graph.for_group(group)
+    await graph_conn.run_text("CREATE (:Entity {uuid: 'seed'})", {}, write=True)
     await ensure_uuid_indexes(graph)
     ents = [f"{group}-n{i:05d}" for i in range(max(2, n_edges // 3))]
-    await gg.run_text(BULK_ENTITIES, {"rows": [{"uuid": e, "name": e, "group_id": group} for e in ents]}, write=True)
+    await graph_conn.run_text(BULK_ENTITIES, {"rows": [{"uuid": e, "name": e, "group_id": group} for e in ents]}, write=True)
     edges = [f"{(i * 7919) % 65536:04x}-{group}-e{i:05d}" for i in range(n_edges)]
     rows = [{"uuid": u, "source": ents[i % len(ents)], "target": ents[(i * 31 + 1) % len(ents)], "group_id": group,
              "fact": f"fact {i}"} for i, u in enumerate(edges)]
     for i in range(0, len(rows), 2000):
-        await gg.run_text(BULK_EDGES, {"rows": rows[i:i + 2000]}, write=True)
-    made = await gg.run_text("MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n", {}, write=False)
+        await graph_conn.run_text(BULK_EDGES, {"rows": rows[i:i + 2000]}, write=True)
+    made = await graph_conn.run_text("MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n", {}, write=False)
     assert made == [{"n": n_edges}], f"bulk_graph made {made} of {n_edges} edges"  # (see test_init: index builds)
     return edges
 

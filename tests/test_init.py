@@ -39,9 +39,9 @@ async def test_a_statement_waits_for_graphitis_index_build(graph, unique):
     for a group. FalkorDB can silently drop matches of a write that runs while an index is being
     created (a 2,000-row bulk write made 635 edges, no error), which made a test graph come out
     short now and then. The connection's first statement on a graph waits for that build."""
-    gg = graph.for_group(f"g_{unique}")
-    build = gg.driver._init_task
+    graph_conn = graph.for_group(f"g_{unique}")
+    build = graph_conn.driver._init_task
     assert build is not None and not build.done()  # the clone has just started graphiti's build
-    await gg.run_text("RETURN 1 AS x", {}, write=False)
+    await graph_conn.run_text("RETURN 1 AS x", {}, write=False)
     assert build.done()
-    await gg.run_text("RETURN 1 AS x", {}, write=False)  # later statements do not wait again
+    await graph_conn.run_text("RETURN 1 AS x", {}, write=False)  # later statements do not wait again

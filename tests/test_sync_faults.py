@@ -145,15 +145,15 @@ def test_holder_gone_reads_the_lock_file(tmp_path):
     host or no file -> cannot tell (not gone)."""
     from graph_trust.graph.embedded import _proc_start_time
 
-    gk = "k" * 16
-    path = lock_path(tmp_path, gk)
-    assert not holder_gone(tmp_path, gk)
+    graph_id = "k" * 16
+    path = lock_path(tmp_path, graph_id)
+    assert not holder_gone(tmp_path, graph_id)
     path.parent.mkdir(parents=True)
     me, host = os.getpid(), socket.gethostname()
 
     def holder(**data) -> bool:
         path.write_text(json.dumps(data))
-        return holder_gone(tmp_path, gk)
+        return holder_gone(tmp_path, graph_id)
 
     assert holder(active=False)
     assert not holder(active=True, pid=me, start=_proc_start_time(me), host=host)
@@ -163,9 +163,9 @@ def test_holder_gone_reads_the_lock_file(tmp_path):
     child.wait()
     assert holder(active=True, pid=child.pid, host=host)
     assert not holder(active=True, pid=me, host=host)
-    assert holder_gone(tmp_path, gk, pid=child.pid)  # the run's own pid, when recorded, decides
+    assert holder_gone(tmp_path, graph_id, pid=child.pid)  # the run's own pid, when recorded, decides
     path.write_text("not json")
-    assert not holder_gone(tmp_path, gk)
+    assert not holder_gone(tmp_path, graph_id)
 
 
 

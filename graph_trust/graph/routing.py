@@ -41,7 +41,9 @@ def graph_name(backend: backends.Backend, default: str, group_id: str | None) ->
 
 def driver_for_group(driver: Any, group_id: str | None) -> Any:
     """The driver on the graph holding ``group_id`` (``driver`` itself when that is its graph)."""
-    backend = backends.for_driver(driver)
+    backend = backends.find_driver(driver)
+    if backend is None or not backend.graph_per_group:
+        return driver
     name = graph_name(backend, driver._database, group_id)
     if name == driver._database:
         return driver
@@ -59,7 +61,8 @@ def driver_for_group(driver: Any, group_id: str | None) -> Any:
 def routes(driver: Any, group_ids: list[str] | None) -> list[tuple[Any, list[str] | None]]:
     """(driver, group_ids) per graph to search: one pair per group where each group is a graph
     of its own, else ``driver`` with every group."""
-    if not group_ids or not backends.for_driver(driver).graph_per_group:
+    backend = backends.find_driver(driver)
+    if not group_ids or backend is None or not backend.graph_per_group:
         return [(driver, group_ids)]
     return [(driver_for_group(driver, g), [g]) for g in dict.fromkeys(group_ids)]
 

@@ -35,12 +35,18 @@ def for_scheme(scheme: str) -> Backend | None:
     return next((b for b in BACKENDS if scheme in b.schemes), None)
 
 
+def find_driver(driver: Any) -> Backend | None:
+    """The backend of a graphiti-core driver (by its ``provider``), None for a provider no
+    backend serves (Graphiti's other drivers: search still runs on them, as one database)."""
+    return next((b for b in BACKENDS if getattr(driver, "provider", None) == b.provider), None)
+
+
 def for_driver(driver: Any) -> Backend:
     """The backend of a graphiti-core driver (by its ``provider``)."""
-    for b in BACKENDS:
-        if driver.provider == b.provider:
-            return b
-    raise KeyError(f"no graph backend for graphiti-core provider {driver.provider!r}")
+    found = find_driver(driver)
+    if found is None:
+        raise KeyError(f"no graph backend for graphiti-core provider {getattr(driver, 'provider', None)!r}")
+    return found
 
 
 def by_name(name: str) -> Backend:
@@ -50,4 +56,4 @@ def by_name(name: str) -> Backend:
     raise KeyError(f"unknown graph backend {name!r}")
 
 
-__all__ = ["BACKENDS", "Backend", "OpenedDriver", "by_name", "for_driver", "for_kind", "for_scheme"]
+__all__ = ["BACKENDS", "Backend", "OpenedDriver", "by_name", "find_driver", "for_driver", "for_kind", "for_scheme"]
