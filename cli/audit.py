@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graph_trust.audit import list_events
+from graph_trust import api
 from graph_trust.cli.common import common_options, emit_json, runtime, shorten, table
 
 EXAMPLES = """
@@ -26,7 +26,7 @@ def audit(limit: int | None, event: str | None) -> None:
     (state_dir/state.sqlite3, table audit_events) and are also logged as they happen.
     """
     rt = runtime()
-    events = list_events(rt.settings, event=event, limit=limit)
+    events = api.audit_events(rt.settings, event=event, limit=limit)
     if rt.json:
         emit_json({"events": [e.to_dict() for e in events]})
         return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, calibration_tables
+from graph_trust import api
+from graph_trust.api import DEFAULT_RANK_CONSTS
 from graph_trust.cli.common import common_options, emit_json, runtime, table
 from graph_trust.errors import InputError
 
@@ -31,8 +32,8 @@ def _rank_consts(value: str | None) -> tuple[float, ...]:
 
 
 @click.command(epilog=EXAMPLES)
-@click.option("--trust-weight", type=click.FloatRange(0, 1), default=None, metavar="W",
-              help="Boost weight (default: config search.trust_weight).")
+@click.option("--trust-weight", default=None, metavar="W",
+              help="Boost weight in [0, 1] (default: config search.trust_weight).")
 @click.option("--form", "form", type=click.Choice(["additive", "supported"]), default=None,
               help="Boost form (default: config search.boost_form). additive: fused + trust x W "
                    "(seed 002); supported: fused + trust x W x support.")
@@ -43,7 +44,7 @@ def _rank_consts(value: str | None) -> tuple[float, ...]:
               help="Candidate lists fused (BM25 + cosine = 2).")
 @click.option("--max-rank", type=click.IntRange(2, 200), default=20, show_default=True)
 @common_options
-def calibrate(trust_weight: float | None, form: str | None, rank_consts: str | None, methods: int,
+def calibrate(trust_weight: str | None, form: str | None, rank_consts: str | None, methods: int,
               max_rank: int) -> None:
     """For trust 1.0, 0.6 and 0.25: the best unboosted rank an item at rank r overtakes.
 
@@ -54,11 +55,12 @@ def calibrate(trust_weight: float | None, form: str | None, rank_consts: str | N
     nothing (a tie keeps the better-ranked item first). Real items are rarely ranked alike by
     both methods at the top; `graph-trust search --json` shows each item's ranks.
     """
-    rt = runtime({"search.trust_weight": trust_weight, "search.boost_form": form})
+    rt = runtime({"search.trust_weight": trust_weight, "search.boost_form": form},
+                 flags={"search.trust_weight": "--trust-weight"})
     s = rt.settings.search
-    ks = _rank_consts(rank_consts)
-    tiers = DEFAULT_TIERS
-    tables = calibration_tables(s.trust_weight, ks, methods, max_rank, tiers, s.boost_form, s.min_boost_trust)
+    tiers = api.DEFAULT_TIERS
+    tables = api.calibrate(rt.settings, rank_consts=_rank_consts(rank_consts), methods=methods, max_rank=max_rank,
+                           tiers=tiers)
     if rt.json:
         emit_json({"trust_weight": s.trust_weight, "boost_form": s.boost_form, "min_boost_trust": s.min_boost_trust,
                    "methods": methods,

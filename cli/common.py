@@ -6,7 +6,7 @@ import asyncio
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,11 +54,14 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def runtime(overrides: dict[str, Any] | None = None) -> Runtime:
-    """Settings for the current command: YAML, then env, then --graph and ``overrides``."""
+def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | None = None) -> Runtime:
+    """Settings for the current command: YAML, then env, then --graph and ``overrides``, validated
+    once. ``flags`` names the option each override came from (dotted key -> ``--flag``), so a bad
+    value's error names the flag the user typed."""
     meta = click.get_current_context().meta["graph_trust.common"]
     all_overrides = {"graph.uri": meta["graph.uri"], **(overrides or {})}
-    settings = load_settings(meta["config"], overrides=all_overrides)
+    settings = load_settings(meta["config"], overrides=all_overrides,
+                             override_sources=flags)
     return Runtime(settings=settings, json=meta["json"], debug=meta["debug"])
 
 

@@ -8,11 +8,9 @@ from typing import Any
 
 import click
 
+from graph_trust import api
+from graph_trust.api import FACTORS, OUTCOMES, RISK_THRESHOLDS, VERDICTS, VOTES
 from graph_trust.cli.common import common_options, emit_json, runtime, table
-from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
-from graph_trust.confidence.consensus import VOTES
-from graph_trust.confidence.success import OUTCOMES
-from graph_trust.confidence.verification import VERDICTS
 
 REVIEW_DB_HELP = "Review DB (default: review.path or $GRAPH_TRUST_REVIEW_DB). `graph-trust review init` adds the tables."
 BY_HELP = "The acting agent's id (recorded with the write)."
@@ -26,10 +24,8 @@ def review_db_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _ask(review_db: str | None, call: Callable[[Any], Any]) -> tuple[Any, Any]:
     """(runtime, ``call(store)``) on the review DB's confidence store, closed afterwards; the
     result is printed as JSON under --json (the caller then prints nothing)."""
-    from graph_trust.sync.confidence_store import ConfidenceStore
-
     rt = runtime()
-    with ConfidenceStore.open(review_db, rt.settings.review, rt.settings.confidence) as store:
+    with api.confidence_store(rt.settings, review_db) as store:
         out = call(store)
     if rt.json:
         emit_json(out)

@@ -6,10 +6,9 @@ import logging
 
 import click
 
-from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
+from graph_trust import api
+from graph_trust.api import RANK_MODES, SENSITIVITY_LEVELS, OverridePolicy, TrustContext
 from graph_trust.cli.common import common_options, emit_json, run, runtime
-from graph_trust.override import OverridePolicy
-from graph_trust.pipeline import RANK_MODES, context_for_settings
 
 NOT_WITH_POLICY = {"trust_override": "--trust-override", "min_salience": "--min-salience",
                    "by_salience": "--by-salience", "memory_types": "--type", "limit": "--limit"}
@@ -131,7 +130,7 @@ def context(
     if trust_override is not None:
         policy = OverridePolicy(override_source, actor, approved_by, reason, request_id)
     result = run(
-        context_for_settings(
+        api.context(
             rt.settings,
             query,
             trust_context=trust_context,
@@ -159,14 +158,10 @@ def context(
 def _print_policy(rt, query: str, trust_context: TrustContext, groups: list[str] | None, rank: str,
                   metrics_file: str | None) -> None:
     """Run get_context and print the payload (JSON) or the prompt block; a fallback is warned."""
-    from graph_trust.context.service import get_context
-
-    payload = run(get_context(rt.settings, query, trust_context=trust_context, groups=groups, rank=rank))
+    payload = run(api.get_context(rt.settings, query, trust_context=trust_context, groups=groups, rank=rank))
     md = payload.metadata
     if metrics_file:
-        from graph_trust.context.metrics import write_textfile
-
-        write_textfile(metrics_file)
+        api.write_metrics(metrics_file)
     if md.error_code and not rt.json:
         click.echo(f"warning: {md.error_code} ({md.reason}); fallback: {md.fallback}", err=True)
     if rt.json:

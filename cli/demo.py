@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from graph_trust import api
 from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
 
 EXAMPLES = """
@@ -25,10 +26,8 @@ def demo(limit: int) -> None:
     syncs its bundled review DB onto it, then shows three queries side by side:
     Graphiti's vanilla order and the trust-boosted order with explanations. Offline.
     """
-    from graph_trust.demo import run_demo
-
     rt = runtime()
-    report = run(run_demo(rt.settings, limit=limit))
+    report = run(api.demo(rt.settings, limit=limit))
     if rt.json:
         emit_json(report.to_dict())
         return

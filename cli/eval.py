@@ -7,6 +7,7 @@ from typing import Any
 import click
 import yaml
 
+from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, table
 from graph_trust.errors import ConfigError, InputError
 
@@ -58,6 +59,7 @@ def _parse_numbers(raw: str | None, option: str, lo: float, hi: float) -> list[f
 
 
 def _check_plot_available() -> None:
+    # matplotlib is an optional dependency (the plot extra): checked before any graph work
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -107,8 +109,6 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     interval, losses on clean queries (no wrong answer in the graph), and the settings the
     data supports. Needs graph-trust[eval] (ir-measures).
     """
-    from graph_trust.eval.evaluate import evaluate_bundled, evaluate_judged
-
     if bundled == bool(queries_path or qrels_path):
         raise click.UsageError("give either --bundled or both --queries and --qrels")
     if not bundled and not (queries_path and qrels_path):
@@ -120,22 +120,18 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     if plot_path:
         _check_plot_available()
     rt = runtime(overrides)
-    from graph_trust.eval.metrics import _ir_measures
-
-    _ir_measures()  # fail before any graph work when the extra is missing
+    api.check_eval_extra()  # fail before any graph work when the extra is missing
     with ProgressBars(rt.quiet) as bars:
         if bundled:
-            report = run(evaluate_bundled(rt.settings, ranks=rank_list, weights=weight_list, sets=overrides,
+            report = run(api.evaluate_bundled(rt.settings, ranks=rank_list, weights=weight_list, sets=overrides,
                                           draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
                                           rank_consts=const_list, settle_s=settle_s, progress=bars))
         else:
-            report = run(evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
+            report = run(api.evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
                                          weights=weight_list, sets=overrides, rank_consts=const_list,
                                          progress=bars))
     if plot_path:
-        from graph_trust.eval.plot import write_plot
-
-        write_plot(report, plot_path)
+        api.write_plot(report, plot_path)
     if rt.json:
         emit_json(report.to_dict())
         return

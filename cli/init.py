@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graph_trust import service
+from graph_trust import api
 from graph_trust.cli.common import common_options, emit_json, run, runtime
 
 EXAMPLES = """
@@ -27,7 +27,7 @@ def init(groups: tuple[str, ...]) -> None:
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
     rt = runtime()
-    out = run(service.init_graph(rt.settings, list(groups) or None))
+    out = run(api.init(rt.settings, list(groups) or None))
     if rt.json:
         emit_json(out)
         return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
+from graph_trust import api
+from graph_trust.api import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.cli.common import common_options, runtime
 
 EXAMPLES = """
@@ -32,9 +33,7 @@ def mcp(actor: str | None, max_sensitivity: str | None, scopes: tuple[str, ...])
     arguments: an agent cannot raise its own clearance. Settings (policy:, search:, context:)
     come from --config and the environment like every command.
     """
-    from graph_trust.mcp_server import serve_stdio
-
     rt = runtime()
     ctx = TrustContext.from_settings(rt.settings.context, actor_id=actor, max_sensitivity=max_sensitivity,
                                      scopes=scopes)
-    serve_stdio(rt.settings, ctx)
+    api.serve_mcp(rt.settings, ctx)

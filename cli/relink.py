@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, shorten, table
 
 EXAMPLES = """
@@ -46,12 +47,10 @@ def relink(review_db: str | None, dry_run: bool, min_similarity: float | None, m
     element 0's evidence_id (the old one is kept in previous_evidence_ids), in one
     transaction journaled for 'graph-trust rollback RUN_ID'. Run 'graph-trust sync' after.
     """
-    from graph_trust.sync.relink import relink as do_relink
-
     rt = runtime({"review.path": review_db, "relink.min_similarity": min_similarity,
                   "relink.margin": margin})
     with ProgressBars(rt.quiet) as bars:
-        report = run(do_relink(rt.settings, dry_run=dry_run, group=group, progress=bars.at))
+        report = run(api.relink(rt.settings, dry_run=dry_run, group=group, progress=bars.at))
     for w in report.warnings:
         click.echo(f"warning: {w}", err=True)
     if rt.json:

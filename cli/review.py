@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from graph_trust import api
 from graph_trust.cli.common import emit_json
 
 
@@ -23,14 +24,10 @@ Examples:
 def init(path: str, as_json: bool) -> None:
     """Create a review DB at PATH with the documented `candidates` schema and the confidence
     tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
-    from graph_trust.sync.confidence_store import TABLES, init_confidence_tables
-    from graph_trust.sync.review_db import COLUMNS, init_review_db
-
-    p = init_review_db(path)
-    added = init_confidence_tables(p)
+    out = api.init_review_db(path)
+    added = out["added"]
     if as_json:
-        emit_json({"path": str(p), "table": "candidates", "columns": list(COLUMNS),
-                   "confidence_tables": list(TABLES), "added": added})
+        emit_json(out)
     else:
-        click.echo(f"review DB ready: {p} (table candidates; confidence tables"
+        click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"
                    + (f", added {', '.join(added)})" if added else ")"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from graph_trust import service
+from graph_trust import api
 from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
-from graph_trust.graphiti import check_weight
+from graph_trust.config import RankingSettings
 
 EXAMPLES = """
 \b
@@ -19,22 +19,14 @@ Examples:
 """
 
 
-def _weight(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return check_weight(value, "--trust-weight")
-    except Exception as exc:  # noqa: BLE001
-        raise click.BadParameter(f"must be a number in [0, 1], got {value!r}") from exc
-
-
 @click.command(epilog=EXAMPLES)
 @click.argument("query")
 @click.option("--edges", "scope", flag_value="edges", default=True, help="Search facts (RELATES_TO edges). Default.")
 @click.option("--nodes", "scope", flag_value="nodes", help="Search entities instead of facts.")
 @click.option("--limit", "-k", type=click.IntRange(1, 1000), default=None, help="Results to return (default 10).")
-@click.option("--trust-weight", callback=_weight, default=None, metavar="W",
-              help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or 0.05).")
+@click.option("--trust-weight", default=None, metavar="W",
+              help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or "
+                   f"{RankingSettings.model_fields['trust_weight'].default}).")
 @click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
 @click.option("--explain", is_flag=True, help="Show ranks, fused score, trust, boost and the unboosted rank.")
 @click.option("--rank", "rank_mode", type=click.Choice(["boost", "composite"]), default="boost", show_default=True,
@@ -42,7 +34,7 @@ def _weight(ctx: click.Context, param: click.Parameter, value: str | None) -> fl
 @click.option("--type", "memory_types", multiple=True, metavar="T",
               help="With --rank composite: keep only these memory types (repeatable).")
 @common_options
-def search(query: str, scope: str, limit: int | None, trust_weight: float | None, groups: tuple[str, ...],
+def search(query: str, scope: str, limit: int | None, trust_weight: str | None, groups: tuple[str, ...],
            explain: bool, rank_mode: str, memory_types: tuple[str, ...]) -> None:
     """Search the graph; verified facts rank higher.
 
@@ -50,16 +42,15 @@ def search(query: str, scope: str, limit: int | None, trust_weight: float | None
     trust_score x trust_weight. JSON output has, per result: uuid, text, bm25_rank,
     cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost.
     """
-    rt = runtime()
+    rt = runtime({"search.trust_weight": trust_weight}, flags={"search.trust_weight": "--trust-weight"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
     pool_limit = limit
     if rank_mode == "composite":  # rank a pool at least composite.max_results deep, then trim
         pool_limit = max(limit or rt.settings.search.limit, rt.settings.composite.max_results)
-    results = run(service.search(rt.settings, query, scope=scope, limit=pool_limit, trust_weight=trust_weight,
-                                 groups=list(groups) or None))
+    results = run(api.search(rt.settings, query, scope=scope, limit=pool_limit, groups=list(groups) or None))
     if rank_mode == "composite":
-        ranked = service.composite_rank(rt.settings, results, scope=scope, limit=limit or rt.settings.search.limit,
+        ranked = api.composite_rank(rt.settings, results, scope=scope, limit=limit or rt.settings.search.limit,
                                         memory_types=list(memory_types) or None)
         _print_composite(rt.json, query, scope, results.trust_weight, ranked)
         return

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-
 import click
 
+from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, table
 from graph_trust.errors import RunFailedError
 
@@ -48,17 +48,13 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     trust disagrees with the review DB. A group_id with no graph is reported, never created.
     Every change is journaled for 'graph-trust rollback RUN_ID'.
     """
-    from graph_trust.sync import run_sync
-
     rt = runtime({"review.path": review_db, "sync.max_clear": max_clear})
     bars = ProgressBars(rt.quiet)
     relinked = None
     try:
         if with_relink:
-            from graph_trust.sync.relink import relink
-
-            relinked = run(relink(rt.settings, dry_run=dry_run)).to_dict()
-        report = run(run_sync(rt.settings, dry_run=dry_run, full=full, batch_size=batch_size,
+            relinked = run(api.relink(rt.settings, dry_run=dry_run)).to_dict()
+        report = run(api.sync(rt.settings, dry_run=dry_run, full=full, batch_size=batch_size,
                               progress=bars)).to_dict()
     except KeyboardInterrupt:
         raise RunFailedError("sync interrupted; every applied batch is journaled: run `graph-trust sync` again "
@@ -118,10 +114,8 @@ def verify(review_db: str | None, examples: int) -> None:
     graph (their candidates are unmatched; nothing is created), and review rows that changed
     while verify read them (the next sync reads them).
     """
-    from graph_trust.sync import verify as do_verify
-
     rt = runtime({"review.path": review_db})
-    result = run(do_verify(rt.settings, examples=examples))
+    result = run(api.verify(rt.settings, examples=examples))
     report = result.to_dict()
     if rt.json:
         emit_json(report)
@@ -152,10 +146,8 @@ Examples:
 @common_options
 def runs(limit: int) -> None:
     """List recent sync, rollback and relink runs (newest first)."""
-    from graph_trust.sync import list_runs
-
     rt = runtime()
-    items = list_runs(rt.settings, limit=limit)
+    items = api.runs(rt.settings, limit=limit)
     if rt.json:
         emit_json(items)
         return
@@ -188,10 +180,8 @@ Examples:
 @common_options
 def rollback(run_id: str, force: bool) -> None:
     """Restore exactly the values a run replaced (journaled as a new run)."""
-    from graph_trust.sync import rollback as do_rollback
-
     rt = runtime()
-    report = run(do_rollback(rt.settings, run_id, force=force))
+    report = run(api.rollback(rt.settings, run_id, force=force))
     d = report.to_dict() if hasattr(report, "to_dict") else report
     if rt.json:
         emit_json(d)
@@ -222,10 +212,8 @@ def prune(keep: int, dry_run: bool, vacuum: bool) -> None:
     run. Older runs stay listed in `graph-trust runs`; never pruned: a run still marked running
     or with pending journal rows. Relink's journal is not touched.
     """
-    from graph_trust.sync import prune as do_prune
-
     rt = runtime()
-    d = do_prune(rt.settings, keep=keep, dry_run=dry_run, vacuum=vacuum).to_dict()
+    d = api.prune(rt.settings, keep=keep, dry_run=dry_run, vacuum=vacuum).to_dict()
     if rt.json:
         emit_json(d)
         return

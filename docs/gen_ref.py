@@ -198,7 +198,10 @@ def config_reference() -> str:
     example = _example_comments(EXAMPLE)
 
     def rows(model: type[BaseModel], prefix: str) -> list[str]:
-        notes = _comments(model)
+        notes: dict[str, str] = {}  # a field's comment sits in the class that defines it (bases first)
+        for klass in reversed(model.__mro__):
+            if issubclass(klass, BaseModel) and klass.__module__ == config.__name__:
+                notes.update(_comments(klass))
         out = ["| key | type | default | bounds | environment | description |", "|---|---|---|---|---|---|"]
         for name, field in model.model_fields.items():
             ann = field.annotation

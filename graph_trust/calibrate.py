@@ -41,7 +41,7 @@ def fused_at(ranks: np.ndarray, methods: int, rank_const: float) -> np.ndarray:
 
 
 def calibration_table(
-    trust_weight: float = 0.15,
+    trust_weight: float,
     rank_const: float = 1.0,
     methods: int = 2,
     max_rank: int = 20,
@@ -49,7 +49,8 @@ def calibration_table(
     form: fusion.BoostForm = "additive",
     min_boost_trust: float = 0.0,
 ) -> list[CalibrationRow]:
-    """One row per rank 1..max_rank with, per trust tier, the best unboosted rank overtaken."""
+    """One row per rank 1..max_rank with, per trust tier, the best unboosted rank overtaken
+    (``trust_weight``: the configured one is ``search.trust_weight``)."""
     ranks = np.arange(1, max_rank + 1)
     unboosted = fused_at(ranks, methods, rank_const)
     rows = []

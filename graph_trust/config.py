@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
+from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
@@ -39,14 +41,16 @@ class GraphSettings(_Section):
     load_timeout_s: float = Field(default=600.0, gt=0)  # embedded: how long a loading server is waited for
 
 
-class SearchSettings(_Section):
-    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
-    reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
-    by the item's relevance support. Negative evidence (``negative_statuses``, and with
-    ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
-    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
+# A trust weight: the boost's scale, a finite number in [0, 1] (config, recipes and calls alike).
+TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
-    trust_weight: float = Field(default=0.05, ge=0.0, le=1.0)
+
+class RankingSettings(BaseModel):
+    """How trust search ranks (see :class:`SearchSettings`): the one definition of these
+    fields, their defaults and bounds. The ``search:`` section and a search recipe
+    (``graph_trust.graphiti.TrustSearchConfig``) both are one."""
+
+    trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
     boost_expired: bool = False  # edges whose invalid_at / expired_at is past get no boost
@@ -56,6 +60,19 @@ class SearchSettings(_Section):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
+
+
+# RankingSettings' field names: the search settings a recipe takes over by name.
+RANKING_KEYS: tuple[str, ...] = tuple(RankingSettings.model_fields)
+
+
+class SearchSettings(_Section, RankingSettings):
+    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
+    by the item's relevance support. Negative evidence (``negative_statuses``, and with
+    ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
+    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
+
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
@@ -249,8 +266,6 @@ class PolicySettings(_Section):
     @field_validator("language")
     @classmethod
     def _language_code(cls, v: str) -> str:
-        import re
-
         if not re.fullmatch(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?", v):
             raise ValueError("must be a language code such as en, ja or pt-BR")
         return v
@@ -258,8 +273,6 @@ class PolicySettings(_Section):
     @field_validator("redaction_patterns")
     @classmethod
     def _patterns_compile(cls, v: list[str]) -> list[str]:
-        import re
-
         for i, pattern in enumerate(v):
             try:
                 re.compile(pattern)
@@ -271,8 +284,6 @@ class PolicySettings(_Section):
 
     @model_validator(mode="after")
     def _replacement_is_clean(self) -> "PolicySettings":
-        from graph_trust.context.redact import check_replacement
-
         if self.enable_redaction and (why := check_replacement(self.redaction_replacement, self.redaction_patterns)):
             raise ValueError(why)
         return self
@@ -385,26 +396,39 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _reject_nan(tree: dict[str, Any], prefix: str = "") -> None:
+def _reject_nan(tree: dict[str, Any], sources: Mapping[str, str], prefix: str = "") -> None:
     for k, v in tree.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
-            _reject_nan(v, key + ".")
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ConfigError(f"config key {key}: must be a finite number, got {v}")
+            _reject_nan(v, sources, key + ".")
+            continue
+        if isinstance(v, float) and not math.isfinite(v):
+            shown = str(v)
         elif isinstance(v, str) and v.strip().lower() in {"nan", "inf", "-inf", "+inf", "infinity"}:
-            raise ConfigError(f"config key {key}: must be a finite number, got {v!r}")
+            shown = repr(v)
+        else:
+            continue
+        raise ConfigError(f"config key {key}: must be a finite number, got {shown} [from {_source_of(key, sources)}]")
+
+
+def _source_of(key: str, sources: Mapping[str, str]) -> str:
+    """Where the value of dotted ``key`` came from (its own source, its section's, or a child's)."""
+    return (sources.get(key) or sources.get(key.split(".")[0])
+            or next((v for k, v in sources.items() if k.startswith(f"{key}.")), "defaults"))
 
 
 def load_settings(
     config_path: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
+    override_sources: Mapping[str, str] | None = None,
 ) -> Settings:
     """Build :class:`Settings` from YAML, then environment, then ``overrides`` (dotted keys).
 
     ``config_path`` None means ``$GRAPH_TRUST_CONFIG`` or ``./graph-trust.yaml`` if present.
-    ``overrides`` values of None are ignored (an unset CLI flag).
+    ``overrides`` values of None are ignored (an unset CLI flag). ``override_sources`` names
+    where an override came from in errors (e.g. ``{"search.trust_weight": "--trust-weight"}``;
+    default "command line").
     """
     env = os.environ if environ is None else environ
     sources: dict[str, str] = {}
@@ -429,16 +453,47 @@ def load_settings(
     for key, value in (overrides or {}).items():
         if value is not None:
             _set_dotted(tree, key, value)
-            sources[key] = "command line"
+            sources[key] = (override_sources or {}).get(key, "command line")
 
-    _reject_nan(tree)
+    _reject_nan(tree, sources)
     try:
         return Settings.model_validate(tree)
     except ValidationError as exc:
         key, detail = _first_error(exc)
-        source = (sources.get(key) or sources.get(key.split(".")[0])
-                  or next((v for k, v in sources.items() if k.startswith(f"{key}.")), "defaults"))
-        raise ConfigError(f"config key {key or '<root>'}: {detail} [from {source}]") from None
+        raise ConfigError(f"config key {key or '<root>'}: {detail} [from {_source_of(key, sources)}]") from None
+
+
+def checked_value(model: type[BaseModel], name: str, value: Any, source: str) -> Any:
+    """``value`` validated as field ``name`` of ``model`` (the settings' own type and bounds), for
+    values that reach the library without a config file (a call's argument); a ConfigError
+    names ``source``."""
+    try:
+        return getattr(model.model_validate({name: value}), name)
+    except ValidationError as exc:
+        _, detail = _first_error(exc)
+        raise ConfigError(f"{source}: {detail}") from None
+
+
+def env_setting(key: str, environ: Mapping[str, str] | None = None) -> Any:
+    """Dotted ``key`` as the environment alone sets it (the variables of :data:`ENV_KEYS`),
+    validated like :func:`load_settings`; its default when no variable is set."""
+    env = os.environ if environ is None else environ
+    tree: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for var, k in ENV_KEYS:
+        if k == key and env.get(var) not in (None, ""):
+            _set_dotted(tree, k, env[var])
+            sources[k] = f"environment variable {var}"
+    section, _, name = key.rpartition(".")
+    model = Settings.model_fields[section].annotation if section else Settings
+    if not sources:
+        return model.model_fields[name].get_default(call_default_factory=True)
+    _reject_nan(tree, sources)
+    try:
+        return getattr(model.model_validate(tree[section] if section else tree), name)
+    except ValidationError as exc:
+        _, detail = _first_error(exc)
+        raise ConfigError(f"config key {key}: {detail} [from {sources[key]}]") from None
 
 
 def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:

@@ -1,25 +1,35 @@
 """``graph-trust demo``: the whole loop on the embedded default.
 
 Loads the bundled operations graph (idempotently), writes the bundled review DB under the
-state directory, runs a sync over it, then runs the demo queries twice: Graphiti's vanilla
-``search_`` (EDGE_HYBRID_SEARCH_RRF) and ``trust_search`` with explanations.
+state directory and syncs it onto the graph, then runs the demo queries twice: Graphiti's
+vanilla ``search_`` (EDGE_HYBRID_SEARCH_RRF) and ``trust_search`` with explanations.
+
+The sync is a piece the caller hands in (:data:`ReviewSync`; :func:`graph_trust.api.demo`
+passes the real sync job), so this module, beside search, does not import the sync job.
 """
 
 from __future__ import annotations
 
-import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, state_path
+from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.fusion import Explanation
 from graph_trust.graphiti import trust_search
 from graph_trust.offline import make_graphiti
+from graph_trust.ranked_search import search_config
 from graph_trust.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
+
+# (settings, review rows, review DB path, open graph) -> the sync report: write the rows as a
+# fresh review DB at the path and run a full sync of it onto the graph.
+ReviewSync = Callable[[Settings, list[dict[str, Any]], Path, GraphConnection], Awaitable[Any]]
 
 
 @dataclass
@@ -48,34 +58,17 @@ class DemoReport:
                 "queries": [q.to_dict() for q in self.queries], "duration_s": round(self.duration_s, 3)}
 
 
-def write_demo_review_db(settings: Settings) -> str:
-    """The bundled review DB, rebuilt under the state directory (atomically replaced)."""
-    from graph_trust.sync.review_db import init_review_db, insert_rows
-
-    path = state_path(settings, "demo-review.sqlite3")
-    tmp = path.with_suffix(".tmp")
-    tmp.unlink(missing_ok=True)
-    init_review_db(tmp)
-    insert_rows(tmp, sample_review_rows())
-    os.replace(tmp, path)
-    return str(path)
-
-
-async def run_demo(settings: Settings, *, limit: int = 5) -> DemoReport:
-    """Load, sync, and compare vanilla and boosted ranks for the demo queries."""
-    from graph_trust.graph.connection import open_graph
-    from graph_trust.service import search_config
-    from graph_trust.sync.runner import sync_demo
-
+async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5) -> DemoReport:
+    """Load, sync (through ``sync_rows``), and compare vanilla and boosted ranks for the demo queries."""
     start = time.perf_counter()
-    review_db = write_demo_review_db(settings)
+    review_db = state_path(settings, "demo-review.sqlite3")
     embedder = HashingEmbedder()  # the sample is embedded with it, whatever search.embedder says
     group = demo_group()
     async with open_graph(settings) as conn:
         load = await load_sample(conn.driver, embedder)
-        sync = await sync_demo(settings, review_db, graph=conn)
+        sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
         graphiti = make_graphiti(conn.for_group(group).driver, embedder=embedder)
-        report = DemoReport(conn.address.display, group, review_db, load, sync)
+        report = DemoReport(conn.address.display, group, str(review_db), load, sync)
         vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
         vanilla_cfg.limit = limit
         for q in demo_queries():

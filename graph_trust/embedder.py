@@ -35,11 +35,16 @@ embedded and searched with the same ``dim``.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from graphiti_core.embedder.client import EmbedderClient
+
+from graph_trust.config import Settings
+from graph_trust.errors import ConfigError
 
 DEFAULT_DIM = 256
 HASH_KEY = b"graph-trust/hashing-v1"
@@ -216,3 +221,20 @@ def _single_text(input_data: object) -> str:
         "HashingEmbedder embeds text: pass a string or a list of strings, not token ids "
         f"({type(input_data).__name__})"
     )
+
+
+def make_embedder(settings: Settings) -> Any:
+    """The embedder ``search.embedder`` names: ``hashing`` (:class:`HashingEmbedder`) or
+    ``module:callable`` (called with no arguments; it returns a graphiti-core ``EmbedderClient``).
+    Every command that embeds a query or a fact builds its embedder here."""
+    spec = settings.search.embedder
+    if spec == "hashing":
+        return HashingEmbedder()
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise ConfigError(f"config key search.embedder: expected 'hashing' or 'module:callable', got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"config key search.embedder: cannot load {spec!r} ({exc})") from None
+    return factory()

@@ -39,40 +39,35 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust import fusion
+from graph_trust.config import RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
 from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
-from graph_trust.errors import ConfigError, InputError
+from graph_trust.errors import InputError
 from graph_trust.fusion import Explanation
 from graph_trust.graph import routing
 
-DEFAULT_TRUST_WEIGHT = 0.05  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
-DEFAULT_BOOST_FORM: fusion.BoostForm = "supported"
-DEFAULT_MIN_BOOST_TRUST = 0.5
-DEFAULT_NEGATIVE_STATUSES = ("rejected", "expired")
-DEFAULT_NEGATIVE_PENALTY = 1.0
-MAX_QUERY_CHARS = 8192
+# The defaults live in graph_trust.config (one source); these names keep existing imports working.
+_DEFAULTS = RankingSettings()
+DEFAULT_TRUST_WEIGHT = _DEFAULTS.trust_weight  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
+DEFAULT_BOOST_FORM: fusion.BoostForm = _DEFAULTS.boost_form
+DEFAULT_MIN_BOOST_TRUST = _DEFAULTS.min_boost_trust
+DEFAULT_NEGATIVE_STATUSES = tuple(_DEFAULTS.negative_statuses)
+DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
+MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
-    """``GRAPHITI_TRUST_WEIGHT`` if set (validated), else :data:`DEFAULT_TRUST_WEIGHT`."""
-    raw = (os.environ if environ is None else environ).get("GRAPHITI_TRUST_WEIGHT")
-    if raw in (None, ""):
-        return DEFAULT_TRUST_WEIGHT
-    return check_weight(raw, "environment variable GRAPHITI_TRUST_WEIGHT")
+    """``GRAPHITI_TRUST_WEIGHT`` if set (validated like the config), else :data:`DEFAULT_TRUST_WEIGHT`."""
+    return env_setting("search.trust_weight", environ)
 
 
 def check_weight(value: Any, source: str = "trust_weight") -> float:
-    """A trust weight is a finite number in [0, 1]."""
-    try:
-        w = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{source}: must be a number in [0, 1], got {value!r}") from None
-    if not math.isfinite(w) or not 0.0 <= w <= 1.0:
-        raise ConfigError(f"{source}: must be a number in [0, 1], got {value!r}")
-    return w
+    """A trust weight is a finite number in [0, 1] (checked by the settings model; ConfigError)."""
+    return checked_value(RankingSettings, "trust_weight", value, source)
 
 
-class TrustSearchConfig(SearchConfig):
-    """Graphiti's ``SearchConfig`` plus the trust settings (see :mod:`graph_trust.fusion`).
+class TrustSearchConfig(SearchConfig, RankingSettings):
+    """Graphiti's ``SearchConfig`` plus the trust settings (see :mod:`graph_trust.fusion`), whose
+    fields, defaults and bounds are :class:`graph_trust.config.RankingSettings`'.
 
     ``trust_weight`` None means ``GRAPHITI_TRUST_WEIGHT`` or the default. ``boost_form``
     ``additive`` is the reference ``rrf + trust * weight``; ``supported`` scales the boost by
@@ -85,16 +80,7 @@ class TrustSearchConfig(SearchConfig):
     ``drop_negative``, are left out. :data:`REFERENCE` settings reproduce seed 002 exactly.
     """
 
-    trust_weight: float | None = Field(default=None, ge=0.0, le=1.0)
-    rank_const: float = Field(default=1.0, gt=0.0)
-    pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
-    boost_expired: bool = False
-    boost_form: fusion.BoostForm = DEFAULT_BOOST_FORM
-    min_boost_trust: float = Field(default=DEFAULT_MIN_BOOST_TRUST, ge=0.0, le=1.0)
-    negative_statuses: list[str] = Field(default_factory=lambda: list(DEFAULT_NEGATIVE_STATUSES))
-    demote_invalidated: bool = True
-    negative_penalty: float = Field(default=DEFAULT_NEGATIVE_PENALTY, ge=0.0, le=1.0)
-    drop_negative: bool = False
+    trust_weight: TrustWeight | None = None
     cosine: CosineStage = Field(default_factory=CosineStage)
 
 
@@ -317,8 +303,9 @@ async def trust_search(
     query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)
     config = _as_trust_config(config)
-    weight = check_weight(trust_weight if trust_weight is not None else
-                          (config.trust_weight if config.trust_weight is not None else env_trust_weight()))
+    # a call's weight is checked here; a recipe's was checked by its model, the environment's by env_setting
+    weight = (check_weight(trust_weight) if trust_weight is not None else
+              config.trust_weight if config.trust_weight is not None else env_trust_weight())
     validate_group_ids(group_ids)
     group_ids = group_ids if group_ids and group_ids != [""] else None
     search_filter = search_filter or SearchFilters()

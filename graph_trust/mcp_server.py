@@ -21,6 +21,8 @@ from graph_trust.config import Settings
 from graph_trust.context.redact import Redactor
 from graph_trust.context.service import ContextService
 from graph_trust.errors import ConfigError
+from graph_trust.ranked_search import search
+from graph_trust.records import records_from_results
 
 INSTRUCTIONS = (
     "Trust-ranked memory from a Graphiti knowledge graph. Call get_context with the user's question "
@@ -30,6 +32,7 @@ INSTRUCTIONS = (
 
 
 def _server_class() -> Any:
+    # mcp is an optional dependency (the ``mcp`` extra): imported when a server is built
     try:
         from mcp.server.mcpserver import MCPServer  # mcp >= 2
 
@@ -46,9 +49,6 @@ def _server_class() -> Any:
 async def search_facts_payload(settings: Settings, trust_context: TrustContext, query: str, limit: int = 10,
                                group: str | None = None) -> dict[str, Any]:
     """What the ``search_facts`` tool returns: visible hits with explanations, PII redacted."""
-    from graph_trust.records import records_from_results
-    from graph_trust.service import search
-
     if not 1 <= limit <= 50:
         raise ValueError("limit must be in [1, 50]")
     results = await search(settings, query, limit=limit, groups=[group] if group else None)

@@ -23,9 +23,13 @@ the order in which candidates arrive.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+from graphiti_core.edges import EntityEdge
+from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
+from graphiti_core.nodes import EntityNode
 
 from graph_trust.access import (
     TrustContext,
@@ -35,17 +39,69 @@ from graph_trust.access import (
     require_context,
 )
 from graph_trust.audit import AuditStore
-from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, max_rrf, score_records
+from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, score_records
 from graph_trust.config import Settings
 from graph_trust.context_format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
+from graph_trust.graphiti import trust_search
 from graph_trust.layers import Layer, filter_by_salience, flatten, group_into_layers
 from graph_trust.override import OverrideDecision, OverridePolicy, request_override
+from graph_trust.ranked_search import max_fused_for, search_config_for
 from graph_trust.records import MemoryRecord, record_from_item, records_from_results
 from graph_trust.selector import Selection, resolve_competing
+from graph_trust.session import open_graphiti, resolve_groups
 
 RankMode = Literal["composite", "boost"]
 RANK_MODES: tuple[str, ...] = ("composite", "boost")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextOptions:
+    """How the stages after search run for one request (everything but the settings, the
+    trust context and, for :func:`build_context`, the search itself).
+
+    ``rank``: ``composite`` or ``boost`` (the search order). ``memory_types``: keep only these.
+    ``trust_override`` (with ``override_policy``; audited into ``audit_store``, default the
+    state store's): force one trust value, composite rank only. ``min_salience`` drops records
+    below it; ``by_salience`` sorts within a layer by salience. ``max_results`` (default
+    ``composite.max_results``) records are kept. ``now`` is the instant recency is measured from."""
+
+    rank: RankMode = "composite"
+    memory_types: Collection[str] | None = None
+    trust_override: float | None = None
+    override_policy: OverridePolicy | None = None
+    audit_store: AuditStore | None = None
+    min_salience: float | None = None
+    by_salience: bool = False
+    max_results: int | None = None
+    now: datetime | None = None
+
+    @classmethod
+    def of(cls, options: ContextOptions | None, fields_given: dict[str, Any]) -> ContextOptions:
+        """``options`` (default: all defaults) with ``fields_given`` (field names) replaced; an
+        unknown name is a TypeError, as for any keyword argument."""
+        unknown = sorted(set(fields_given) - _OPTION_FIELDS)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        return replace(options or cls(), **fields_given)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How :func:`build_context` searches: ``config`` (a graphiti ``SearchConfig`` or
+    ``TrustSearchConfig``; None: the edge hybrid RRF recipe with ``settings.search`` applied),
+    ``group_ids``, ``search_filter``, ``trust_weight`` (overrides the recipe's) and ``embedder``
+    (with a bare driver or GraphConnection)."""
+
+    config: Any = None
+    group_ids: list[str] | None = None
+    search_filter: Any = None
+    trust_weight: float | None = None
+    embedder: Any = None
+
+
+_OPTION_FIELDS = frozenset(f.name for f in fields(ContextOptions))
+_SEARCH_FIELDS = frozenset(f.name for f in fields(SearchOptions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,58 +170,58 @@ def context_from_records(
     *,
     settings: Settings,
     trust_context: TrustContext | None,
-    rank: RankMode = "composite",
-    memory_types: Collection[str] | None = None,
-    trust_override: float | None = None,
-    override_policy: OverridePolicy | None = None,
-    audit_store: AuditStore | None = None,
-    min_salience: float | None = None,
-    by_salience: bool = False,
-    max_results: int | None = None,
+    options: ContextOptions | None = None,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
-    now: datetime | None = None,
+    **option_fields: Any,
 ) -> ContextResult:
-    """Every stage after search over ready-made records (pure apart from the audit store)."""
+    """Every stage after search over ready-made records (pure apart from the audit store).
+
+    ``options`` (:class:`ContextOptions`) says how; its fields may also be given as keyword
+    arguments (``rank="boost"``), which replace those of ``options``. ``max_fused`` is the
+    largest fused score per record kind (:func:`max_fused_for` of the recipe searched)."""
+    opts = ContextOptions.of(options, option_fields)
     ctx = require_context(trust_context)
+    rank = opts.rank
     if rank not in RANK_MODES:
         raise InputError(f"rank must be one of {', '.join(RANK_MODES)}, got {rank!r}")
-    cs, xs = settings.composite, settings.context
+    comp, xs = settings.composite, settings.context
     default_sensitivity = check_default_sensitivity(xs.default_sensitivity)
-    now = now or datetime.now(UTC)
-    limit = cs.max_results if max_results is None else max_results
+    now = opts.now or datetime.now(UTC)
+    limit = comp.max_results if opts.max_results is None else opts.max_results
     if limit < 1:
         raise InputError(f"max_results must be >= 1, got {limit}")
 
     candidates = len(records)
     decision: OverrideDecision | None = None
-    if trust_override is not None:
+    if opts.trust_override is not None:
         if rank != "composite":
             raise InputError("a trust override applies to the composite rank only (rank='composite')")
-        decision = request_override(trust_override, override_policy, audit_store or AuditStore.for_settings(settings))
+        decision = request_override(opts.trust_override, opts.override_policy,
+                                    opts.audit_store or AuditStore.for_settings(settings))
     applied = decision.applied if decision is not None else None
 
-    if memory_types:
-        wanted = {t.strip().lower() for t in memory_types}
+    if opts.memory_types:
+        wanted = {t.strip().lower() for t in opts.memory_types}
         records = [r for r in records if r.memory_type in wanted]
     visible = filter_by_trust(records, ctx, default_sensitivity=default_sensitivity)
-    scored = score_records(visible.records, cs, now=now, trust_override=applied, max_fused=max_fused)
+    scored = score_records(visible.records, comp, now=now, trust_override=applied, max_fused=max_fused)
     if rank == "composite":
-        scored = [it for it in scored if it.trust >= cs.min_trust]
+        scored = [it for it in scored if it.trust >= comp.min_trust]
         below = len(visible.records) - len(scored)
     else:
         below = 0
-    if min_salience is not None:
-        scored = filter_by_salience(scored, min_salience)
+    if opts.min_salience is not None:
+        scored = filter_by_salience(scored, opts.min_salience)
 
     kept, selections = resolve_competing(
         _ordered(scored, rank),
         weights=xs.selector_weights,
         threshold=xs.needs_more_threshold,
         now=now,
-        half_life_hours=cs.half_life_hours,
+        half_life_hours=comp.half_life_hours,
         max_fused=max_fused,
     )
-    layers = group_into_layers(_ordered(kept, rank)[:limit], xs.layer_order, by_salience=by_salience)
+    layers = group_into_layers(_ordered(kept, rank)[:limit], xs.layer_order, by_salience=opts.by_salience)
     items = flatten(layers)
     shown = {it.uuid for it in items}
     return ContextResult(
@@ -183,27 +239,6 @@ def context_from_records(
     )
 
 
-def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> Any:
-    """The edge trust recipe (or ``base``) with ``settings.search`` applied; the pool is at least
-    ``composite.max_results`` deep so the composite stage has something to rank."""
-    from graph_trust.service import search_config
-
-    return search_config(settings, limit=limit or max(settings.search.limit, settings.composite.max_results),
-                         base=base)
-
-
-def max_fused_for(config: Any) -> dict[str, float]:
-    """Largest fused score per record kind for ``config`` (RRF: methods / rank_const; else 1)."""
-    from graphiti_core.search.search_config import EdgeReranker, NodeReranker
-
-    rank_const = getattr(config, "rank_const", 1.0)
-    out: dict[str, float] = {}
-    for kind, cfg, rrf in (("edge", config.edge_config, EdgeReranker.rrf), ("node", config.node_config, NodeReranker.rrf)):
-        if cfg is not None:
-            out[kind] = max_rrf(max(1, len(cfg.search_methods)), rank_const) if cfg.reranker == rrf else 1.0
-    return out
-
-
 def _driver_and_embedder(graph: Any, embedder: Any) -> tuple[Any, Any]:
     """A Graphiti, a GraphConnection (its ``.driver``) or a driver; embedder as given."""
     if getattr(graph, "clients", None) is None and hasattr(graph, "driver") and hasattr(graph, "dialect"):
@@ -217,63 +252,41 @@ async def build_context(
     *,
     settings: Settings,
     trust_context: TrustContext | None,
-    rank: RankMode = "composite",
-    config: Any = None,
-    group_ids: list[str] | None = None,
-    search_filter: Any = None,
-    trust_weight: float | None = None,
-    embedder: Any = None,
-    memory_types: Collection[str] | None = None,
-    trust_override: float | None = None,
-    override_policy: OverridePolicy | None = None,
-    audit_store: AuditStore | None = None,
-    min_salience: float | None = None,
-    by_salience: bool = False,
-    max_results: int | None = None,
-    now: datetime | None = None,
+    search: SearchOptions | None = None,
+    options: ContextOptions | None = None,
+    **fields_given: Any,
 ) -> ContextResult:
-    """Search ``graphiti_or_conn`` (a Graphiti, a GraphConnection or a driver plus
-    ``embedder``) and build the trusted context.
+    """Search ``graphiti_or_conn`` (a Graphiti, a GraphConnection or a driver plus an
+    embedder) and build the trusted context.
 
-    ``config`` (a graphiti ``SearchConfig`` or ``TrustSearchConfig``) is used as given; None
-    means the edge hybrid RRF recipe with ``settings.search`` applied and a limit of twice
-    ``max_results`` (later stages drop candidates). Relevance is normalized by the config's
+    ``search`` (:class:`SearchOptions`) says how to search, ``options`` (:class:`ContextOptions`)
+    how the later stages run; the fields of either may also be given as keyword arguments
+    (``group_ids=[...]``, ``rank="boost"``). A recipe (``config``) is used as given; None means
+    the edge hybrid RRF recipe with ``settings.search`` applied and a limit of twice
+    ``max_results`` (later stages drop candidates). Relevance is normalized by the recipe's
     largest possible fused score (:func:`max_fused_for`)."""
-    from graph_trust.graphiti import trust_search
-
+    search_fields = {k: v for k, v in fields_given.items() if k in _SEARCH_FIELDS}
+    how = replace(search or SearchOptions(), **search_fields)
+    opts = ContextOptions.of(options, {k: v for k, v in fields_given.items() if k not in _SEARCH_FIELDS})
     require_context(trust_context)  # fail before touching the graph
-    graph, embedder = _driver_and_embedder(graphiti_or_conn, embedder)
-    limit = max_results or settings.composite.max_results
+    graph, embedder = _driver_and_embedder(graphiti_or_conn, how.embedder)
+    limit = opts.max_results or settings.composite.max_results
     # Access control, min_trust and competing facts remove candidates: search twice as deep.
-    cfg = config if config is not None else search_config_for(
+    cfg = how.config if how.config is not None else search_config_for(
         settings, limit=min(1000, max(2 * limit, settings.search.limit))
     )
     results = await trust_search(
         graph,
         query,
         cfg,
-        group_ids=group_ids,
-        search_filter=search_filter,
+        group_ids=how.group_ids,
+        search_filter=how.search_filter,
         embedder=embedder,
-        trust_weight=trust_weight,
+        trust_weight=how.trust_weight,
         max_query_chars=settings.search.max_query_chars,
     )
-    return context_from_records(
-        records_from_results(results),
-        query,
-        settings=settings,
-        trust_context=trust_context,
-        rank=rank,
-        memory_types=memory_types,
-        trust_override=trust_override,
-        override_policy=override_policy,
-        audit_store=audit_store,
-        min_salience=min_salience,
-        by_salience=by_salience,
-        max_results=max_results,
-        max_fused=max_fused_for(cfg),
-        now=now,
-    )
+    return context_from_records(records_from_results(results), query, settings=settings,
+                                trust_context=trust_context, options=opts, max_fused=max_fused_for(cfg))
 
 
 async def context_for_settings(
@@ -287,8 +300,6 @@ async def context_for_settings(
     """Open the configured graph and run :func:`build_context` (what ``graph-trust context``
     runs). ``groups`` None means ``search.group_ids``, else every group; ``options`` are
     :func:`build_context`'s keyword arguments."""
-    from graph_trust.service import open_graphiti, resolve_groups
-
     require_context(trust_context)
     if not isinstance(query, str) or not query.strip():
         raise InputError("the query is empty")
@@ -310,10 +321,6 @@ async def get_record(
     NotFoundError when neither an edge nor a node has that uuid; AccessDeniedError when it
     exists but is denied; MissingTrustContextError without a context.
     """
-    from graphiti_core.edges import EntityEdge
-    from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
-    from graphiti_core.nodes import EntityNode
-
     ctx = require_context(trust_context)
     clients = getattr(graphiti_or_conn, "clients", None)
     driver = clients.driver if clients is not None else _driver_and_embedder(graphiti_or_conn, None)[0]
@@ -331,8 +338,10 @@ async def get_record(
 
 __all__ = [
     "RANK_MODES",
+    "ContextOptions",
     "ContextResult",
     "RankMode",
+    "SearchOptions",
     "build_context",
     "context_for_settings",
     "context_from_records",

@@ -1,122 +1,20 @@
-"""Library equivalents of the CLI's graph commands: open a Graphiti on the configured graph,
-resolve groups, and run a trust-boosted search.
+"""Graph set-up: :func:`init_graph` (what ``graph-trust init`` runs).
+
+The other names once defined here moved; they are re-exported so existing imports work:
+the embedder factory to :mod:`graph_trust.embedder`, opening Graphiti and group discovery to
+:mod:`graph_trust.session`, the settings-driven search to :mod:`graph_trust.ranked_search`.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.embedder import make_embedder
 from graph_trust.graph import schema
-from graph_trust.graph.connection import GraphConnection, open_graph
-from graph_trust.graph.routing import existing_groups
-from graph_trust.errors import ConfigError, InputError
-from graphiti_core.search.search_config import SearchConfig
-
-from graph_trust.graphiti import (
-    EDGE_HYBRID_SEARCH_RRF_TRUST,
-    NODE_HYBRID_SEARCH_RRF_TRUST,
-    TrustSearchConfig,
-    TrustSearchResults,
-    check_query,
-    trust_search,
-)
-
-
-def make_embedder(settings: Settings) -> Any:
-    """The embedder named by ``search.embedder``: 'hashing' or 'module:callable'."""
-    spec = settings.search.embedder
-    if spec == "hashing":
-        from graph_trust.embedder import HashingEmbedder
-
-        return HashingEmbedder()
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise ConfigError(f"config key search.embedder: expected 'hashing' or 'module:callable', got {spec!r}")
-    try:
-        factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"config key search.embedder: cannot load {spec!r} ({exc})") from None
-    return factory()
-
-
-@asynccontextmanager
-async def open_graphiti(settings: Settings) -> AsyncIterator[tuple[GraphConnection, Any]]:
-    """(connection, Graphiti) on the configured graph, built offline (no LLM calls)."""
-    from graph_trust.offline import make_graphiti
-
-    async with open_graph(settings) as conn:
-        yield conn, make_graphiti(conn.driver, embedder=make_embedder(settings))
-
-
-async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> list[str] | None:
-    """Check requested groups exist; none requested means every group (FalkorDB: every graph)."""
-    known = await existing_groups(conn)
-    if groups:
-        unknown = [g for g in groups if g not in known]
-        if unknown:
-            shown = ", ".join(sorted(known)[:10]) or "none"
-            raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {shown})")
-        return list(groups)
-    if conn.backend.graph_per_group:
-        return known or None
-    return None
-
-
-# search settings that are TrustSearchConfig fields of the same name and meaning
-_RANKING_KEYS = ("rank_const", "pool_multiplier", "boost_expired", "boost_form", "min_boost_trust",
-                 "negative_statuses", "demote_invalidated", "negative_penalty", "drop_negative")
-
-
-def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
-                  base: SearchConfig | None = None) -> TrustSearchConfig:
-    """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied."""
-    s = settings.search
-    recipe = base if base is not None else (
-        EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST)
-    data = recipe.model_dump()
-    if data.get("trust_weight") is None:
-        data["trust_weight"] = s.trust_weight
-    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in _RANKING_KEYS},
-                cosine={"mode": s.cosine, "min_size": s.cosine_index_min_size, "oversample": s.cosine_oversample})
-    return TrustSearchConfig(**data)
-
-
-async def search(
-    settings: Settings,
-    query: str,
-    *,
-    scope: str = "edges",
-    limit: int | None = None,
-    trust_weight: float | None = None,
-    groups: list[str] | None = None,
-) -> TrustSearchResults:
-    """Trust-boosted search on the configured graph (what ``graph-trust search`` runs)."""
-    s = settings.search
-    check_query(query, s.max_query_chars)
-    config = search_config(settings, scope=scope, limit=limit)
-    async with open_graphiti(settings) as (conn, graphiti):
-        group_ids = await resolve_groups(conn, groups or s.group_ids or None)
-        return await trust_search(graphiti, query, config=config, group_ids=group_ids,
-                                  trust_weight=trust_weight, max_query_chars=s.max_query_chars)
-
-
-def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
-                   limit: int | None = None, memory_types: list[str] | None = None,
-                   now: Any = None) -> list[Any]:
-    """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
-    ``now`` (a datetime; default the current time) is the instant recency is measured from."""
-    from graph_trust.composite import rank_composite
-    from graph_trust.pipeline import max_fused_for
-    from graph_trust.records import records_from_results
-
-    records = records_from_results(results)
-    return rank_composite(records, settings.composite, memory_types=memory_types, now=now,
-                          max_fused=max_fused_for(search_config(settings, scope=scope)),
-                          max_results=limit or settings.composite.max_results)
+from graph_trust.graph.connection import open_graph
+from graph_trust.ranked_search import composite_rank, search, search_config
+from graph_trust.session import existing_groups, open_graphiti, resolve_groups
 
 
 async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
@@ -125,3 +23,7 @@ async def init_graph(settings: Settings, groups: list[str] | None = None) -> dic
     relies on, and the vector indexes of ``vector_index`` settings, in every requested group."""
     async with open_graph(settings) as conn:
         return await schema.init(conn, settings.vector_index, groups)
+
+
+__all__ = ["composite_rank", "existing_groups", "init_graph", "make_embedder", "open_graphiti", "resolve_groups",
+           "search", "search_config"]

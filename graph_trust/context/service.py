@@ -46,14 +46,23 @@ from datetime import datetime
 from typing import Any
 
 from cachetools import LRUCache
+from graphiti_core.search.search_config import EdgeSearchMethod
 
 from graph_trust.access import TrustContext, require_context
 from graph_trust.composite import RankedRecord
 from graph_trust.config import PolicySettings, Settings, policy_with
+from graph_trust.graph.connection import address_of, translate_error
 from graph_trust.context import metrics
 from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
+from graph_trust.embedder import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
+from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
+from graph_trust.offline import make_graphiti
+from graph_trust.pipeline import context_from_records
+from graph_trust.ranked_search import max_fused_for, search_config
+from graph_trust.records import records_from_results
+from graph_trust.session import open_graphiti, resolve_groups
 
 SEARCH_METHODS: dict[str, tuple[str, ...]] = {
     "hybrid": ("bm25", "cosine_similarity"),
@@ -65,11 +74,6 @@ SEARCH_METHODS: dict[str, tuple[str, ...]] = {
 def policy_search_config(settings: Settings, policy: PolicySettings) -> Any:
     """The edge RRF trust recipe with ``policy.search_type``'s methods and a limit of
     ``2 * top_k`` (later stages drop candidates)."""
-    from graphiti_core.search.search_config import EdgeSearchMethod
-
-    from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST
-    from graph_trust.service import search_config
-
     base = EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(deep=True)
     base.edge_config.search_methods = [EdgeSearchMethod(m) for m in SEARCH_METHODS[policy.search_type]]
     return search_config(settings, limit=2 * policy.top_k, base=base)
@@ -247,8 +251,6 @@ class ContextService:
         except _UnknownGroup as exc:
             return fail("GROUP_NOT_FOUND", "empty", str(exc))
         except Exception as exc:  # a driver error mid-search: the connection module says if the graph is gone
-            from graph_trust.graph.connection import address_of, translate_error
-
             lost = translate_error(exc, address_of(settings), settings.graph.database)
             if lost is None:
                 raise
@@ -260,12 +262,6 @@ class ContextService:
 
     async def _search(self, settings: Settings, query: str, ctx: TrustContext, groups: list[str], rank: str,
                       connection: Any, now: datetime | None) -> Payload:
-        from graph_trust.graphiti import trust_search
-        from graph_trust.offline import make_graphiti
-        from graph_trust.pipeline import context_from_records, max_fused_for
-        from graph_trust.records import records_from_results
-        from graph_trust.service import make_embedder, open_graphiti, resolve_groups
-
         pol = settings.policy
 
         @asynccontextmanager

@@ -39,7 +39,7 @@ def token_counter(spec: str) -> TokenCounter:
         raise ConfigError(f"{KEY}: expected chars4, tokenizer:PATH, tiktoken:ENCODING or module:callable, got {spec!r}")
     if kind == "tokenizer":
         try:
-            from tokenizers import Tokenizer
+            from tokenizers import Tokenizer  # optional dependency: only this token counter needs it
         except ImportError:
             raise ConfigError(f"{KEY}: {spec!r} needs the tokenizers package (pip install 'graph-trust[tokenizer]')") from None
         try:
@@ -49,7 +49,7 @@ def token_counter(spec: str) -> TokenCounter:
         return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
     if kind == "tiktoken":
         try:
-            import tiktoken
+            import tiktoken  # optional dependency: only this token counter needs it
 
             enc = tiktoken.get_encoding(arg)
         except ImportError:

@@ -2,7 +2,8 @@
 
 - :func:`evaluate_judged`: the user's judged queries on the configured graph, as it is;
 - :func:`evaluate_bundled`: the shipped set over ``draws`` review draws, each on a fresh
-  temporary embedded graph synced with the real sync job.
+  temporary embedded graph synced with the sync job the caller hands in
+  (:func:`graph_trust.api.evaluate_bundled` hands in the real one).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.demo import ReviewSync
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, load_judged
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, draw_review
@@ -32,7 +34,8 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
                             rankings=[rankings])
 
 
-async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: list[float] | None = None,
+async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: list[str],
+                           weights: list[float] | None = None,
                            sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
                            rank_consts: list[float] | None = None, settle_s: float = 60.0,
@@ -55,7 +58,7 @@ async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: lis
     for d in range(draws):
         rows = draw_review(data.graph, data.verdicts, seed=seed + d, coverage=coverage, noise=noise)
         results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
-                                               settle_s=settle_s, progress=progress))
+                                               sync_rows=sync_rows, settle_s=settle_s, progress=progress))
     return EvalReport.build(
         mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
         settings=dict(sets or {}), rank_const=settings.search.rank_const,

@@ -28,7 +28,7 @@ METRICS = ("ndcg@10", "mrr@10", "p@5")
 
 def _ir_measures() -> Any:
     try:
-        import ir_measures
+        import ir_measures  # the optional eval extra: a missing install is one ConfigError line
     except ImportError:
         raise ConfigError("graph-trust eval needs the IR metrics library: pip install 'graph-trust[eval]' "
                           "(installs ir-measures)") from None

@@ -11,7 +11,7 @@ from graph_trust.errors import ConfigError, InputError
 
 def write_plot(report: Any, path: str | Path) -> Path:
     """Draw the report's two headline measures side by side into ``path`` (PNG)."""
-    try:
+    try:  # matplotlib is the optional plot extra
         import matplotlib
 
         matplotlib.use("Agg")

@@ -5,19 +5,23 @@ Methods:
 - ``vanilla``: graphiti-core's own ``Graphiti.search_`` with its ``EDGE_HYBRID_SEARCH_RRF``
   recipe (the baseline; unaffected by graph-trust's settings);
 - ``trust@W``: :func:`graph_trust.graphiti.trust_search` with the configured recipe
-  (:func:`graph_trust.service.search_config`) and ``trust_weight=W``;
-- ``composite``: the composite rank (:func:`graph_trust.service.composite_rank`) over the
+  (:func:`graph_trust.ranked_search.search_config`) and ``trust_weight=W``;
+- ``composite``: the composite rank (:func:`graph_trust.ranked_search.composite_rank`) over the
   trust search's pool at the configured settings.
 
 Every method of one run reads the same graph state: the bundled mode syncs first and ranks
-after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike.
+after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike. The
+sync is handed in (a :data:`graph_trust.demo.ReviewSync`; :mod:`graph_trust.api` passes the real
+job): the evaluation, beside search, does not import the sync job.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,8 +31,16 @@ from typing import Any
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, load_settings
+from graph_trust.graph.connection import open_graph
+from graph_trust.demo import ReviewSync
+from graph_trust.embedder import HashingEmbedder, make_embedder
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
+from graph_trust.graphiti import trust_search
+from graph_trust.offline import make_graphiti
+from graph_trust.ranked_search import composite_rank, search_config, search_config_for
+from graph_trust.sample import load_sample
+from graph_trust.session import open_graphiti, resolve_groups
 
 LIMIT = 10
 STABLE_ATTEMPTS = 3
@@ -91,11 +103,6 @@ async def rank_queries(
     progress: Progress | None = None,
 ) -> dict[str, dict[str, list[str]]]:
     """``{method: {query_id: [fact uuid, best first]}}``, the top ``LIMIT`` of each."""
-    from graph_trust.graphiti import trust_search
-    from graph_trust.offline import make_graphiti
-    from graph_trust.pipeline import search_config_for
-    from graph_trust.service import composite_rank, search_config
-
     out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
     per_method = {m.name: m.settings(settings) for m in methods}
     trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
@@ -152,9 +159,6 @@ async def settle_fulltext(conn: Any, judged: JudgedSet, *, embedder: Any, defaul
     query until each group's order has moved once, or ``max_wait_s`` passed, so a draw is
     measured on the state searches see for the rest of the day, and the same command gives the
     same figures. Returns ``{"waited_s", "settled_groups"}``."""
-    import asyncio
-    import time
-
     if max_wait_s <= 0:
         return {"waited_s": 0.0, "settled_groups": []}
     probe = [Method("vanilla", "vanilla")]
@@ -187,8 +191,6 @@ def _group_of(q: Query, conn: Any, default_groups: list[str] | None) -> str | No
 async def rank_configured(settings: Settings, judged: JudgedSet, methods: list[Method], *,
                           progress: Progress | None = None) -> tuple[str, dict[str, dict[str, list[str]]]]:
     """Rank on the user's configured graph as it is (already synced): (graph display, rankings)."""
-    from graph_trust.service import make_embedder, open_graphiti, resolve_groups
-
     async with open_graphiti(settings) as (conn, _):
         wanted = sorted({q.group for q in judged.queries if q.group})
         if wanted:
@@ -212,30 +214,22 @@ class DrawResult:
 
 
 async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
-                            judged: JudgedSet, methods: list[Method], *, seed: int, settle_s: float = 60.0,
-                            progress: Progress | None = None) -> DrawResult:
-    """Build a temporary embedded graph, sync this draw's review DB onto it, rank.
+                            judged: JudgedSet, methods: list[Method], *, seed: int, sync_rows: ReviewSync,
+                            settle_s: float = 60.0, progress: Progress | None = None) -> DrawResult:
+    """Build a temporary embedded graph, sync this draw's review DB onto it (``sync_rows``), rank.
 
     ``settings`` supply everything but the graph and the state directory (both temporary), so
     ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search.
     """
-    from graph_trust.graph.connection import open_graph
-    from graph_trust.embedder import HashingEmbedder
-    from graph_trust.sample import load_sample
-    from graph_trust.sync.review_db import init_review_db, insert_rows
-    from graph_trust.sync.runner import run_sync
-
     embedder = HashingEmbedder()  # the bundled set is embedded with it, whatever search.embedder says
     with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
         root = Path(tmp)
         s = settings.model_copy(update={"state_dir": root / "state"})
         s.graph = s.graph.model_copy(update={"uri": f"embedded:{root / 'graph'}", "database": None,
                                              "user": None, "password": None})
-        review_db = init_review_db(root / "review.sqlite3")
-        insert_rows(review_db, review_rows)
         async with open_graph(s) as conn:
             await load_sample(conn.driver, embedder, data=graph)
-            report = await run_sync(s, review_db=review_db, full=True, graph=conn)
+            report = await sync_rows(s, review_rows, root / "review.sqlite3", conn)
             await conn.settle()
             settled = await settle_fulltext(conn, judged, embedder=embedder, default_groups=list(graph["groups"]),
                                             max_wait_s=settle_s)

@@ -1,0 +1,158 @@
+"""The library entry point: everything the ``graph-trust`` command does, as functions that take
+:class:`~graph_trust.config.Settings` (``load_settings()`` builds them from the config file,
+the environment and overrides, validated once).
+
+The CLI and the MCP server call only this module (and config/errors). Every function here
+delegates to the module that does the work; none holds logic of its own, so a behaviour is
+changed where it lives, not here. Layers point one way: the graph layer
+(:mod:`graph_trust.graph`, connections) <- search, context and sync <- this module <- the CLI.
+
+
+Example (every command has its function; async ones are awaited)::
+
+    settings = load_settings()
+    results = asyncio.run(api.search(settings, "billing backup", limit=5))
+    report = asyncio.run(api.sync(settings, dry_run=True))
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.audit import list_events as audit_events
+from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
+from graph_trust.config import Settings
+from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
+from graph_trust.confidence.consensus import VOTES
+from graph_trust.confidence.success import OUTCOMES
+from graph_trust.confidence.verification import VERDICTS
+from graph_trust.graph.connection import GraphConnection
+from graph_trust.context.metrics import write_textfile as write_metrics
+from graph_trust.context.service import get_context
+from graph_trust.demo import DemoReport, run_demo
+from graph_trust.eval import evaluate as _evaluate
+from graph_trust.eval.metrics import _ir_measures
+from graph_trust.eval.plot import write_plot
+from graph_trust.eval.report import EvalReport
+from graph_trust.mcp_server import serve_stdio as serve_mcp
+from graph_trust.override import OverridePolicy
+from graph_trust.pipeline import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
+from graph_trust.pipeline import context_for_settings as context
+from graph_trust.ranked_search import composite_rank, search, search_config
+from graph_trust.service import init_graph as init
+from graph_trust.sync import init_review_db as _init_review_db
+from graph_trust.sync import insert_rows, list_runs, prune, rollback, run_sync, verify
+from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
+from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
+from graph_trust.sync.relink import relink
+from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+
+sync = run_sync  # graph-trust sync
+runs = list_runs  # graph-trust runs
+
+
+def init_review_db(path: str | Path) -> dict[str, Any]:
+    """Create (or complete in place) a review DB at ``path``: the documented ``candidates``
+    table and the confidence tables (``graph-trust review init``). Returns what it made."""
+    p = _init_review_db(path)
+    added = init_confidence_tables(p)
+    return {"path": str(p), "table": "candidates", "columns": list(REVIEW_COLUMNS),
+            "confidence_tables": list(CONFIDENCE_TABLES), "added": added}
+
+
+@contextmanager
+def confidence_store(settings: Settings, review_db: str | Path | None = None) -> Iterator[ConfidenceStore]:
+    """The confidence model's records in the review DB (``review_db``, default ``review.path``),
+    closed on exit: what ``graph-trust confidence``, ``verify-fact``, ``vote`` ... read and write."""
+    with ConfidenceStore.open(review_db, settings.review, settings.confidence) as store:
+        yield store
+
+
+def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
+              max_rank: int = 20, tiers: tuple[float, ...] = DEFAULT_TIERS) -> dict[float, list[CalibrationRow]]:
+    """What the configured weight and boost form can overtake, per RRF constant (``graph-trust calibrate``)."""
+    s = settings.search
+    return calibration_tables(s.trust_weight, rank_consts, methods, max_rank, tiers, s.boost_form, s.min_boost_trust)
+
+
+async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path: Path,
+                           graph: GraphConnection) -> Any:
+    """Write ``rows`` as a fresh review DB at ``path`` (replaced atomically) and run a full sync
+    of it onto the open ``graph``: the sync the demo and the bundled evaluation are handed."""
+    tmp = Path(path).with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    _init_review_db(tmp)
+    insert_rows(tmp, rows)
+    os.replace(tmp, path)
+    return await run_sync(settings, review_db=path, full=True, graph=graph)
+
+
+async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:
+    """Load the sample graph, sync its review DB, compare vanilla and boosted ranks (``graph-trust demo``)."""
+    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows)
+
+
+async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
+    """The shipped evaluation set over review draws (``graph-trust eval --bundled``); ``options``
+    are :func:`graph_trust.eval.evaluate.evaluate_bundled`'s (ranks, weights, draws, ...)."""
+    return await _evaluate.evaluate_bundled(settings, sync_rows=sync_review_rows, **options)
+
+
+evaluate_judged = _evaluate.evaluate_judged  # graph-trust eval --queries --qrels
+
+
+def check_eval_extra() -> None:
+    """ConfigError naming the install command when the ``eval`` extra (ir-measures) is missing."""
+    _ir_measures()
+
+
+__all__ = [
+    "CONFIDENCE_TABLES",
+    "DEFAULT_RANK_CONSTS",
+    "DEFAULT_TIERS",
+    "FACTORS",
+    "OUTCOMES",
+    "RANK_MODES",
+    "REVIEW_COLUMNS",
+    "RISK_THRESHOLDS",
+    "SENSITIVITY_LEVELS",
+    "VERDICTS",
+    "VOTES",
+    "ContextOptions",
+    "OverridePolicy",
+    "SearchOptions",
+    "TrustContext",
+    "audit_events",
+    "build_context",
+    "calibrate",
+    "check_eval_extra",
+    "composite_rank",
+    "confidence_store",
+    "context",
+    "demo",
+    "evaluate_bundled",
+    "evaluate_judged",
+    "get_context",
+    "get_record",
+    "init",
+    "init_review_db",
+    "list_runs",
+    "prune",
+    "relink",
+    "rollback",
+    "run_sync",
+    "runs",
+    "search",
+    "search_config",
+    "serve_mcp",
+    "sync",
+    "sync_review_rows",
+    "verify",
+    "write_metrics",
+    "write_plot",
+]

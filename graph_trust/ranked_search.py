@@ -1,0 +1,93 @@
+"""Trust search driven by settings: the recipe the ``search:`` section makes
+(:func:`search_config`), the search on the configured graph (:func:`search`, what
+``graph-trust search`` runs), and the optional composite second stage (:func:`composite_rank`).
+
+The search itself is :func:`graph_trust.graphiti.trust_search`; this module only turns
+settings into its arguments, so the CLI, the MCP server, the context pipeline and the
+evaluation all search alike.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graphiti_core.search.search_config import EdgeReranker, NodeReranker, SearchConfig
+
+from graph_trust.composite import RankedRecord, max_rrf, rank_composite
+from graph_trust.config import RANKING_KEYS, Settings
+from graph_trust.graphiti import (
+    EDGE_HYBRID_SEARCH_RRF_TRUST,
+    NODE_HYBRID_SEARCH_RRF_TRUST,
+    TrustSearchConfig,
+    TrustSearchResults,
+    check_query,
+    trust_search,
+)
+from graph_trust.records import records_from_results
+from graph_trust.session import open_graphiti, resolve_groups
+
+
+def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
+                  base: SearchConfig | None = None) -> TrustSearchConfig:
+    """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied.
+    A ``base`` that sets its own ``trust_weight`` keeps it."""
+    s = settings.search
+    recipe = base if base is not None else (
+        EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST)
+    data = recipe.model_dump()
+    weight = data.get("trust_weight")
+    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in RANKING_KEYS},
+                cosine={"mode": s.cosine, "min_size": s.cosine_index_min_size, "oversample": s.cosine_oversample})
+    if weight is not None:
+        data["trust_weight"] = weight
+    return TrustSearchConfig(**data)
+
+
+def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> TrustSearchConfig:
+    """The edge trust recipe (or ``base``) with ``settings.search`` applied; the pool is at least
+    ``composite.max_results`` deep so the composite stage has something to rank."""
+    return search_config(settings, limit=limit or max(settings.search.limit, settings.composite.max_results),
+                         base=base)
+
+
+def max_fused_for(config: Any) -> dict[str, float]:
+    """Largest fused score per record kind for ``config`` (RRF: methods / rank_const; else 1)."""
+    rank_const = getattr(config, "rank_const", 1.0)
+    out: dict[str, float] = {}
+    for kind, cfg, rrf in (("edge", config.edge_config, EdgeReranker.rrf), ("node", config.node_config, NodeReranker.rrf)):
+        if cfg is not None:
+            out[kind] = max_rrf(max(1, len(cfg.search_methods)), rank_const) if cfg.reranker == rrf else 1.0
+    return out
+
+
+async def search(
+    settings: Settings,
+    query: str,
+    *,
+    scope: str = "edges",
+    limit: int | None = None,
+    trust_weight: float | None = None,
+    groups: list[str] | None = None,
+) -> TrustSearchResults:
+    """Trust-boosted search on the configured graph (what ``graph-trust search`` runs)."""
+    s = settings.search
+    check_query(query, s.max_query_chars)
+    config = search_config(settings, scope=scope, limit=limit)
+    async with open_graphiti(settings) as (conn, graphiti):
+        group_ids = await resolve_groups(conn, groups or s.group_ids or None)
+        return await trust_search(graphiti, query, config=config, group_ids=group_ids,
+                                  trust_weight=trust_weight, max_query_chars=s.max_query_chars)
+
+
+def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
+                   limit: int | None = None, memory_types: list[str] | None = None,
+                   now: datetime | None = None) -> list[RankedRecord]:
+    """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
+    ``now`` (a datetime; default the current time) is the instant recency is measured from."""
+    return rank_composite(records_from_results(results), settings.composite, memory_types=memory_types, now=now,
+                          max_fused=max_fused_for(search_config(settings, scope=scope)),
+                          max_results=limit or settings.composite.max_results)
+
+
+__all__ = ["composite_rank", "max_fused_for", "search", "search_config", "search_config_for"]
