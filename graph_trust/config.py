@@ -56,6 +56,9 @@ class SearchSettings(_Section):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
+    # facts stating one relation of one subject share their slots: verified trust first, then
+    # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("off")
+    competitors: Literal["off", "trust", "trust_recency"] = "trust_recency"
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group

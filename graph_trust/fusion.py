@@ -16,7 +16,14 @@ ranks, Graphiti's formula). Two boost forms:
 Trust below ``min_boost_trust`` boosts nothing. Items with negative evidence (a rejected or
 expired review status, or an ``invalid_at``/``expired_at`` in the past) get no boost and keep
 ``1 - penalty`` of their fused score; ``penalty`` 1 sinks them below every other item (their
-own order kept), ``drop`` removes them. Everything is vectorized over the candidate pool; ties
+own order kept), ``drop`` removes them.
+
+Competitors: facts that state the same relation of the same subject (Graphiti's contradiction
+key: one source entity, one edge ``name``) compete for one answer. With competitor ordering on,
+each group of competitors keeps the slots its members reached by relevance, and the slots are
+handed out again by evidence: verified trust (``>= min_boost_trust``) first, then the newer
+``valid_at``. Relevance still decides which slots a subject's relation gets; trust and time
+decide which of its values fills the best one. Everything is vectorized over the candidate pool; ties
 keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
 sort), so weight 0 without negative evidence reproduces Graphiti.
 """
@@ -233,11 +240,15 @@ def rank_pool(
     min_boost_trust: float = 0.0,
     negative: Sequence[str | None] | None = None,
     negative_policy: NegativePolicy | None = None,
+    competitors: Sequence[Any] | None = None,
+    stamps: np.ndarray | None = None,
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
     ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
-    are treated by ``negative_policy`` (default: sunk below every other item).
+    are treated by ``negative_policy`` (default: sunk below every other item). ``competitors``
+    (per item, its competitor key or None) turns on :func:`order_competitors`, by trust and
+    then by ``stamps`` when given; items with negative evidence take no part.
     """
     if form not in BOOST_FORMS:
         raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
@@ -252,10 +263,39 @@ def rank_pool(
     policy = negative_policy or NegativePolicy()
     final, sunk = final_scores(pool.fused, boosts, neg, policy)
     idx = order_sunk(final, sunk)
+    if competitors is not None:
+        idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
     return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative)
+
+
+def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.ndarray, stamps: np.ndarray | None,
+                      min_trust: float = 0.0, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Reassign the slots each competitor group holds in ``order_idx`` (pool indices, best
+    first): members sorted by verified trust (trust below ``min_trust`` or absent counts 0),
+    then by newer ``stamps`` (seconds; NaN is oldest; None: trust alone), ties in their current
+    order. ``groups[i]`` is item ``i``'s competitor key (None: competes with nothing);
+    ``exclude`` marks items left where they are (sunk negative evidence)."""
+    n = len(order_idx)
+    if n < 2:
+        return order_idx
+    ids: dict[Any, int] = {}
+    gid = np.fromiter(((-1 if (k := groups[i]) is None or (exclude is not None and exclude[i])
+                        else ids.setdefault(k, len(ids))) for i in order_idx), dtype=np.int64, count=n)
+    if len(ids) == int((gid >= 0).sum()):  # every group is a singleton
+        return order_idx
+    pos = np.arange(n)
+    t = np.nan_to_num(trust[order_idx], nan=0.0)
+    t = np.where(t >= min_trust, t, 0.0)
+    st = np.zeros(n) if stamps is None else np.nan_to_num(stamps[order_idx], nan=-np.inf)
+    grouped = gid >= 0
+    slots = np.lexsort((pos, gid))[np.count_nonzero(~grouped):]
+    members = np.lexsort((pos, -st, -t, gid))[np.count_nonzero(~grouped):]
+    out = order_idx.copy()
+    out[slots] = order_idx[members]
+    return out
 
 
 def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | None = None) -> list[Explanation]:
