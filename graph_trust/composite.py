@@ -225,6 +225,21 @@ def _ranked(
     ]
 
 
+def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
+                       verified_trust: float) -> np.ndarray:
+    """``keep`` with competing edges (same subject and relation name) reordered by evidence."""
+    from graph_trust.fusion import order_competitors
+
+    keys = [(r.subject, r.name.strip().upper()) if r.kind == "edge" and r.subject and r.name.strip() else None
+            for r in records]
+    trust = np.where(a.trust_missing, np.nan, a.trust)
+    stamps = None
+    if timed:
+        stamps = np.array([np.nan if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records],
+                          dtype=np.float64)
+    return order_competitors(keep, keys, trust, stamps, verified_trust)
+
+
 def score_records(
     records: Sequence[MemoryRecord],
     settings: CompositeSettings,
@@ -249,11 +264,16 @@ def rank_composite(
     trust_override: float | None = None,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
     max_results: int | None = None,
+    competitors: str = "off",
+    verified_trust: float = 0.5,
 ) -> list[RankedRecord]:
     """Score, drop trust below ``min_trust`` and types outside ``memory_types``, sort, trim.
 
     Ties keep input (fusion) order. ``max_results`` None means ``settings.max_results``;
-    0 means no trim (the pipeline trims after access control and selection).
+    0 means no trim (the pipeline trims after access control and selection). ``competitors``
+    (``search.competitors``): edges stating one relation of one subject share the slots their
+    composite scores gave them, by trust at or above ``verified_trust``, then (``trust_recency``)
+    by the newer timestamp, as in :func:`graph_trust.fusion.order_competitors`.
     """
     if memory_types:
         wanted = {t.strip().lower() for t in memory_types}
@@ -263,6 +283,8 @@ def rank_composite(
     a = composite_arrays(records, settings, now=now, trust_override=trust_override, max_fused=max_fused)
     order = np.argsort(-a.score, kind="stable")
     keep = order[a.trust[order] >= settings.min_trust]
+    if competitors != "off" and len(keep) > 1:
+        keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust)
     limit = settings.max_results if max_results is None else max_results
     if limit:
         keep = keep[:limit]

@@ -127,7 +127,8 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
     records = records_from_results(results)
     return rank_composite(records, settings.composite, memory_types=memory_types, now=now,
                           max_fused=max_fused_for(search_config(settings, scope=scope)),
-                          max_results=limit or settings.composite.max_results)
+                          max_results=limit or settings.composite.max_results,
+                          competitors=settings.search.competitors, verified_trust=settings.search.min_boost_trust)
 
 
 async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
