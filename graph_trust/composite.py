@@ -186,7 +186,10 @@ def composite_arrays(
     stamp = np.array(
         [None if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records], dtype=np.float64
     )
-    fused = np.array([r.relevance_raw for r in records], dtype=np.float64)
+    # the fused score plus the relation bonus search gave it (facts stating the same relation)
+    fused = np.array([None if r.relevance_raw is None else
+                      r.relevance_raw + (r.explanation.relation_bonus if r.explanation is not None else 0.0)
+                      for r in records], dtype=np.float64)
     types = [r.memory_type for r in records]
     tboost = np.array([boosts.get(t, unknown_boost) for t in types], dtype=np.float64)
     hl: np.ndarray | float = settings.half_life_hours

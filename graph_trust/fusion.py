@@ -63,6 +63,7 @@ class Explanation:
     rank_without_boost: int
     negative: str | None = None  # why the item was demoted: its review status, or "invalidated"
     cosine_stage: str | None = None  # "index" or "scan": which cosine stage found it (None: not found by cosine)
+    relation_bonus: float = 0.0  # share of the fused scores of facts stating the same relation of the same subject
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -196,6 +197,7 @@ class Ranked:
     order: np.ndarray
     rank_without_boost: np.ndarray
     negative: Sequence[str | None] | None = None
+    relation: np.ndarray | None = None  # relation bonus per item (None: off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,13 +244,17 @@ def rank_pool(
     negative_policy: NegativePolicy | None = None,
     competitors: Sequence[Any] | None = None,
     stamps: np.ndarray | None = None,
+    reorder: bool = True,
+    relation_weight: float = 0.0,
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
     ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
     are treated by ``negative_policy`` (default: sunk below every other item). ``competitors``
     (per item, its competitor key or None) turns on :func:`order_competitors`, by trust and
-    then by ``stamps`` when given; items with negative evidence take no part.
+    then by ``stamps`` when given (``reorder``); items with negative evidence take no part.
+    ``relation_weight`` adds to each item without negative evidence that share of the fused
+    scores of the other members of its group (:func:`relation_bonus`).
     """
     if form not in BOOST_FORMS:
         raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
@@ -260,15 +266,36 @@ def rank_pool(
     ok = eligible if neg is None else (~neg if eligible is None else eligible & ~neg)
     scale = support(pool) if form == "supported" else None
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
+    relation = None
+    if competitors is not None and relation_weight > 0.0:
+        relation = relation_bonus(pool.fused, competitors, relation_weight, ok)
     policy = negative_policy or NegativePolicy()
-    final, sunk = final_scores(pool.fused, boosts, neg, policy)
+    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, neg, policy)
     idx = order_sunk(final, sunk)
-    if competitors is not None:
+    if competitors is not None and reorder:
         idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
-    return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative)
+    return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative, relation)
+
+
+def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None
+                   ) -> np.ndarray:
+    """``weight`` times the summed fused scores of the *other* members of each item's group
+    (all members count, negative evidence included: their relevance says the relation is what
+    the query asks about; whether they are true is decided separately); 0 for ineligible
+    items and items that compete with nothing."""
+    ids: dict[Any, int] = {}
+    gid = np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
+                      count=len(groups))
+    out = np.zeros(len(fused))
+    grouped = gid >= 0
+    if not grouped.any():
+        return out
+    sums = np.bincount(gid[grouped], weights=fused[grouped], minlength=len(ids))
+    out[grouped] = weight * (sums[gid[grouped]] - fused[grouped])
+    return out if eligible is None else np.where(eligible, out, 0.0)
 
 
 def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.ndarray, stamps: np.ndarray | None,
@@ -319,6 +346,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
                 rank=rank,
                 rank_without_boost=int(ranked.rank_without_boost[i]),
                 negative=None if ranked.negative is None else ranked.negative[i],
+                relation_bonus=0.0 if ranked.relation is None else float(ranked.relation[i]),
             )
         )
     return out

@@ -53,6 +53,7 @@ DEFAULT_NEGATIVE_PENALTY = 1.0
 CompetitorOrder = Literal["off", "trust", "trust_recency"]
 COMPETITOR_ORDERS: tuple[str, ...] = ("off", "trust", "trust_recency")
 DEFAULT_COMPETITORS: CompetitorOrder = "trust_recency"
+DEFAULT_RELATION_WEIGHT = 0.2
 MAX_QUERY_CHARS = 8192
 
 
@@ -89,7 +90,9 @@ class TrustSearchConfig(SearchConfig):
     ``drop_negative``, are left out. ``competitors``: edges stating the same relation of the
     same subject (source entity and edge name) share the slots relevance gave them, filled by
     verified trust (``trust``), then by the newer ``valid_at`` (``trust_recency``), or not at
-    all (``off``). :data:`REFERENCE` settings reproduce seed 002 exactly.
+    all (``off``); ``relation_weight`` adds to each edge that share of the fused scores of its
+    competitors (a relation stated several times gathers their relevance). :data:`REFERENCE`
+    settings reproduce seed 002 exactly.
     """
 
     trust_weight: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -103,6 +106,7 @@ class TrustSearchConfig(SearchConfig):
     negative_penalty: float = Field(default=DEFAULT_NEGATIVE_PENALTY, ge=0.0, le=1.0)
     drop_negative: bool = False
     competitors: CompetitorOrder = DEFAULT_COMPETITORS
+    relation_weight: float = Field(default=DEFAULT_RELATION_WEIGHT, ge=0.0, le=1.0)
     cosine: CosineStage = Field(default_factory=CosineStage)
 
 
@@ -110,7 +114,7 @@ class TrustSearchConfig(SearchConfig):
 # (no threshold, no negative evidence); with trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
                              "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
-                             "competitors": "off"}
+                             "competitors": "off", "relation_weight": 0.0}
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
@@ -299,7 +303,7 @@ def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
                  ) -> tuple[list[Any] | None, np.ndarray | None]:
     """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
-    if kind != "edge" or config.competitors == "off":
+    if kind != "edge" or (config.competitors == "off" and config.relation_weight == 0.0):
         return None, None
     stamps = None
     if config.competitors == "trust_recency":
@@ -319,7 +323,8 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
         negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative),
-        competitors=keys, stamps=stamps)
+        competitors=keys, stamps=stamps, reorder=config.competitors != "off",
+        relation_weight=config.relation_weight)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e

@@ -79,7 +79,7 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> lis
 # search settings that are TrustSearchConfig fields of the same name and meaning
 _RANKING_KEYS = ("rank_const", "pool_multiplier", "boost_expired", "boost_form", "min_boost_trust",
                  "negative_statuses", "demote_invalidated", "negative_penalty", "drop_negative",
-                 "competitors")
+                 "competitors", "relation_weight")
 
 
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
