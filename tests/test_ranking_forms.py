@@ -7,6 +7,7 @@ constants, Graphiti's 1 and upstream's proposed 60 among them.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from graphiti_core.search.search_utils import rrf
 from hypothesis import given
 from hypothesis import strategies as st
@@ -185,3 +186,18 @@ def test_competitors_with_nothing_to_compete_change_nothing(lists, k, w, form, d
                              stamps=np.arange(n, dtype=float))
     assert np.array_equal(plain.order, alone.order)
     assert np.array_equal(plain.final, alone.final)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.data())
+def test_relation_bonus_is_the_share_of_the_other_members_fused_scores(lists, k, w, form, rw, data):
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
+                              relation_weight=rw)
+    plain = fusion.rank_pool(pool, trust, w, form=form, negative=neg)
+    for i in range(n):
+        others = sum(pool.fused[j] for j in range(n) if j != i and keys[j] is not None and keys[j] == keys[i])
+        expected = 0.0 if keys[i] is None or (neg is not None and neg[i] is not None) else rw * others
+        got = 0.0 if ranked.relation is None else ranked.relation[i]
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        if neg is None or neg[i] is None:
+            assert ranked.final[i] == pytest.approx(plain.final[i] + got, rel=1e-9, abs=1e-12)
