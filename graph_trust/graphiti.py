@@ -53,7 +53,7 @@ DEFAULT_NEGATIVE_PENALTY = 1.0
 CompetitorOrder = Literal["off", "trust", "trust_recency"]
 COMPETITOR_ORDERS: tuple[str, ...] = ("off", "trust", "trust_recency")
 DEFAULT_COMPETITORS: CompetitorOrder = "trust_recency"
-DEFAULT_RELATION_WEIGHT = 0.2
+DEFAULT_RELATION_WEIGHT = 0.1
 MAX_QUERY_CHARS = 8192
 
 
