@@ -267,7 +267,7 @@ def rank_composite(
     trust_override: float | None = None,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
     max_results: int | None = None,
-    competitors: str = "off",
+    competitors: str = "none",
     verified_trust: float = 0.5,
 ) -> list[RankedRecord]:
     """Score, drop trust below ``min_trust`` and types outside ``memory_types``, sort, trim.
@@ -286,7 +286,7 @@ def rank_composite(
     a = composite_arrays(records, settings, now=now, trust_override=trust_override, max_fused=max_fused)
     order = np.argsort(-a.score, kind="stable")
     keep = order[a.trust[order] >= settings.min_trust]
-    if competitors != "off" and len(keep) > 1:
+    if competitors != "none" and len(keep) > 1:
         keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust)
     limit = settings.max_results if max_results is None else max_results
     if limit:

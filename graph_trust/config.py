@@ -57,8 +57,8 @@ class SearchSettings(_Section):
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
     # facts stating one relation of one subject share their slots: verified trust first, then
-    # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("off")
-    competitors: Literal["off", "trust", "trust_recency"] = "trust_recency"
+    # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
+    competitors: Literal["none", "trust", "trust_recency"] = "trust_recency"
     # share of the fused scores of the other facts stating the same relation of the same
     # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1
     relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)

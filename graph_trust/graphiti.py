@@ -50,8 +50,8 @@ DEFAULT_BOOST_FORM: fusion.BoostForm = "supported"
 DEFAULT_MIN_BOOST_TRUST = 0.5
 DEFAULT_NEGATIVE_STATUSES = ("rejected", "expired")
 DEFAULT_NEGATIVE_PENALTY = 1.0
-CompetitorOrder = Literal["off", "trust", "trust_recency"]
-COMPETITOR_ORDERS: tuple[str, ...] = ("off", "trust", "trust_recency")
+CompetitorOrder = Literal["none", "trust", "trust_recency"]
+COMPETITOR_ORDERS: tuple[str, ...] = ("none", "trust", "trust_recency")
 DEFAULT_COMPETITORS: CompetitorOrder = "trust_recency"
 DEFAULT_RELATION_WEIGHT = 0.1
 MAX_QUERY_CHARS = 8192
@@ -90,7 +90,7 @@ class TrustSearchConfig(SearchConfig):
     ``drop_negative``, are left out. ``competitors``: edges stating the same relation of the
     same subject (source entity and edge name) share the slots relevance gave them, filled by
     verified trust (``trust``), then by the newer ``valid_at`` (``trust_recency``), or not at
-    all (``off``); ``relation_weight`` adds to each edge that share of the fused scores of its
+    all (``none``); ``relation_weight`` adds to each edge that share of the fused scores of its
     competitors (a relation stated several times gathers their relevance). :data:`REFERENCE`
     settings reproduce seed 002 exactly.
     """
@@ -114,7 +114,7 @@ class TrustSearchConfig(SearchConfig):
 # (no threshold, no negative evidence); with trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
                              "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
-                             "competitors": "off", "relation_weight": 0.0}
+                             "competitors": "none", "relation_weight": 0.0}
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
@@ -303,7 +303,7 @@ def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
                  ) -> tuple[list[Any] | None, np.ndarray | None]:
     """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
-    if kind != "edge" or (config.competitors == "off" and config.relation_weight == 0.0):
+    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0):
         return None, None
     stamps = None
     if config.competitors == "trust_recency":
@@ -323,7 +323,7 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
         negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative),
-        competitors=keys, stamps=stamps, reorder=config.competitors != "off",
+        competitors=keys, stamps=stamps, reorder=config.competitors != "none",
         relation_weight=config.relation_weight)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
