@@ -51,7 +51,6 @@ DEFAULT_MIN_BOOST_TRUST = 0.5
 DEFAULT_NEGATIVE_STATUSES = ("rejected", "expired")
 DEFAULT_NEGATIVE_PENALTY = 1.0
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
-COMPETITOR_ORDERS: tuple[str, ...] = ("none", "trust", "trust_recency")
 DEFAULT_COMPETITORS: CompetitorOrder = "trust_recency"
 DEFAULT_RELATION_WEIGHT = 0.1
 MAX_QUERY_CHARS = 8192
@@ -111,7 +110,8 @@ class TrustSearchConfig(SearchConfig):
 
 
 # The settings under which trust_search is exactly seed 002's ``rrf + trust_score * trust_weight``
-# (no threshold, no negative evidence); with trust_weight 0 it is Graphiti's ``search_``.
+# (no threshold, no negative evidence, no competitor ordering or relation bonus); with
+# trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
                              "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
                              "competitors": "none", "relation_weight": 0.0}
