@@ -32,7 +32,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -229,18 +229,23 @@ def _ranked(
 
 
 def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
-                       verified_trust: float) -> np.ndarray:
-    """``keep`` with competing edges (same subject and relation name) reordered by evidence."""
+                       verified_trust: float, keys: Mapping[str, Any] | None) -> np.ndarray:
+    """``keep`` with competing edges reordered by evidence. ``keys`` maps an edge uuid to its
+    competitor key (search's :func:`graph_trust.graphiti.competitor_keys`); without it, a record's
+    subject and relation name."""
     from graph_trust.fusion import order_competitors
 
-    keys = [(r.subject, r.name.strip().upper()) if r.kind == "edge" and r.subject and r.name.strip() else None
-            for r in records]
+    if keys is not None:
+        groups = [keys.get(r.uuid) if r.kind == "edge" else None for r in records]
+    else:
+        groups = [(r.subject, r.name.strip().upper()) if r.kind == "edge" and r.subject and r.name.strip() else None
+                  for r in records]
     trust = np.where(a.trust_missing, np.nan, a.trust)
     stamps = None
     if timed:
         stamps = np.array([np.nan if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records],
                           dtype=np.float64)
-    return order_competitors(keep, keys, trust, stamps, verified_trust)
+    return order_competitors(keep, groups, trust, stamps, verified_trust)
 
 
 def score_records(
@@ -269,6 +274,7 @@ def rank_composite(
     max_results: int | None = None,
     competitors: str = "none",
     verified_trust: float = 0.5,
+    competitor_keys: Mapping[str, Any] | None = None,
 ) -> list[RankedRecord]:
     """Score, drop trust below ``min_trust`` and types outside ``memory_types``, sort, trim.
 
@@ -287,7 +293,8 @@ def rank_composite(
     order = np.argsort(-a.score, kind="stable")
     keep = order[a.trust[order] >= settings.min_trust]
     if competitors != "none" and len(keep) > 1:
-        keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust)
+        keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust,
+                                  competitor_keys)
     limit = settings.max_results if max_results is None else max_results
     if limit:
         keep = keep[:limit]

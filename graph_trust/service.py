@@ -121,14 +121,17 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
     """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
     ``now`` (a datetime; default the current time) is the instant recency is measured from."""
     from graph_trust.composite import rank_composite
+    from graph_trust.graphiti import competitor_keys
     from graph_trust.pipeline import max_fused_for
     from graph_trust.records import records_from_results
 
     records = records_from_results(results)
+    keys = dict(zip((e.uuid for e in results.edges), competitor_keys(results.edges), strict=True))
     return rank_composite(records, settings.composite, memory_types=memory_types, now=now,
                           max_fused=max_fused_for(search_config(settings, scope=scope)),
                           max_results=limit or settings.composite.max_results,
-                          competitors=settings.search.competitors, verified_trust=settings.search.min_boost_trust)
+                          competitors=settings.search.competitors, verified_trust=settings.search.min_boost_trust,
+                          competitor_keys=keys)
 
 
 async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
