@@ -60,7 +60,7 @@ class SearchSettings(_Section):
     # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
     competitors: Literal["none", "trust", "trust_recency"] = "trust_recency"
     # share of the fused scores of the other facts stating the same relation of the same
-    # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1
+    # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1 (docs: concepts)
     relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
