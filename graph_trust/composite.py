@@ -32,12 +32,13 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
+from graph_trust.fusion import order_competitors
 from graph_trust.records import MemoryRecord
 
 DEFAULT_TYPE_BOOSTS: Mapping[str, float] = {
@@ -186,7 +187,10 @@ def composite_arrays(
     stamp = np.array(
         [None if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records], dtype=np.float64
     )
-    fused = np.array([r.relevance_raw for r in records], dtype=np.float64)
+    # the fused score plus the relation bonus search gave it (facts stating the same relation)
+    fused = np.array([None if r.relevance_raw is None else
+                      r.relevance_raw + (r.explanation.relation_bonus if r.explanation is not None else 0.0)
+                      for r in records], dtype=np.float64)
     types = [r.memory_type for r in records]
     tboost = np.array([boosts.get(t, unknown_boost) for t in types], dtype=np.float64)
     hl: np.ndarray | float = settings.half_life_hours
@@ -225,6 +229,24 @@ def _ranked(
     ]
 
 
+def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
+                       verified_trust: float, keys: Mapping[str, Any] | None) -> np.ndarray:
+    """``keep`` with competing edges reordered by evidence. ``keys`` maps an edge uuid to its
+    competitor key (search's :func:`graph_trust.graphiti.competitor_keys`); without it, a record's
+    subject and relation name."""
+    if keys is not None:
+        groups = [keys.get(r.uuid) if r.kind == "edge" else None for r in records]
+    else:
+        groups = [(r.subject, r.name.strip().upper()) if r.kind == "edge" and r.subject and r.name.strip() else None
+                  for r in records]
+    trust = np.where(a.trust_missing, np.nan, a.trust)
+    stamps = None
+    if timed:
+        stamps = np.array([np.nan if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records],
+                          dtype=np.float64)
+    return order_competitors(keep, groups, trust, stamps, verified_trust)
+
+
 def score_records(
     records: Sequence[MemoryRecord],
     settings: CompositeSettings,
@@ -249,11 +271,17 @@ def rank_composite(
     trust_override: float | None = None,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
     max_results: int | None = None,
+    competitors: str = "none",
+    verified_trust: float = 0.5,
+    competitor_keys: Mapping[str, Any] | None = None,
 ) -> list[RankedRecord]:
     """Score, drop trust below ``min_trust`` and types outside ``memory_types``, sort, trim.
 
     Ties keep input (fusion) order. ``max_results`` None means ``settings.max_results``;
-    0 means no trim (the pipeline trims after access control and selection).
+    0 means no trim (the pipeline trims after access control and selection). ``competitors``
+    (``search.competitors``): edges stating one relation of one subject share the slots their
+    composite scores gave them, by trust at or above ``verified_trust``, then (``trust_recency``)
+    by the newer timestamp, as in :func:`graph_trust.fusion.order_competitors`.
     """
     if memory_types:
         wanted = {t.strip().lower() for t in memory_types}
@@ -263,6 +291,9 @@ def rank_composite(
     a = composite_arrays(records, settings, now=now, trust_override=trust_override, max_fused=max_fused)
     order = np.argsort(-a.score, kind="stable")
     keep = order[a.trust[order] >= settings.min_trust]
+    if competitors != "none" and len(keep) > 1:
+        keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust,
+                                  competitor_keys)
     limit = settings.max_results if max_results is None else max_results
     if limit:
         keep = keep[:limit]

@@ -45,6 +45,9 @@ class GraphSettings(_Section):
 TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
+CompetitorOrder = Literal["none", "trust", "trust_recency"]
+
+
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
@@ -60,6 +63,12 @@ class RankingSettings(BaseModel):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
+    # facts stating one relation of one subject share their slots: verified trust first, then
+    # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
+    competitors: CompetitorOrder = "trust_recency"
+    # share of the fused scores of the other facts stating the same relation of the same
+    # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1 (docs: concepts)
+    relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)
 
 
 # RankingSettings' field names: the search settings a recipe takes over by name.

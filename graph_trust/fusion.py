@@ -16,7 +16,14 @@ ranks, Graphiti's formula). Two boost forms:
 Trust below ``min_boost_trust`` boosts nothing. Items with negative evidence (a rejected or
 expired review status, or an ``invalid_at``/``expired_at`` in the past) get no boost and keep
 ``1 - penalty`` of their fused score; ``penalty`` 1 sinks them below every other item (their
-own order kept), ``drop`` removes them. Everything is vectorized over the candidate pool; ties
+own order kept), ``drop`` removes them.
+
+Competitors: facts that state the same relation of the same subject (Graphiti's contradiction
+key: one source entity, one edge ``name``) compete for one answer. With competitor ordering on,
+each group of competitors keeps the slots its members reached by relevance, and the slots are
+handed out again by evidence: verified trust (``>= min_boost_trust``) first, then the newer
+``valid_at``. Relevance still decides which slots a subject's relation gets; trust and time
+decide which of its values fills the best one. Everything is vectorized over the candidate pool; ties
 keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
 sort), so weight 0 without negative evidence reproduces Graphiti.
 """
@@ -56,6 +63,7 @@ class Explanation:
     rank_without_boost: int
     negative: str | None = None  # why the item was demoted: its review status, or "invalidated"
     cosine_stage: str | None = None  # "index" or "scan": which cosine stage found it (None: not found by cosine)
+    relation_bonus: float = 0.0  # share of the fused scores of facts stating the same relation of the same subject
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -189,6 +197,7 @@ class Ranked:
     order: np.ndarray
     rank_without_boost: np.ndarray
     negative: Sequence[str | None] | None = None
+    relation: np.ndarray | None = None  # relation bonus per item (None: off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,11 +242,19 @@ def rank_pool(
     min_boost_trust: float = 0.0,
     negative: Sequence[str | None] | None = None,
     negative_policy: NegativePolicy | None = None,
+    competitors: Sequence[Any] | None = None,
+    stamps: np.ndarray | None = None,
+    reorder: bool = True,
+    relation_weight: float = 0.0,
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
     ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
-    are treated by ``negative_policy`` (default: sunk below every other item).
+    are treated by ``negative_policy`` (default: sunk below every other item). ``competitors``
+    (per item, its competitor key or None) turns on :func:`order_competitors`, by trust and
+    then by ``stamps`` when given (``reorder``); items with negative evidence take no part.
+    ``relation_weight`` adds to each item without negative evidence that share of the fused
+    scores of the other members of its group (:func:`relation_bonus`).
     """
     if form not in BOOST_FORMS:
         raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
@@ -249,13 +266,63 @@ def rank_pool(
     ok = eligible if neg is None else (~neg if eligible is None else eligible & ~neg)
     scale = support(pool) if form == "supported" else None
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
+    relation = None
+    if competitors is not None and relation_weight > 0.0:
+        relation = relation_bonus(pool.fused, competitors, relation_weight, ok)
     policy = negative_policy or NegativePolicy()
-    final, sunk = final_scores(pool.fused, boosts, neg, policy)
+    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, neg, policy)
     idx = order_sunk(final, sunk)
+    if competitors is not None and reorder:
+        idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
-    return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative)
+    return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative, relation)
+
+
+def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None
+                   ) -> np.ndarray:
+    """``weight`` times the summed fused scores of the *other* members of each item's group
+    (all members count, negative evidence included: their relevance says the relation is what
+    the query asks about; whether they are true is decided separately); 0 for ineligible
+    items and items that compete with nothing."""
+    ids: dict[Any, int] = {}
+    gid = np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
+                      count=len(groups))
+    out = np.zeros(len(fused))
+    grouped = gid >= 0
+    if not grouped.any():
+        return out
+    sums = np.bincount(gid[grouped], weights=fused[grouped], minlength=len(ids))
+    out[grouped] = weight * (sums[gid[grouped]] - fused[grouped])
+    return out if eligible is None else np.where(eligible, out, 0.0)
+
+
+def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.ndarray, stamps: np.ndarray | None,
+                      min_trust: float = 0.0, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Reassign the slots each competitor group holds in ``order_idx`` (pool indices, best
+    first): members sorted by verified trust (trust below ``min_trust`` or absent counts 0),
+    then by newer ``stamps`` (seconds; NaN is oldest; None: trust alone), ties in their current
+    order. ``groups[i]`` is item ``i``'s competitor key (None: competes with nothing);
+    ``exclude`` marks items left where they are (sunk negative evidence)."""
+    n = len(order_idx)
+    if n < 2:
+        return order_idx
+    ids: dict[Any, int] = {}
+    gid = np.fromiter(((-1 if (k := groups[i]) is None or (exclude is not None and exclude[i])
+                        else ids.setdefault(k, len(ids))) for i in order_idx), dtype=np.int64, count=n)
+    if len(ids) == int((gid >= 0).sum()):  # every group is a singleton
+        return order_idx
+    pos = np.arange(n)
+    t = np.nan_to_num(trust[order_idx], nan=0.0)
+    t = np.where(t >= min_trust, t, 0.0)
+    st = np.zeros(n) if stamps is None else np.nan_to_num(stamps[order_idx], nan=-np.inf)
+    grouped = gid >= 0
+    slots = np.lexsort((pos, gid))[np.count_nonzero(~grouped):]
+    members = np.lexsort((pos, -st, -t, gid))[np.count_nonzero(~grouped):]
+    out = order_idx.copy()
+    out[slots] = order_idx[members]
+    return out
 
 
 def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | None = None) -> list[Explanation]:
@@ -279,6 +346,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
                 rank=rank,
                 rank_without_boost=int(ranked.rank_without_boost[i]),
                 negative=None if ranked.negative is None else ranked.negative[i],
+                relation_bonus=0.0 if ranked.relation is None else float(ranked.relation[i]),
             )
         )
     return out

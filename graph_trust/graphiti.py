@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from graphiti_core.helpers import semaphore_gather, validate_group_ids
@@ -39,7 +39,8 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust import fusion
-from graph_trust.config import RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
+from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
+                                env_setting)
 from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
 from graph_trust.errors import InputError
 from graph_trust.fusion import Explanation
@@ -52,6 +53,8 @@ DEFAULT_BOOST_FORM: fusion.BoostForm = _DEFAULTS.boost_form
 DEFAULT_MIN_BOOST_TRUST = _DEFAULTS.min_boost_trust
 DEFAULT_NEGATIVE_STATUSES = tuple(_DEFAULTS.negative_statuses)
 DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
+DEFAULT_COMPETITORS: CompetitorOrder = _DEFAULTS.competitors
+DEFAULT_RELATION_WEIGHT = _DEFAULTS.relation_weight
 MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
 
 
@@ -77,7 +80,12 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     Negative evidence: edges whose ``trust_status`` is in ``negative_statuses``, or (with
     ``demote_invalidated``) whose ``invalid_at``/``expired_at`` is past, keep ``1 -
     negative_penalty`` of their fused score (1: below every other edge) or, with
-    ``drop_negative``, are left out. :data:`REFERENCE` settings reproduce seed 002 exactly.
+    ``drop_negative``, are left out. ``competitors``: edges stating the same relation of the
+    same subject (source entity and edge name) share the slots relevance gave them, filled by
+    verified trust (``trust``), then by the newer ``valid_at`` (``trust_recency``), or not at
+    all (``none``); ``relation_weight`` adds to each edge that share of the fused scores of its
+    competitors (a relation stated several times gathers their relevance). :data:`REFERENCE`
+    settings reproduce seed 002 exactly.
     """
 
     trust_weight: TrustWeight | None = None
@@ -85,9 +93,11 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
 
 
 # The settings under which trust_search is exactly seed 002's ``rrf + trust_score * trust_weight``
-# (no threshold, no negative evidence); with trust_weight 0 it is Graphiti's ``search_``.
+# (no threshold, no negative evidence, no competitor ordering or relation bonus); with
+# trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
-                             "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False}
+                             "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
+                             "competitors": "none", "relation_weight": 0.0}
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
@@ -132,19 +142,21 @@ def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS) -> str:
     return query
 
 
-def _is_past(value: Any, now: datetime) -> bool:
-    if value is None:
-        return False
+def _timestamp(value: Any) -> float:
+    """Seconds since the epoch of a datetime or ISO string (naive is UTC); NaN for anything else."""
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            return False
+            return math.nan
     if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value <= now
-    return False
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    return math.nan
+
+
+def _is_past(value: Any, now: datetime) -> bool:
+    t = _timestamp(value)
+    return not math.isnan(t) and t <= now.timestamp()
 
 
 def _invalidated(edges: Sequence[Any]) -> np.ndarray:
@@ -260,6 +272,28 @@ async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, ve
     return _Pool.scored(items, scores)
 
 
+def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
+    """Each edge's competitor key: its source entity and relation name (Graphiti's
+    contradiction key), the name compared case-insensitively; None without either."""
+    out: list[tuple[str, str] | None] = []
+    for e in edges:
+        src, name = getattr(e, "source_node_uuid", None), getattr(e, "name", None)
+        out.append((src, name.strip().upper()) if isinstance(src, str) and isinstance(name, str) and name.strip()
+                   else None)
+    return out
+
+
+def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
+                 ) -> tuple[list[Any] | None, np.ndarray | None]:
+    """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
+    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0):
+        return None, None
+    stamps = None
+    if config.competitors == "trust_recency":
+        stamps = np.array([_timestamp(e.valid_at or e.created_at) for e in items], dtype=np.float64)
+    return competitor_keys(items), stamps
+
+
 def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool
           ) -> tuple[list[Any], list[float], list[Explanation]]:
     items = pool.items
@@ -267,10 +301,13 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     invalidated = _invalidated(items) if kind == "edge" else None
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
     min_score = config.reranker_min_score if rrf_scored else -math.inf
+    keys, stamps = _competition(items, kind, config)
     ranked = fusion.rank_pool(
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
-        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative))
+        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative),
+        competitors=keys, stamps=stamps, reorder=config.competitors != "none",
+        relation_weight=config.relation_weight)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e

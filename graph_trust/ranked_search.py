@@ -22,6 +22,7 @@ from graph_trust.graphiti import (
     TrustSearchConfig,
     TrustSearchResults,
     check_query,
+    competitor_keys,
     trust_search,
 )
 from graph_trust.records import records_from_results
@@ -85,9 +86,12 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
                    now: datetime | None = None) -> list[RankedRecord]:
     """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
     ``now`` (a datetime; default the current time) is the instant recency is measured from."""
+    keys = dict(zip((e.uuid for e in results.edges), competitor_keys(results.edges), strict=True))
     return rank_composite(records_from_results(results), settings.composite, memory_types=memory_types, now=now,
                           max_fused=max_fused_for(search_config(settings, scope=scope)),
-                          max_results=limit or settings.composite.max_results)
+                          max_results=limit or settings.composite.max_results,
+                          competitors=settings.search.competitors, verified_trust=settings.search.min_boost_trust,
+                          competitor_keys=keys)
 
 
 __all__ = ["composite_rank", "max_fused_for", "search", "search_config", "search_config_for"]

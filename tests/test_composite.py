@@ -291,3 +291,34 @@ def test_undeclared_facts_rank_on_trust_and_relevance_alone_at_defaults(rows):
     aged = [rec(f"y{i}", age_h=a, relevance_raw=f) for i, (f, a) in enumerate(rows)]
     order = lambda recs: [r.uuid for r in rank_composite(recs, s, now=NOW, max_results=0)]  # noqa: E731
     assert order(young) == order(aged)
+
+
+_SUBJECTS = st.sampled_from([None, "s1", "s2"])
+_NAMES = st.sampled_from(["PORT", "OWNER"])
+
+
+@given(st.lists(st.tuples(_SUBJECTS, _NAMES, st.sampled_from([None, 0.25, 0.6, 1.0]), st.floats(0.0, 5000.0),
+                          st.floats(0.0, 1.0)), min_size=1, max_size=14), st.booleans(), st.booleans())
+def test_competing_edges_share_their_composite_slots_by_evidence(rows, timed, keyed):
+    records = [rec(f"u{i}", age_h=age, subject=s, name=n, trust_score=t, relevance_raw=rel)
+               for i, (s, n, t, age, rel) in enumerate(rows)]
+    keys = {r.uuid: ((r.subject, r.name) if r.subject else None) for r in records} if keyed else None
+    cfg = CompositeSettings()
+    plain = [r.uuid for r in rank_composite(records, cfg, now=NOW, max_results=0)]
+    ordered = [r.uuid for r in rank_composite(records, cfg, now=NOW, max_results=0, competitor_keys=keys,
+                                              competitors="trust_recency" if timed else "trust")]
+    assert sorted(plain) == sorted(ordered)
+    by = {r.uuid: r for r in records}
+    key = {u: ((by[u].subject, by[u].name) if by[u].subject else None) for u in plain}
+    for p, u in enumerate(plain):
+        if key[u] is None:
+            assert ordered[p] == u  # competes with nothing: keeps its slot
+    for k in {k for k in key.values() if k is not None}:
+        slots = [p for p, u in enumerate(plain) if key[u] == k]
+        assert slots == [p for p, u in enumerate(ordered) if key[u] == k]
+
+        def evidence(u):
+            t = by[u].trust_score
+            return ((t if t is not None and t >= 0.5 else 0.0), by[u].valid_at.timestamp() if timed else 0.0)
+        members = [evidence(ordered[p]) for p in slots]
+        assert members == sorted(members, reverse=True)

@@ -35,8 +35,8 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
         assert q["vanilla"] and q["boosted"]
         for e in q["boosted"]:
             assert set(e) == {"uuid", "text", "bm25_rank", "cosine_rank", "fused", "trust_score", "boost", "final",
-                              "rank", "rank_without_boost", "negative", "cosine_stage"}
-            assert e["final"] == pytest.approx(e["fused"] + e["boost"])
+                              "rank", "rank_without_boost", "negative", "cosine_stage", "relation_bonus"}
+            assert e["final"] == pytest.approx(e["fused"] + e["boost"] + e["relation_bonus"])
         rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
     assert rose >= 3  # review decisions in, boosted ranks out: every demo query flips its top two
     # Review decisions reach the top: no boosted top answer is a rejected or invalidated fact, and
@@ -84,7 +84,15 @@ def test_search_weight_zero_and_table(demo_dir):
     assert r.code == 0, r.err
     res = r.json()["results"]
     assert all(e["boost"] == 0 for e in res)
-    # weight 0: only negative evidence moves an item; the others keep their unboosted order
+    assert all(e["final"] == pytest.approx(e["fused"] + e["relation_bonus"]) for e in res if e["negative"] is None)
+    # weight 0 without competitor ordering and relation bonus: only negative evidence moves an
+    # item; the others keep their unboosted order
+    cfg = demo_dir / "no-competitors.yaml"
+    cfg.write_text("search:\n  competitors: none\n  relation_weight: 0\n")
+    r = run_cli("search", "who owns the payments api", "--trust-weight", "0", "--json", "--group", "ops",
+                "--config", str(cfg), cwd=demo_dir)
+    assert r.code == 0, r.err
+    res = r.json()["results"]
     clean = [e["rank_without_boost"] for e in res if e["negative"] is None]
     assert clean == sorted(clean)
     assert all(e["rank"] > c["rank"] for e in res if e["negative"] for c in res if c["negative"] is None)

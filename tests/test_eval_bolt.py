@@ -4,7 +4,8 @@ rankings differ, the candidate lists explain it.
 
 The bundled set's ``infra`` group is loaded into both and the same review DB synced onto both
 with the real sync job. Ranking runs in-process on what the backend returns: the candidate lists
-(BM25, cosine) and each fact's properties (trust_score, valid_at, created_at, invalid_at, text).
+(BM25, cosine) and each fact's properties (trust_score, valid_at, created_at, invalid_at, text,
+and the source entity and relation name that make facts competitors).
 So the test checks that
 
 - every property the ranking reads comes back the same from both backends (ArcadeDB returns
@@ -129,6 +130,8 @@ async def test_same_pools_rank_identically_on_falkordb_and_bolt(bolt, bolt_setti
             f, b = f_items[u], b_items[u]
             assert f.attributes.get("trust_score") == b.attributes.get("trust_score"), u
             assert f.fact == b.fact
+            # the competitor key (source entity, relation name) groups facts the same way
+            assert (f.source_node_uuid, f.name) == (b.source_node_uuid, b.name), u
             for attr in ("valid_at", "created_at", "invalid_at", "expired_at"):
                 assert _instant(getattr(f, attr)) == _instant(getattr(b, attr)), (u, attr)
         # 2. the same pool ranks identically with either backend's facts

@@ -19,10 +19,12 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
-    # Negative evidence off (seed 002's formula), so trust@0 must reproduce Graphiti's search_.
+    # Negative evidence, competitor ordering and the relation bonus off (seed 002's formula), so
+    # trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
                 "--rank-const", "1,60", "--settle", "0", "--set", "search.negative_penalty=0",
-                "--set", "search.demote_invalidated=false", "--json", cwd=cwd, timeout=600)
+                "--set", "search.demote_invalidated=false", "--set", "search.competitors=none",
+                "--set", "search.relation_weight=0", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     return r.json()
 
@@ -114,7 +116,8 @@ def judged_graph(tmp_path, settings):
 def test_judged_files_on_a_synced_graph(judged_graph, tmp_path):
     graph_path, qf, rf = judged_graph
     r = run_cli("eval", "--queries", str(qf), "--qrels", str(rf), "--graph", f"embedded:{graph_path}",
-                "--weights", "0,0.3", "--json", cwd=tmp_path, timeout=300)
+                "--weights", "0,0.3", "--set", "search.competitors=none", "--set", "search.relation_weight=0",
+                "--json", cwd=tmp_path, timeout=300)
     assert r.code == 0, r.err
     rep = r.json()
     assert rep["mode"] == "judged" and rep["queries"] == 8 and rep["draws"] == []

@@ -7,6 +7,7 @@ constants, Graphiti's 1 and upstream's proposed 60 among them.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from graphiti_core.search.search_utils import rrf
 from hypothesis import given
 from hypothesis import strategies as st
@@ -140,3 +141,63 @@ def test_calibrate_matches_the_real_ordering_for_both_forms(weight, k, methods, 
         final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
         best = table[r].overtakes[t]
         assert final_rank == (best if best is not None else r)
+
+
+competitor_keys = st.one_of(st.none(), st.sampled_from([("s1", "PORT"), ("s1", "OWNER"), ("s2", "PORT")]))
+stamps_st = st.one_of(st.just(float("nan")), st.floats(0.0, 2e9))
+
+
+def _competing(lists, k, data):
+    pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
+    keys = data.draw(st.lists(competitor_keys, min_size=n, max_size=n))
+    stamps = np.array(data.draw(st.lists(stamps_st, min_size=n, max_size=n)))
+    return pool, n, trust, neg, keys, stamps
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.sampled_from([0.0, 0.5]), st.booleans(), st.data())
+def test_competitors_share_their_slots_ordered_by_verified_trust_then_time(lists, k, w, form, threshold, timed, data):
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    plain = fusion.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold, negative=neg)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold, negative=neg,
+                              competitors=keys, stamps=stamps if timed else None)
+    before, after = [int(i) for i in plain.order], [int(i) for i in ranked.order]
+    assert sorted(before) == sorted(after)
+    moving = [keys[i] is not None and (neg is None or neg[i] is None) for i in range(n)]
+    # an item that competes with nothing (or has negative evidence) keeps its slot
+    assert all(after[p] == i for p, i in enumerate(before) if not moving[i])
+    verified = np.where(np.nan_to_num(ranked.trust, nan=0.0) >= threshold, np.nan_to_num(ranked.trust, nan=0.0), 0.0)
+    for key in {keys[i] for i in range(n) if moving[i]}:
+        slots = [p for p, i in enumerate(before) if moving[i] and keys[i] == key]
+        assert slots == [p for p, i in enumerate(after) if moving[i] and keys[i] == key]  # the group's slots
+        members = [after[p] for p in slots]
+        for a, b in zip(members, members[1:]):
+            sa = stamps[a] if timed and not np.isnan(stamps[a]) else -np.inf
+            sb = stamps[b] if timed and not np.isnan(stamps[b]) else -np.inf
+            assert (verified[a], sa) >= (verified[b], sb)  # best evidence first
+            if (verified[a], sa) == (verified[b], sb):
+                assert before.index(a) < before.index(b)  # ties keep the relevance order
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
+def test_competitors_with_nothing_to_compete_change_nothing(lists, k, w, form, data):
+    pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
+    plain = fusion.rank_pool(pool, trust, w, form=form, negative=neg)
+    alone = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=[(u, "R") for u in pool.uuids],
+                             stamps=np.arange(n, dtype=float))
+    assert np.array_equal(plain.order, alone.order)
+    assert np.array_equal(plain.final, alone.final)
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.data())
+def test_relation_bonus_is_the_share_of_the_other_members_fused_scores(lists, k, w, form, rw, data):
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
+                              relation_weight=rw)
+    plain = fusion.rank_pool(pool, trust, w, form=form, negative=neg)
+    for i in range(n):
+        others = sum(pool.fused[j] for j in range(n) if j != i and keys[j] is not None and keys[j] == keys[i])
+        expected = 0.0 if keys[i] is None or (neg is not None and neg[i] is not None) else rw * others
+        got = 0.0 if ranked.relation is None else ranked.relation[i]
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        if neg is None or neg[i] is None:
+            assert ranked.final[i] == pytest.approx(plain.final[i] + got, rel=1e-9, abs=1e-12)

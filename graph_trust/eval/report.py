@@ -110,6 +110,14 @@ class EvalReport:
                             for m in self.methods},
                 "wrong_first": {m.name: (round(float(np.mean([r["wrong_first"][m.name] for r in contested])), 4)
                                          if contested else None) for m in self.methods},
+                # spread over draws: the standard deviation of the class's per-draw means
+                "ndcg@10_std": {m.name: round(float(np.std([np.mean([d[m.name][q.id]["ndcg@10"] for q in queries
+                                                                     if c in q.classes]) for d in self.per_draw])), 4)
+                                for m in self.methods},
+                "wrong_first_std": {m.name: (round(float(np.std([np.mean([bool(w[m.name][q.id]) for q in queries
+                                                                          if c in q.classes and q.contested])
+                                                                 for w in self.wrong])), 4)
+                                             if contested else None) for m in self.methods},
             })
         self.recommendation = self._recommend()
 
