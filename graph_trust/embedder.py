@@ -30,16 +30,24 @@ cosine scan Graphiti runs need no fixed dimension, only that stored and query ve
 far below the similarity of related facts, while vectors stay 4x smaller than at 1024 (1 KiB
 per edge as ``vecf32``), which matters on the 100k-edge benchmark graphs. A graph must be
 embedded and searched with the same ``dim``.
+
+:func:`make_embedder` is the one factory for the embedder ``search.embedder`` configures
+(search, context and relink call it).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from graphiti_core.embedder.client import EmbedderClient
+
+from graph_trust.config import Settings
+from graph_trust.errors import ConfigError
 
 DEFAULT_DIM = 256
 HASH_KEY = b"graph-trust/hashing-v1"
@@ -216,3 +224,19 @@ def _single_text(input_data: object) -> str:
         "HashingEmbedder embeds text: pass a string or a list of strings, not token ids "
         f"({type(input_data).__name__})"
     )
+
+
+def make_embedder(settings: Settings) -> Any:
+    """The embedder named by ``search.embedder``: 'hashing' or 'module:callable' (one factory, so
+    search, context and relink all honour the configured embedder)."""
+    spec = settings.search.embedder
+    if spec == "hashing":
+        return HashingEmbedder()
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise ConfigError(f"config key search.embedder: expected 'hashing' or 'module:callable', got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"config key search.embedder: cannot load {spec!r} ({exc})") from None
+    return factory()

@@ -4,14 +4,14 @@ resolve groups, and run a trust-boosted search.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.connection import GraphConnection, open_graph
-from graph_trust.errors import ConfigError, InputError
+from graph_trust.embedder import make_embedder  # moved there; kept importable from here
+from graph_trust.errors import InputError
 from graphiti_core.search.search_config import SearchConfig
 
 from graph_trust.graphiti import (
@@ -22,23 +22,6 @@ from graph_trust.graphiti import (
     check_query,
     trust_search,
 )
-
-
-def make_embedder(settings: Settings) -> Any:
-    """The embedder named by ``search.embedder``: 'hashing' or 'module:callable'."""
-    spec = settings.search.embedder
-    if spec == "hashing":
-        from graph_trust.embedder import HashingEmbedder
-
-        return HashingEmbedder()
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise ConfigError(f"config key search.embedder: expected 'hashing' or 'module:callable', got {spec!r}")
-    try:
-        factory = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"config key search.embedder: cannot load {spec!r} ({exc})") from None
-    return factory()
 
 
 @asynccontextmanager

@@ -43,15 +43,15 @@ def _sums(rows, key_of) -> Sums:
     return out
 
 
-async def edge_checksums(gg: Any) -> Sums:
+async def edge_checksums(graph_conn: Any) -> Sums:
     """Per bucket: keys ``(bucket, trust_status, memory_type, sensitivity, scope)``."""
-    rows = await gg.query("edge_trust_checksums", prefix=PREFIX)
+    rows = await graph_conn.query("edge_trust_checksums", prefix=PREFIX)
     return _sums(rows, lambda r: (r["bucket"], *(_prop(r, p) for p in _TEXT_PROPS)))
 
 
-async def edge_totals(gg: Any) -> Sums:
+async def edge_totals(graph_conn: Any) -> Sums:
     """Whole graph: keys ``(trust_status, memory_type, sensitivity, scope)``."""
-    return _sums(await gg.query("edge_trust_totals"), lambda r: tuple(_prop(r, p) for p in _TEXT_PROPS))
+    return _sums(await graph_conn.query("edge_trust_totals"), lambda r: tuple(_prop(r, p) for p in _TEXT_PROPS))
 
 
 def shadow_checksums(con: sqlite3.Connection, graph_key: str, graph: str) -> Sums:
@@ -83,28 +83,28 @@ def differing_buckets(graph_sums: Sums, shadow_sums: Sums) -> list[str]:
                    if _differs(graph_sums.get(k), shadow_sums.get(k))})
 
 
-async def edges_in_bucket(gg: Any, bucket: str) -> list[dict]:
+async def edges_in_bucket(graph_conn: Any, bucket: str) -> list[dict]:
     lo, hi = bucket_range(bucket)
-    return await gg.query("edges_with_trust", lo=lo, hi=hi)
+    return await graph_conn.query("edges_with_trust", lo=lo, hi=hi)
 
 
-async def iter_trusted_edges(gg: Any, buckets: list[str] | None = None) -> AsyncIterator[tuple[str, list[dict]]]:
+async def iter_trusted_edges(graph_conn: Any, buckets: list[str] | None = None) -> AsyncIterator[tuple[str, list[dict]]]:
     """``(bucket, edges)`` for the given buckets, or every bucket that holds a trusted edge."""
     if buckets is None:
-        buckets = sorted(buckets_of(await edge_checksums(gg)))
+        buckets = sorted(buckets_of(await edge_checksums(graph_conn)))
     for b in buckets:
-        yield b, await edges_in_bucket(gg, b)
+        yield b, await edges_in_bucket(graph_conn, b)
 
 
-async def entity_bucket_counts(gg: Any) -> dict[str, int]:
+async def entity_bucket_counts(graph_conn: Any) -> dict[str, int]:
     """How many entities fall in each uuid range (first ``ENTITY_PREFIX`` characters), in order."""
-    rows = await gg.query("entity_buckets", prefix=ENTITY_PREFIX)
+    rows = await graph_conn.query("entity_buckets", prefix=ENTITY_PREFIX)
     return dict(sorted((r["bucket"], r["n"]) for r in rows if r["bucket"] is not None))
 
 
-async def entity_buckets(gg: Any) -> list[str]:
+async def entity_buckets(graph_conn: Any) -> list[str]:
     """The uuid ranges (first ``ENTITY_PREFIX`` characters) the graph's entities fall in."""
-    return list(await entity_bucket_counts(gg))
+    return list(await entity_bucket_counts(graph_conn))
 
 
 def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, bucket: str, edges: list[dict]) -> None:

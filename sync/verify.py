@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.connection import use_graph
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.desired import exact_candidates, refresh_candidates, source_for
-from graph_trust.sync.heap import startup_objects_frozen
+from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.runner import graph_key
+from graph_trust.sync.run_identity import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
 from graph_trust.sync.writer import edge_values, props_equal
 
@@ -38,8 +39,6 @@ KINDS = ("edge_missing_trust", "edge_wrong_trust", "edge_stale_trust", "entity_w
 async def verify(settings: Settings, *, review_db: str | Path | None = None, graph: Any = None,
                  examples: int = 5) -> VerifyReport:
     """Drift between the graph and the review DB (``in_sync`` False when any is found)."""
-    from graph_trust.connection import use_graph
-
     review = ReviewDB.open(review_db, settings.review)
     store = StateStore.for_settings(settings)
     try:
@@ -54,17 +53,17 @@ async def verify(settings: Settings, *, review_db: str | Path | None = None, gra
 async def verify_graph(g: Any, settings: Settings, store: StateStore, review: ReviewDB, examples: int = 5) -> VerifyReport:
     t0 = time.monotonic()
     policy = policy_of(settings)
-    gk = graph_key(g)
-    source = source_for(review, gk)
+    key = graph_key(g)
+    source = source_for(review, key)
     graphs = await graphstate.Graphs.open(g)  # (a group with no graph is read as empty, never created)
     where = {"source": source, "neo4j": g.dialect == "neo4j", "default_graph": g.database}
     # what the next normal sync will work from (its incremental copy) ...
-    refresh_candidates(store, review, policy, graphs.name_for, graph_key=gk, full=False, **where)
+    refresh_candidates(store, review, policy, graphs.name_for, graph_key=key, full=False, **where)
     con = store.con
     # ... and the review DB as it is
     missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
     names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
-             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (gk,))})
+             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (key,))})
     unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
                                                       "WHERE graph IS NOT NULL"))
     found = _Findings(examples)
@@ -131,7 +130,7 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
     range); those that should hold some and do not are looked up by uuid."""
     checked = 0
     for graph in sorted(names):
-        gg = graphs(graph)
+        graph_conn = graphs(graph)
         con.execute("DROP TABLE IF EXISTS temp.want")
         con.execute("CREATE TEMP TABLE want (uuid TEXT PRIMARY KEY, score REAL)")
         con.create_aggregate("trust_aggregate", 1, _Aggregate.of(method))
@@ -142,13 +141,13 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
             "GROUP BY entity", {"g": graph})
         con.execute("DROP TABLE IF EXISTS temp.have")
         con.execute("CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)")
-        buckets = await graphstate.entity_bucket_counts(gg)
+        buckets = await graphstate.entity_bucket_counts(graph_conn)
         checked += sum(buckets.values())
         for b in buckets:
             lo, hi = graphstate.bucket_range(b)
             con.executemany("INSERT OR REPLACE INTO temp.have VALUES (?, ?)",
                             [(r["uuid"], r["trust_score"]) for r in
-                             await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)])
+                             await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)])
         for uuid, have, want in con.execute("SELECT h.uuid, h.score, w.score FROM temp.have h "
                                             "LEFT JOIN temp.want w ON w.uuid = h.uuid ORDER BY h.uuid").fetchall():
             if want is None:
@@ -159,7 +158,7 @@ async def _check_entities(con, graphs: graphstate.Graphs, names: set[str], metho
                               "(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid").fetchall()
         for i in range(0, len(lacking), 1000):  # (an endpoint that is not an Entity node is no drift)
             chunk = dict(lacking[i:i + 1000])
-            for r in await gg.query("entity_trust_inputs", uuids=list(chunk)):
+            for r in await graph_conn.query("entity_trust_inputs", uuids=list(chunk)):
                 found.note("entity_wrong_trust", {"graph": graph, "uuid": r["uuid"], "have": None,
                                                   "want": chunk[r["uuid"]]})
     return checked

@@ -92,7 +92,7 @@ FOREIGN_PROPS_TABLE = ("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEX
 _RUN_VALUES = {"trust_run_id": ":run", "trust_updated_at": ":now"}
 _JOURNAL_WORK = f"""
 INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
-SELECT :run, :batch, :gk, w.graph, 'edge', w.uuid,
+SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
        CASE WHEN s.uuid IS NOT NULL THEN {_json_object({p: f"s.{p}" for p in EDGE_PROPS})}
             WHEN f.uuid IS NOT NULL THEN {_json_object({p: f"f.{p}" for p in EDGE_PROPS})}
             ELSE :absent END,
@@ -100,19 +100,19 @@ SELECT :run, :batch, :gk, w.graph, 'edge', w.uuid,
             ELSE {_json_object({p: _RUN_VALUES.get(p, f"w.{p}") for p in EDGE_PROPS})} END,
        'pending'
 FROM temp.work w
-LEFT JOIN sync_shadow s ON s.graph_key = :gk AND s.graph = w.graph AND s.uuid = w.uuid
+LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = w.graph AND s.uuid = w.uuid
 LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
 WHERE w.rowid BETWEEN :lo AND :hi
 """
 _NOT_MISSING = "uuid NOT IN (SELECT value FROM json_each(:missing))"
 _SHADOW_FROM_WORK = f"""
 INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
-SELECT :gk, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
+SELECT :graph_key, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
 WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND {_NOT_MISSING}
 ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET {', '.join(f"{p} = excluded.{p}" for p in EDGE_PROPS)}
 """
 _SHADOW_CLEARED_FROM_WORK = f"""
-DELETE FROM sync_shadow WHERE graph_key = :gk AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
+DELETE FROM sync_shadow WHERE graph_key = :graph_key AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
     SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL)
 """
 
@@ -163,36 +163,36 @@ async def landed(write: Awaitable[Any]) -> Any:
     return await finished_first(write, WRITE_OUTCOME_WAIT_S)
 
 
-async def write_edges(gg: Any, changes: list[Change]) -> set[str]:
+async def write_edges(graph_conn: Any, changes: list[Change]) -> set[str]:
     """Write edge changes; return the uuids the graph has (matched)."""
-    return await write_edge_rows(gg, *_sets_and_clears(changes, EDGE_PROPS))
+    return await write_edge_rows(graph_conn, *_sets_and_clears(changes, EDGE_PROPS))
 
 
-async def write_edge_rows(gg: Any, sets: list[dict[str, Any]], clears: list[str]) -> set[str]:
+async def write_edge_rows(graph_conn: Any, sets: list[dict[str, Any]], clears: list[str]) -> set[str]:
     """Set the rows of ``sets`` (``{uuid, <every EDGE_PROPS>}``), clear the edges of ``clears``;
     return the uuids the graph has (matched)."""
     uuids = [row["uuid"] for row in sets] + clears
     matched = 0
-    if sets and gg.dialect == "neo4j":  # see cypher/edge_trust_set.*: the dialects take different shapes
+    if sets and graph_conn.dialect == "neo4j":  # see cypher/edge_trust_set.*: the dialects take different shapes
         by_uuid = {row["uuid"]: {k: v for k, v in row.items() if k != "uuid"} for row in sets}
-        matched += int((await gg.write("edge_trust_set", uuids=list(by_uuid), by_uuid=by_uuid))[0]["matched"])
+        matched += int((await graph_conn.write("edge_trust_set", uuids=list(by_uuid), by_uuid=by_uuid))[0]["matched"])
     elif sets:
-        matched += int((await gg.write("edge_trust_set", rows=sets))[0]["matched"])
+        matched += int((await graph_conn.write("edge_trust_set", rows=sets))[0]["matched"])
     if clears:
-        matched += int((await gg.write("edge_trust_clear", uuids=clears))[0]["matched"])
+        matched += int((await graph_conn.write("edge_trust_clear", uuids=clears))[0]["matched"])
     if matched == len(uuids):
         return set(uuids)
     # some uuid is missing (or, with duplicate edge uuids, matched twice): ask which exist
-    rows = await gg.query("edge_uuids_exist", uuids=uuids)
+    rows = await graph_conn.query("edge_uuids_exist", uuids=uuids)
     return {r["uuid"] for r in rows}
 
 
-async def write_entities(gg: Any, changes: list[Change]) -> set[str]:
+async def write_entities(graph_conn: Any, changes: list[Change]) -> set[str]:
     sets, clears = _sets_and_clears(changes, ENTITY_PROPS)
     if sets:
-        await gg.write("entity_trust_set", rows=sets)
+        await graph_conn.write("entity_trust_set", rows=sets)
     if clears:
-        await gg.write("entity_trust_clear", uuids=clears)
+        await graph_conn.write("entity_trust_clear", uuids=clears)
     return {c.uuid for c in changes}  # entities come from a read in the same run
 
 
@@ -259,10 +259,10 @@ class JournaledWriter:
             self.flush()
         return res
 
-    async def edges(self, gg: Any, graph: str, changes: list[Change], *, mark_dirty: bool) -> BatchResult:
+    async def edges(self, graph_conn: Any, graph: str, changes: list[Change], *, mark_dirty: bool) -> BatchResult:
         """Journal, write and settle one batch of edge changes."""
         batch = self.begin_edges(graph, changes)
-        matched = await landed(write_edges(gg, changes))
+        matched = await landed(write_edges(graph_conn, changes))
         return self.finish_edges(graph, batch, changes, matched, mark_dirty=mark_dirty)
 
     def begin_work_edges(self, graph: str, lo: int, hi: int, now: str) -> int:
@@ -272,14 +272,14 @@ class JournaledWriter:
         self.batches += 1
         with self._tx() as c:
             c.execute(FOREIGN_PROPS_TABLE)
-            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "gk": self.graph_key, "now": now,
+            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "graph_key": self.graph_key, "now": now,
                                       "absent": _ABSENT, "lo": lo, "hi": hi})
         return self.batches
 
     def finish_work_edges(self, graph: str, batch: int, lo: int, hi: int, missing: list[str], now: str) -> None:
         """Step 3 for :meth:`begin_work_edges`, deferred like ``finish_edges(defer=True)``: settle
         the journal and have the shadow follow the rows written (``missing`` ones: not in the graph)."""
-        params = {"gk": self.graph_key, "graph": graph, "run": self.run_id, "now": now, "lo": lo, "hi": hi,
+        params = {"graph_key": self.graph_key, "graph": graph, "run": self.run_id, "now": now, "lo": lo, "hi": hi,
                   "missing": json.dumps(missing)}
 
         def apply(c) -> None:
@@ -289,11 +289,11 @@ class JournaledWriter:
 
         self._deferred.append(apply)
 
-    async def entities(self, gg: Any, graph: str, changes: list[Change], done: list[str]) -> None:
+    async def entities(self, graph_conn: Any, graph: str, changes: list[Change], done: list[str]) -> None:
         """Write entity changes and take ``done`` (all entities of the batch) off the dirty list."""
         batch = self._journal(graph, "entity", changes) if changes else None
         if changes:
-            await landed(write_entities(gg, changes))
+            await landed(write_entities(graph_conn, changes))
         with self._tx() as c:
             if batch is not None:
                 self._settle(c, batch, [])
@@ -322,22 +322,22 @@ class JournaledWriter:
         return len(written)
 
 
-async def read_range(gg: Any, bucket: str) -> dict[str, dict]:
+async def read_range(graph_conn: Any, bucket: str) -> dict[str, dict]:
     """The trusted entities of one uuid range: what its re-aggregation may replace."""
     lo, hi = bucket_range(bucket)
-    return {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
+    return {r["uuid"]: entity_values(r) for r in await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)}
 
 
-async def write_range(gg: Any, bucket: str, method: str, run_id: str, old: dict[str, dict]) -> list[Change]:
+async def write_range(graph_conn: Any, bucket: str, method: str, run_id: str, old: dict[str, dict]) -> list[Change]:
     """Aggregate one range in the graph and clear its stale entities; returns the changes made."""
     lo, hi = bucket_range(bucket)
-    rows = await gg.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=run_id)
+    rows = await graph_conn.write(f"entity_trust_aggregate_{method}", lo=lo, hi=hi, run_id=run_id)
     changes = [Change(r["uuid"], {"trust_score": r["old_score"], "trust_run_id": r["old_run_id"]},
                       {"trust_score": r["trust_score"], "trust_run_id": run_id}) for r in rows if r["changed"]]
     visited = {r["uuid"] for r in rows}
     stale = [Change(u, before, dict(_EMPTY_ENTITY)) for u, before in old.items() if u not in visited]
     if stale:
-        await gg.write("entity_trust_clear", uuids=[c.uuid for c in stale])
+        await graph_conn.write("entity_trust_clear", uuids=[c.uuid for c in stale])
     return changes + stale
 
 
@@ -388,15 +388,15 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
             continue
         by_key.setdefault((graph, kind), []).append((seq, uuid, json.loads(new_json)))
     for (graph, kind), items in by_key.items():
-        gg = graphs(graph)
+        graph_conn = graphs(graph)
         for i in range(0, len(items), 1000):
             chunk = items[i:i + 1000]
             uuids = [u for _, u, _ in chunk]
             if kind == "edge":
-                current = {r["uuid"]: r for r in await gg.query("edge_trust_read", uuids=uuids)}
+                current = {r["uuid"]: r for r in await graph_conn.query("edge_trust_read", uuids=uuids)}
                 props = EDGE_PROPS
             else:
-                current = {r["uuid"]: r for r in await gg.query("entity_trust_inputs", uuids=uuids)}
+                current = {r["uuid"]: r for r in await graph_conn.query("entity_trust_inputs", uuids=uuids)}
                 props = ENTITY_PROPS
             with store.tx() as c:
                 for seq, uuid, new in chunk:
@@ -410,11 +410,11 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     return len(rows)
 
 
-async def _recover_range(store: StateStore, gg: Any, graph_key: str, graph: str, seq: int, run_id: str, batch: int,
+async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, graph: str, seq: int, run_id: str, batch: int,
                          bucket: str, old: dict[str, dict]) -> None:
     """Settle a pending ``entity_range`` marker: journal what differs from the values it recorded."""
     lo, hi = bucket_range(bucket)
-    cur = {r["uuid"]: entity_values(r) for r in await gg.query("entities_with_trust_in_range", lo=lo, hi=hi)}
+    cur = {r["uuid"]: entity_values(r) for r in await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)}
     changes = [Change(u, old.get(u, dict(_EMPTY_ENTITY)), cur.get(u, dict(_EMPTY_ENTITY)))
                for u in sorted(set(old) | set(cur))
                if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]

@@ -155,7 +155,7 @@ def test_startup_objects_frozen_nests():
     """Nested blocks freeze once and unfreeze only when the outermost one ends."""
     import gc
 
-    from graph_trust.sync.heap import startup_objects_frozen
+    from graph_trust.sync.gc_freeze import startup_objects_frozen
 
     assert gc.get_freeze_count() == 0
     with startup_objects_frozen():
