@@ -151,7 +151,7 @@ Examples:
 @click.option("--limit", type=click.IntRange(1, 10000), default=20, show_default=True, help="How many runs.")
 @common_options
 def runs(limit: int) -> None:
-    """List recent sync, rollback and relink runs (newest first)."""
+    """List recent sync, rollback and relink runs and learned weight changes (newest first)."""
     from graph_trust.sync import list_runs
 
     rt = runtime()
@@ -182,6 +182,7 @@ Examples:
   graph-trust rollback sync-20261122T020000Z-1a2b3c
   graph-trust rollback RUN_ID --force     # even if a later run changed the same properties
   graph-trust rollback relink-...         # a relink run: restores the review DB's evidence JSON
+  graph-trust rollback weights-3          # a learned confidence-weight change: the weights before it return
 """)
 @click.argument("run_id")
 @click.option("--force", is_flag=True, help="Restore even if a later run changed the same properties.")

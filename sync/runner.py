@@ -1,16 +1,19 @@
 """Python entry points of the nightly sync: ``run_sync``, ``sync_graph``, ``ensure_indexes``.
 
-One run, holding the graph's sync lock:
+One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
 
-1. settle what a dead run left (``writer.recover``);
-2. refresh the state store's copy of the review DB (changed rows only, or all with ``full``);
+1. settle what a dead run left (:mod:`~graph_trust.sync.recovery`);
+2. refresh the state store's copy of the review DB (changed rows only, or all with ``full``;
+   :mod:`~graph_trust.sync.desired`);
 3. refresh the shadow of what the graph holds: per-bucket checksums, re-reading buckets that
-   differ (a full scan with ``full`` or the first time a graph is seen);
-4. compute, in SQLite, the edges whose desired trust differs from what they hold, and write
-   them in journaled batches, pipelined (when every edge is compared, the desired trust is
+   differ (a full scan with ``full`` or the first time a graph is seen;
+   :mod:`~graph_trust.sync.graphstate`, drift in :mod:`~graph_trust.sync.drift`);
+4. compute, in SQLite, the edges whose desired trust differs from what they hold
+   (:mod:`~graph_trust.sync.work`), and write them in journaled batches, pipelined
+   (:mod:`~graph_trust.sync.writer`; when every edge is compared, the desired trust is
    computed one uuid range at a time, the next while the previous is written);
 5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
-   or when a ``full`` run stopped before this step).
+   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from graph_trust.config import Settings
 from graph_trust.connection import use_graph
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
 from graph_trust.sync import graphstate
-from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers,
-                                      quarantined, range_sql, recompute_desired, refresh_candidates, source_for)
+from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
+                                      quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
 from graph_trust.sync.gc_freeze import startup_objects_frozen
@@ -41,6 +44,7 @@ from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport, unkno
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
+from graph_trust.sync.work import WorkTable
 from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, landed, props_equal,
                                      recover, write_edge_rows, write_edges)
 
@@ -73,16 +77,9 @@ async def ensure_indexes(g: Any, only: list[str] | None = None) -> None:
                     raise
 
 
-# Candidates per range of a run that compares every edge (see _SyncJob._stream_work): the first
+# Candidates per range of a run that compares every edge (see WorkTable.stream): the first
 # writes start after one range is computed, and SQLite works on the next while they run.
 RANGE_CANDIDATES = 2000
-# sync.max_clear applies to runs that would clear more edges than this.
-CLEAR_LIMIT_FLOOR = 100
-_WORK_COLS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
-_DESIRED_COLS = ", ".join(f"d.{p}" for p in _WORK_COLS)
-# the shadow s differs from the desired d (or the edge has no trust yet)
-_DIFFERS = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status "
-            "OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity OR s.scope IS NOT d.scope)")
 
 
 def _noop(phase: str, n: int, total: int | None) -> None:
@@ -150,6 +147,8 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
 
 
 class _SyncJob:
+    """One sync run's steps 2-5 (module docstring) and the edge phase's pipeline."""
+
     def __init__(self, g: Any, settings: Settings, store: StateStore, review: ReviewDB, report: SyncReport,
                  graph_key: str, batch_size: int, progress: Progress) -> None:
         self.g, self.settings, self.store, self.review = g, settings, store, review
@@ -158,6 +157,7 @@ class _SyncJob:
         self.source = source_for(review, graph_key)
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, graph_key)
+        self.work = WorkTable(store, self.source, graph_key, batch_size)
         self.entities = EntityAggregation(store, self.writer, report, graph_key, batch_size, settings.sync.aggregation,
                                           progress)
         self.graphs = graphstate.Graphs(g)  # (run() opens it knowing which graphs exist)
@@ -231,8 +231,8 @@ class _SyncJob:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_key, now_iso()))
         self._lap("graph_state")
         everything = self._everything or exact
-        self._build_work(everything=everything)
-        over = self._over_clear_limit(everything=everything)
+        self.work.build(everything=everything)
+        over = self.work.over_clear_limit(self.settings.sync.max_clear, everything=everything)
         if over and r.dry_run:  # a dry run is not stopped: it says what a real run would do
             r.clear_limit = f"{over}: a real run would stop before writing (--max-clear 1 lets it through)"
         elif over:
@@ -245,7 +245,7 @@ class _SyncJob:
             with self.store.tx() as c:
                 c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_key,))
         await self._write_edges(full=full, everything=everything)
-        self._count_unchanged()
+        self.report.edges_unchanged += self.work.unchanged()
         self._report_unmatched()
         if not r.dry_run:  # every touched edge was written; the unmatched ones are retried next run
             with self.store.tx() as c:  # (edges a verify touched meanwhile stay for the next run)
@@ -271,9 +271,10 @@ class _SyncJob:
         """SQLite part of a run's start (runs in a worker thread): refresh the candidates, record
         the quarantine, and compute the shadow's checksums (``exact``) or totals of every graph in scope."""
         r = self.report
+        src = ReviewSource(self.review, self.policy, self.graphs.name_for, self.source,
+                           neo4j=self.g.dialect == "neo4j", default_graph=self.g.database)
         r.candidates_read, self._everything = refresh_candidates(
-            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.graph_key,
-            full=r.full, neo4j=self.g.dialect == "neo4j", default_graph=self.g.database,
+            self.store, src, graph_key=self.graph_key, full=r.full,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
@@ -328,106 +329,14 @@ class _SyncJob:
                     self.report.drift_healed += absorb_drift(c, self.graph_key, self.source, graph, b, edges, ends)
                 graphstate.replace_shadow_bucket(c, self.graph_key, graph, b, edges)
 
-    def _build_work(self, *, everything: bool) -> None:
-        """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
-        is filled range by range as the edges are written (:meth:`_stream_work`); otherwise now,
-        for the keys: touched, unmatched and drifted edges."""
-        c = self.con
-        c.execute("DROP TABLE IF EXISTS temp.work")
-        c.execute("DROP TABLE IF EXISTS temp.unmatched")
-        c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
-        # the touched edges as of now: the run clears these when done (not those touched meanwhile)
-        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source",
-                  {"source": self.source})
-        if everything:
-            c.execute(f"CREATE TEMP TABLE work (graph TEXT, uuid TEXT, {', '.join(_WORK_COLS)})")
-            return
-        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source",
-                  {"source": self.source})
-        # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)
-        c.execute(f"""
-            CREATE TEMP TABLE work AS
-            SELECT k.graph AS graph, k.uuid AS uuid, {_DESIRED_COLS}
-            FROM temp.keys k
-            LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
-            LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = k.graph AND s.uuid = k.uuid
-            WHERE (d.uuid IS NOT NULL AND {_DIFFERS}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
-            ORDER BY k.graph, k.uuid
-        """, {"graph_key": self.graph_key, "source": self.source})
-
-    def _over_clear_limit(self, *, everything: bool) -> str | None:
-        """Why the run may not go on, if it would clear trust from more than ``sync.max_clear`` of
-        the graph's trusted edges (and more than ``CLEAR_LIMIT_FLOOR``); None when it may."""
-        limit = self.settings.sync.max_clear
-        if limit >= 1:
-            return None
-        c = self.con
-        p = {"graph_key": self.graph_key, "source": self.source}
-        if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
-            clears = c.execute(
-                "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :graph_key AND NOT EXISTS (SELECT 1 FROM "
-                f"{EDGE_ROWS} JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
-                "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
-        else:
-            clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
-        if clears <= CLEAR_LIMIT_FLOOR:
-            return None
-        trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_key", p).fetchone()[0]
-        if clears <= limit * trusted:
-            return None
-        return (f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
-                f"({clears / trusted:.0%}), more than sync.max_clear allows ({limit:.0%})")
-
-    def _stream_work(self):
-        """Everything mode: per graph and uuid range, recompute the desired trust, append the range's
-        differences to ``temp.work`` (in (graph, uuid) order) and yield its new rows; the edges
-        of one range are written while the next is computed."""
-        c = self.con
-        # the progress total: an upper bound of the work rows (the bar completes at the end)
-        self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? "
-                                "AND edge_uuid IS NOT NULL) + (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
-                                (self.source, self.graph_key)).fetchone()[0]
-        size = max(self.batch_size, RANGE_CANDIDATES)
-        last = 0
-        for graph in self._graphs():
-            for lo, hi in desired_ranges(c, self.source, graph, size):
-                p = {"graph_key": self.graph_key, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
-                with self.store.tx():
-                    recompute_desired(c, self.source, graph, lo, hi)
-                c.execute(f"""
-                    INSERT INTO temp.work SELECT * FROM (
-                        SELECT d.graph, d.uuid, {_DESIRED_COLS} FROM sync_desired d
-                        LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = d.graph AND s.uuid = d.uuid
-                        WHERE d.source = :source AND d.graph = :graph{range_sql("d.uuid", lo, hi)} AND {_DIFFERS}
-                        UNION ALL
-                        SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
-                        WHERE s.graph_key = :graph_key AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
-                            SELECT 1 FROM sync_desired d
-                            WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
-                    ) ORDER BY uuid""", p)
-                cur = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
-                                "ORDER BY rowid", (last,))
-                while rows := cur.fetchmany(self.batch_size):  # a range may hold many shadow-only edges: one batch at a time
-                    last = rows[-1][0]
-                    yield rows
-
-    def _count_unchanged(self) -> None:
-        c = self.con
-        desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
-        to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
-        self.report.edges_unchanged += desired - to_set
-
-    def _work_rows(self):
-        cur = self.con.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work ORDER BY rowid")
-        while rows := cur.fetchmany(self.batch_size):
-            yield rows
-
     async def _write_edges(self, *, full: bool, everything: bool) -> None:
         """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
         while batch k's write runs (each batch is journaled before its own write starts)."""
         batches: list[tuple[str, list[tuple]]] = []
         pending: list[tuple] = []
-        for rows in (self._stream_work() if everything else self._work_rows()):
+        if everything:
+            self._total = self.work.stream_bound()  # (the bar completes at the end)
+        for rows in (self.work.stream(self._graphs(), RANGE_CANDIDATES) if everything else self.work.rows()):
             batches.clear()
             for row in rows:
                 if pending and (row[1] != pending[0][1] or len(pending) >= self.batch_size):
