@@ -44,6 +44,24 @@ from graph_trust.sync.state import StateStore, now_iso
 REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
 
 
+@dataclass(frozen=True)
+class ReviewSource:
+    """Where a run's candidates come from and how a review row becomes one: the review DB, the
+    promotion policy, the group-to-graph mapping (``graph_of``), the state store's key for this
+    review DB on this graph (:func:`source_for`), and the graph's dialect and default graph."""
+
+    review: ReviewDB
+    policy: Policy
+    graph_of: Callable[[str | None], str]
+    key: str
+    neo4j: bool = False
+    default_graph: str = ""
+
+    def params(self) -> dict[str, object]:
+        """The SQL parameters the candidate and desired-state statements take."""
+        return {"source": self.key, "db": self.default_graph, "neo4j": int(self.neo4j)}
+
+
 def _text_sql(col: str) -> str:
     return f"CASE WHEN {col} IS NULL THEN NULL ELSE CAST({col} AS TEXT) END"
 
@@ -152,13 +170,13 @@ _UPSERT = (" ON CONFLICT (source, id) DO UPDATE SET graph = excluded.graph, edge
            + ", ".join(f"{r} = excluded.{r}" for r in RAW.values()))
 
 
-def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict, policy: Policy,
-              graph_of: Callable[[str | None], str], *, table: str = "sync_candidates", batch_size: int = 2000,
-              progress: Callable[[int], None] | None = None) -> int:
+def copy_rows(c: sqlite3.Connection, src: ReviewSource, inner: str, *, table: str = "sync_candidates",
+              batch_size: int = 2000, progress: Callable[[int], None] | None = None) -> int:
     """Upsert the review rows ``inner`` selects (``REVIEW_FIELDS`` over the ATTACHed review DB)
     into ``table`` (the columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
     ``INSERT ... SELECT`` (``FAST_PATH``), the others through :func:`parse_row` a batch at a time,
     which gives each unusable row its quarantine reason. Returns the rows copied."""
+    review, params = src.review, src.params()
     gid = "CAST(group_id AS TEXT)"
     insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason, "
               f"{', '.join(RAW.values())}) ")
@@ -180,7 +198,7 @@ def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict,
     while batch := slow.fetchmany(batch_size):
         rows = [dict(zip(names, r)) for r in batch]
         c.executemany(insert + f"VALUES ({', '.join('?' for _ in range(9 + len(RAW)))})" + _UPSERT,
-                      [(params["source"], *parse_row(r, policy, graph_of), *(r[name] for name in RAW)) for r in rows])
+                      [(src.key, *parse_row(r, src.policy, src.graph_of), *(r[name] for name in RAW)) for r in rows])
         read += len(batch)
         if progress:
             progress(len(batch))
@@ -219,24 +237,6 @@ def source_for(review: ReviewDB, graph_key: str) -> str:
 
 def _tiers_hash(policy: Policy) -> str:
     return hashlib.sha256(json.dumps(policy.tiers, sort_keys=True).encode()).hexdigest()[:16]
-
-
-@dataclass(frozen=True)
-class ReviewSource:
-    """Where a run's candidates come from and how a review row becomes one: the review DB, the
-    promotion policy, the group-to-graph mapping (``graph_of``), the state store's key for this
-    review DB on this graph (:func:`source_for`), and the graph's dialect and default graph."""
-
-    review: ReviewDB
-    policy: Policy
-    graph_of: Callable[[str | None], str]
-    key: str
-    neo4j: bool = False
-    default_graph: str = ""
-
-    def params(self) -> dict[str, object]:
-        """The SQL parameters the candidate and desired-state statements take."""
-        return {"source": self.key, "db": self.default_graph, "neo4j": int(self.neo4j)}
 
 
 def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, full: bool, batch_size: int = 2000,
@@ -292,7 +292,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
-        read = copy_rows(c, review, inner, params, policy, src.graph_of, batch_size=batch_size, progress=progress)
+        read = copy_rows(c, src, inner, batch_size=batch_size, progress=progress)
         quarantine_duplicate_ids(c, review, "sync_candidates", source)
         pending = 1 if not incremental else row[2]
         if not incremental:
@@ -340,8 +340,7 @@ def exact_candidates(store: StateStore, src: ReviewSource) -> None:
     con.execute("CREATE UNIQUE INDEX temp.review_rows_key ON review_rows (source, id)")  # (for the upsert)
     params = src.params()
     with attached(con, review):
-        copy_rows(con, review, review.select_sql(REVIEW_FIELDS, schema="review"), params, src.policy, src.graph_of,
-                  table="temp.review_rows")
+        copy_rows(con, src, review.select_sql(REVIEW_FIELDS, schema="review"), table="temp.review_rows")
         quarantine_duplicate_ids(con, review, "temp.review_rows", src.key)
     con.execute("DROP TABLE IF EXISTS temp.desired")
     con.execute("CREATE TEMP TABLE desired AS SELECT graph, edge_uuid, score, status, memory_type, sensitivity, scope "

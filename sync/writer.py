@@ -18,7 +18,7 @@ import json
 from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
@@ -382,11 +382,11 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     rows = con.execute("SELECT seq, run_id, batch, graph, kind, uuid, old_json, new_json FROM sync_journal "
                        "WHERE graph_key = ? AND state = 'pending' ORDER BY seq", (graph_key,)).fetchall()
     by_key: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}
-    for seq, run_id, batch, graph, kind, uuid, old_json, new_json in rows:
-        if kind == "entity_range":
-            await _recover_range(store, graphs(graph), graph_key, graph, seq, run_id, batch, uuid, json.loads(old_json))
+    for row in map(PendingRow._make, rows):
+        if row.kind == "entity_range":
+            await _recover_range(store, graphs(row.graph), graph_key, row)
             continue
-        by_key.setdefault((graph, kind), []).append((seq, uuid, json.loads(new_json)))
+        by_key.setdefault((row.graph, row.kind), []).append((row.seq, row.uuid, json.loads(row.new_json)))
     for (graph, kind), items in by_key.items():
         graph_conn = graphs(graph)
         for i in range(0, len(items), 1000):
@@ -410,17 +410,31 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     return len(rows)
 
 
-async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, graph: str, seq: int, run_id: str, batch: int,
-                         bucket: str, old: dict[str, dict]) -> None:
+class PendingRow(NamedTuple):
+    """A ``pending`` journal row, as :func:`recover` reads it (an ``entity_range`` marker's
+    ``uuid`` is its bucket, its ``old_json`` the range's values before the write)."""
+
+    seq: int
+    run_id: str
+    batch: int
+    graph: str
+    kind: str
+    uuid: str
+    old_json: str
+    new_json: str
+
+
+async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, row: PendingRow) -> None:
     """Settle a pending ``entity_range`` marker: journal what differs from the values it recorded."""
-    lo, hi = bucket_range(bucket)
+    old: dict[str, dict] = json.loads(row.old_json)
+    lo, hi = bucket_range(row.uuid)
     cur = {r["uuid"]: entity_values(r) for r in await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)}
     changes = [Change(u, old.get(u, dict(_EMPTY_ENTITY)), cur.get(u, dict(_EMPTY_ENTITY)))
                for u in sorted(set(old) | set(cur))
                if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]
     with store.tx() as c:
-        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (seq,))
-        insert_journal(c, run_id, batch, graph_key, graph, "entity", changes, "applied")
+        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (row.seq,))
+        insert_journal(c, row.run_id, row.batch, graph_key, row.graph, "entity", changes, "applied")
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
