@@ -46,7 +46,7 @@ class EntityAggregation:
                                       {"trust_score": score, "trust_run_id": self.report.run_id if score is not None else None}))
         return changes
 
-    async def all_in(self, graphs: Graphs, graph: str, buckets: list[str], n_ranges: int) -> None:
+    async def aggregate_all(self, graphs: Graphs, graph: str, buckets: list[str], n_ranges: int) -> None:
         """``--full``: re-aggregate every entity of ``graph``, one uuid range (of ``buckets``) at a
         time, in the graph; ``n_ranges`` is the phase's total for the progress bar."""
         graph_conn = graphs(graph)
@@ -78,7 +78,7 @@ class EntityAggregation:
             self.report.entities_updated += self.writer.finish_range(graph, begun, await landed(task))
             self.in_flight.popleft()
 
-    async def dirty(self, graphs: Graphs) -> None:
+    async def aggregate_dirty(self, graphs: Graphs) -> None:
         """Re-aggregate the entities on the dirty list (touching edges that changed)."""
         r = self.report
         names = [row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = ?",

@@ -260,10 +260,10 @@ class _SyncJob:
                 buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
                 n_ranges = sum(map(len, buckets.values()))
                 for graph in graphs:
-                    await self.entities.all_in(self.graphs, graph, buckets[graph], n_ranges)
+                    await self.entities.aggregate_all(self.graphs, graph, buckets[graph], n_ranges)
                 with self.store.tx() as c:
                     c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.graph_key,))
-            await self.entities.dirty(self.graphs)
+            await self.entities.aggregate_dirty(self.graphs)
         self._lap("entities")
         r.batches = self.writer.batches
 

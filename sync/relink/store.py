@@ -1,4 +1,5 @@
-"""Relink's writes: the review DB's evidence JSON, journaled in the state store, and rollback.
+"""Relink's writes: the review DB's evidence JSON, journaled in the state store, and rollback;
+:data:`RUN_KIND` lists relink's runs and rolls one back for ``graph-trust runs`` / ``rollback``.
 
 The review DB is the user's file; relink is the one command that writes it, and only the
 evidence column of orphaned candidates it matched (plus their ``updated_at``, set to now, so
