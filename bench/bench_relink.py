@@ -45,7 +45,7 @@ import numpy as np
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
-from graph_trust.sync.matching import name_key, tokenize
+from graph_trust.sync.relink.matching import name_key, tokenize
 from graph_trust.sync.review_db import init_review_db
 
 FIRST = ("alice bob carol dave erin frank grace heidi ivan judy mallory niaj olivia peggy rupert sybil "
@@ -301,7 +301,7 @@ async def main(args: argparse.Namespace) -> None:
     from rank_bm25 import BM25Okapi
 
     from graph_trust.graph.embedded import EmbeddedServer
-    from graph_trust.sync.text_index import BM25Index
+    from graph_trust.sync.relink.text_index import BM25Index
 
     emb = HashingEmbedder()
     data = args.data or Path(tempfile.mkdtemp(prefix="bench-relink-"))

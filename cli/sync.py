@@ -145,7 +145,7 @@ Examples:
 @click.option("--limit", type=click.IntRange(1, 10000), default=20, show_default=True, help="How many runs.")
 @common_options
 def runs(limit: int) -> None:
-    """List recent sync, rollback and relink runs (newest first)."""
+    """List recent sync, rollback and relink runs and learned weight changes (newest first)."""
     rt = runtime()
     items = api.runs(rt.settings, limit=limit)
     if rt.json:
@@ -174,6 +174,7 @@ Examples:
   graph-trust rollback sync-20261122T020000Z-1a2b3c
   graph-trust rollback RUN_ID --force     # even if a later run changed the same properties
   graph-trust rollback relink-...         # a relink run: restores the review DB's evidence JSON
+  graph-trust rollback weights-3          # a learned confidence-weight change: the weights before it return
 """)
 @click.argument("run_id")
 @click.option("--force", is_flag=True, help="Restore even if a later run changed the same properties.")

@@ -30,6 +30,9 @@ cosine scan Graphiti runs need no fixed dimension, only that stored and query ve
 far below the similarity of related facts, while vectors stay 4x smaller than at 1024 (1 KiB
 per edge as ``vecf32``), which matters on the 100k-edge benchmark graphs. A graph must be
 embedded and searched with the same ``dim``.
+
+:func:`make_embedder` is the one factory for the embedder ``search.embedder`` configures
+(search, context and relink call it).
 """
 
 from __future__ import annotations

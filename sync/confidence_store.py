@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from graph_trust.config import ConfidenceSettings, ReviewSettings
+from graph_trust.config import ConfidenceSettings, ReviewSettings, Settings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import contradiction as contra
 from graph_trust.confidence import credibility as cred
@@ -40,8 +40,9 @@ from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.model import FactorInputs, factor_matrix
 from graph_trust.confidence.resolution import Claim, load_hook, resolve
 from graph_trust.confidence.success import OUTCOMES
-from graph_trust.errors import InputError, NotFoundError, ReviewDBError
+from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.sync.review_db import LOCK_TIMEOUT_S, ReviewDB, review_error
+from graph_trust.sync.run_kinds import RunKind
 
 _in = ", ".join
 SCHEMA = f"""
@@ -810,3 +811,43 @@ class ConfidenceStore:
                       (at, change_id))])
         self._weights = None
         return {"reverted": [change_id, *later], "reverted_at": at, "weights": self.weights}
+
+
+# --- learned weight changes as a run kind (``graph-trust runs`` / ``graph-trust rollback``) ---
+
+WEIGHTS_RUN_PREFIX = "weights-"
+
+
+def list_weight_runs(settings: Settings, limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` learned weight changes of the configured review DB as runs
+    (``weights-<change id>``), newest first; none when no review DB with confidence tables is set."""
+    try:
+        store = ConfidenceStore.open(None, settings.review, settings.confidence, readonly=True)
+    except ReviewDBError:  # no review DB configured, or no confidence tables: no weight changes to list
+        return []
+    with store:
+        changes = store.weight_changes()[:limit]
+    return [{"run_id": f"{WEIGHTS_RUN_PREFIX}{c['change_id']}", "kind": "confidence-weights",
+             "started_at": c["applied_at"], "ended_at": c["applied_at"],
+             "status": "rolled_back" if c["reverted_at"] else "ok", "counts": {}, "journal_pruned_at": None}
+            for c in changes]
+
+
+async def rollback_weight_run(settings: Settings, run_id: str, force: bool, graph: Any = None) -> dict[str, Any]:
+    """Revert the learned weight change ``weights-N`` (as ``graph-trust confidence revert N``). The
+    changes applied after it are reverted with it (their weights were learned on top of it), so
+    while any is in use this refuses unless ``force``, as a sync rollback does."""
+    try:
+        change_id = int(run_id[len(WEIGHTS_RUN_PREFIX):])
+    except ValueError:
+        raise InputError(f"{run_id!r} names no weight change: expected weights-N (see `graph-trust runs`)") from None
+    with ConfidenceStore.open(None, settings.review, settings.confidence) as store:
+        later = [c["change_id"] for c in store.weight_changes() if c["reverted_at"] is None and c["change_id"] > change_id]
+        if later and not force:
+            raise RollbackConflictError(
+                f"cannot roll back {run_id}: later weight change(s) {', '.join(f'weights-{i}' for i in sorted(later))} "
+                "were learned on top of it and would be reverted too; pass --force to revert them all")
+        return store.revert(change_id)
+
+
+RUN_KIND = RunKind("confidence-weights", WEIGHTS_RUN_PREFIX, list_weight_runs, rollback_weight_run)

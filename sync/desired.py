@@ -32,6 +32,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
@@ -41,6 +42,24 @@ from graph_trust.sync.state import StateStore, now_iso
 
 # The review columns sync reads (logical names; see ReviewDB.select_sql).
 REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
+
+
+@dataclass(frozen=True)
+class ReviewSource:
+    """Where a run's candidates come from and how a review row becomes one: the review DB, the
+    promotion policy, the group-to-graph mapping (``graph_of``), the state store's key for this
+    review DB on this graph (:func:`source_for`), and whether its groups share one graph, and its default graph."""
+
+    review: ReviewDB
+    policy: Policy
+    graph_of: Callable[[str | None], str]
+    key: str
+    shared_graph: bool = False  # every group in one graph (the backend's graph_per_group is false)
+    default_graph: str = ""
+
+    def params(self) -> dict[str, object]:
+        """The SQL parameters the candidate and desired-state statements take."""
+        return {"source": self.key, "db": self.default_graph, "shared_graph": int(self.shared_graph)}
 
 
 def _text_sql(col: str) -> str:
@@ -151,13 +170,13 @@ _UPSERT = (" ON CONFLICT (source, id) DO UPDATE SET graph = excluded.graph, edge
            + ", ".join(f"{r} = excluded.{r}" for r in RAW.values()))
 
 
-def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict, policy: Policy,
-              graph_of: Callable[[str | None], str], *, table: str = "sync_candidates", batch_size: int = 2000,
-              progress: Callable[[int], None] | None = None) -> int:
+def copy_rows(c: sqlite3.Connection, src: ReviewSource, inner: str, *, table: str = "sync_candidates",
+              batch_size: int = 2000, progress: Callable[[int], None] | None = None) -> int:
     """Upsert the review rows ``inner`` selects (``REVIEW_FIELDS`` over the ATTACHed review DB)
     into ``table`` (the columns of ``sync_candidates``, under ``:source``): rows SQLite can take as they are in one
     ``INSERT ... SELECT`` (``FAST_PATH``), the others through :func:`parse_row` a batch at a time,
     which gives each unusable row its quarantine reason. Returns the rows copied."""
+    review, params = src.review, src.params()
     gid = "CAST(group_id AS TEXT)"
     insert = (f"INSERT INTO {table} (source, id, graph, edge_uuid, status, memory_type, sensitivity, scope, reason, "
               f"{', '.join(RAW.values())}) ")
@@ -179,7 +198,7 @@ def copy_rows(c: sqlite3.Connection, review: ReviewDB, inner: str, params: dict,
     while batch := slow.fetchmany(batch_size):
         rows = [dict(zip(names, r)) for r in batch]
         c.executemany(insert + f"VALUES ({', '.join('?' for _ in range(9 + len(RAW)))})" + _UPSERT,
-                      [(params["source"], *parse_row(r, policy, graph_of), *(r[name] for name in RAW)) for r in rows])
+                      [(src.key, *parse_row(r, src.policy, src.graph_of), *(r[name] for name in RAW)) for r in rows])
         read += len(batch)
         if progress:
             progress(len(batch))
@@ -220,10 +239,8 @@ def _tiers_hash(policy: Policy) -> str:
     return hashlib.sha256(json.dumps(policy.tiers, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
-                       *, source: str, graph_key: str, full: bool, batch_size: int = 2000, shared_graph: bool = False,
-                       default_graph: str = "", progress: Callable[[int], None] | None = None,
-                       defer_desired: bool = False) -> tuple[int, bool]:
+def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, full: bool, batch_size: int = 2000,
+                       progress: Callable[[int], None] | None = None, defer_desired: bool = False) -> tuple[int, bool]:
     """Bring ``sync_candidates``, ``sync_touched`` and ``sync_desired`` up to date.
 
     Returns ``(rows read, whether the next diff must cover every edge)``: true after a full
@@ -232,6 +249,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     caller, which recomputes it range by range (:func:`desired_ranges`, :func:`recompute_desired`)
     as it writes.
     """
+    review, policy, source = src.review, src.policy, src.key
     con = store.con
     load_tiers(con, policy)
     row = con.execute("SELECT refreshed_at, tiers_hash, full_diff_pending FROM sync_sources WHERE source = ?",
@@ -239,7 +257,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
     incremental = row is not None and not full and row[1] == _tiers_hash(policy)
     started = now_iso()
     inner = review.select_sql(REVIEW_FIELDS, schema="review")
-    params = {"source": source, "db": default_graph, "shared_graph": int(shared_graph)}
+    params = src.params()
     changed_ids = "SELECT CAST(id AS TEXT) FROM temp.changed"
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
@@ -274,7 +292,7 @@ def refresh_candidates(store: StateStore, review: ReviewDB, policy: Policy, grap
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
-        read = copy_rows(c, review, inner, params, policy, graph_of, batch_size=batch_size, progress=progress)
+        read = copy_rows(c, src, inner, batch_size=batch_size, progress=progress)
         quarantine_duplicate_ids(c, review, "sync_candidates", source)
         pending = 1 if not incremental else row[2]
         if not incremental:
@@ -310,22 +328,20 @@ def attached(con: sqlite3.Connection, review: ReviewDB):
         con.execute("DETACH DATABASE review")
 
 
-def exact_candidates(store: StateStore, review: ReviewDB, policy: Policy, graph_of: Callable[[str | None], str],
-                     *, source: str, shared_graph: bool = False, default_graph: str = "") -> None:
+def exact_candidates(store: StateStore, src: ReviewSource) -> None:
     """Every review row, parsed as sync parses it, in ``temp.review_rows`` (the columns of
     ``sync_candidates``), and the desired state they give each edge in ``temp.desired`` (graph,
     edge_uuid, score, status, memory_type, sensitivity, scope): read afresh, whatever the rows'
     ``updated_at`` says, for ``verify`` to compare the graph and the state store's copy with."""
-    con = store.con
-    load_tiers(con, policy)
+    review, con = src.review, store.con
+    load_tiers(con, src.policy)
     con.execute("DROP TABLE IF EXISTS temp.review_rows")
     con.execute("CREATE TEMP TABLE review_rows AS SELECT * FROM sync_candidates LIMIT 0")
     con.execute("CREATE UNIQUE INDEX temp.review_rows_key ON review_rows (source, id)")  # (for the upsert)
-    params = {"source": source, "db": default_graph, "shared_graph": int(shared_graph)}
+    params = src.params()
     with attached(con, review):
-        copy_rows(con, review, review.select_sql(REVIEW_FIELDS, schema="review"), params, policy, graph_of,
-                  table="temp.review_rows")
-        quarantine_duplicate_ids(con, review, "temp.review_rows", source)
+        copy_rows(con, src, review.select_sql(REVIEW_FIELDS, schema="review"), table="temp.review_rows")
+        quarantine_duplicate_ids(con, review, "temp.review_rows", src.key)
     con.execute("DROP TABLE IF EXISTS temp.desired")
     con.execute("CREATE TEMP TABLE desired AS SELECT graph, edge_uuid, score, status, memory_type, sensitivity, scope "
                 "FROM (" + DESIRED_SQL.format(source_rows="temp.review_rows c", where="") + ")", params)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from graph_trust.graph.embedded import _proc_start_time
 from graph_trust.errors import LockHeldError, StateStoreError
+from graph_trust.sync.state import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,6 @@ class SyncLock:
         if previous.get("pid") and previous.get("active"):
             self.took_over_pid = int(previous["pid"])
             log.warning("took over the sync lock of %s left by dead process %s", self.what, self.took_over_pid)
-        from graph_trust.sync.state import now_iso
-
         _write(fd, {"pid": os.getpid(), "start": _proc_start_time(os.getpid()), "host": socket.gethostname(),
                     "since": now_iso(), "active": True})
         self.fd = fd

@@ -43,12 +43,12 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
         report.state_store_bytes_before = _size(store)
         graphs = store.con.execute("SELECT graph_key, graph FROM sync_runs WHERE seq IN "
                                    "(SELECT max(seq) FROM sync_runs GROUP BY graph_key) ORDER BY graph_key").fetchall()
-        for gk, display in graphs:
+        for graph_key, display in graphs:
             if dry_run:
-                _prune_graph(store, gk, report)
+                _prune_graph(store, graph_key, report)
             else:
-                with sync_lock(settings.state_dir, gk, display):
-                    _prune_graph(store, gk, report)
+                with sync_lock(settings.state_dir, graph_key, display):
+                    _prune_graph(store, graph_key, report)
         if vacuum and not dry_run:
             try:  # in WAL mode VACUUM writes the new file into the log: copy it back and truncate both
                 store.con.execute("VACUUM")
@@ -65,13 +65,13 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
     return report
 
 
-def _prune_graph(store: StateStore, gk: str, report: PruneReport) -> None:
+def _prune_graph(store: StateStore, graph_key: str, report: PruneReport) -> None:
     con = store.con
-    boundary = con.execute(_BOUNDARY, (gk, report.keep - 1)).fetchone()
+    boundary = con.execute(_BOUNDARY, (graph_key, report.keep - 1)).fetchone()
     if boundary is None:  # fewer writing runs than ``keep``
         return
-    pending = {r[0] for r in con.execute(_PENDING, (gk,))}
-    for run_id, status in con.execute(_OLDER, (gk, boundary[0])).fetchall():
+    pending = {r[0] for r in con.execute(_PENDING, (graph_key,))}
+    for run_id, status in con.execute(_OLDER, (graph_key, boundary[0])).fetchall():
         if status == "running":
             report.skipped.append({"run_id": run_id, "reason": "still marked running (the next sync settles it)"})
         elif run_id in pending:

@@ -24,6 +24,7 @@ from urllib.parse import quote
 from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.queries import check_identifier
+from graph_trust.sync.state import now_iso
 
 REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
 OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
@@ -76,17 +77,11 @@ def insert_rows(path: str | Path, rows: list[dict[str, Any]]) -> int:
                 f"INSERT OR REPLACE INTO candidates ({', '.join(COLUMNS)}) "
                 f"VALUES ({', '.join(':' + c for c in COLUMNS)})",
                 [{c: r.get(c) for c in COLUMNS} | ({"updated_at": r["updated_at"]} if r.get("updated_at") else
-                                                   {"updated_at": _now_iso()}) for r in rows],
+                                                   {"updated_at": now_iso()}) for r in rows],
             )
     finally:
         con.close()
     return len(rows)
-
-
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def review_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:

@@ -1,11 +1,12 @@
-"""``graph-trust rollback RUN_ID``: restore exactly the values a sync run replaced.
+"""Roll back a sync run: restore exactly the values it replaced (``graph-trust rollback RUN_ID``).
 
 The run's ``applied`` journal rows give each element's previous values; they are written
 back in journaled batches under a new run of kind ``rollback`` (so a rollback can itself be
 audited and rolled back), and the target run becomes ``rolled_back``. If a later run changed
 the same elements (and was not itself rolled back), the rollback refuses with
-:class:`RollbackConflictError` naming those runs, unless ``force``. Relink runs
-(``relink-...``) are handed to relink's own rollback, which restores the review DB.
+:class:`RollbackConflictError` naming those runs, unless ``force``. ``graph-trust rollback``
+reaches :func:`rollback_sync` through the run kinds (:mod:`graph_trust.sync.runs`); other
+kinds' runs (relink, learned weights) are rolled back by their own jobs.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from graph_trust.config import Settings
 from graph_trust.errors import InputError, NotFoundError, RollbackConflictError, RunFailedError
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
-from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.desired import touch_edges
+from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.recovery import recover_dead_runs
 from graph_trust.sync.report import RollbackReport
-from graph_trust.sync.runner import config_hash, graph_key, recover_dead_runs
+from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import StateStore
 from graph_trust.sync.writer import Change, JournaledWriter, edge_values, entity_values, mark_entities_dirty
 
@@ -37,12 +39,8 @@ GROUP BY j2.run_id, r2.kind ORDER BY min(r2.seq)
 """
 
 
-async def rollback(settings: Settings, run_id: str, *, force: bool = False, graph: Any = None) -> Any:
-    """Roll back ``run_id``; returns a :class:`RollbackReport` (relink runs: relink's report)."""
-    if run_id.startswith("relink-"):
-        from graph_trust.sync.relink import rollback_relink
-
-        return rollback_relink(settings, run_id, force=force)
+async def rollback_sync(settings: Settings, run_id: str, *, force: bool = False, graph: Any = None) -> RollbackReport:
+    """Roll back sync run ``run_id``; returns a :class:`RollbackReport`."""
     store = StateStore.for_settings(settings)
     try:
         run = store.run(run_id)
@@ -68,13 +66,13 @@ async def rollback(settings: Settings, run_id: str, *, force: bool = False, grap
 
 
 async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, force: bool) -> RollbackReport:
-    graph_id = graph_key(g)
-    if run["graph_key"] != graph_id:
+    key = graph_key(g)
+    if run["graph_key"] != key:
         raise InputError(f"run {run['run_id']} was on graph {run['graph']}, not {g.address.display}; "
                          "pass --graph to name it")
     t0 = time.monotonic()
-    with sync_lock(settings.state_dir, graph_id, g.address.display):
-        await recover_dead_runs(store, g, graph_id)
+    with sync_lock(settings.state_dir, key, g.address.display):
+        await recover_dead_runs(store, g, key)
         conflicts = [{"run_id": r, "kind": k, "elements": n}
                      for r, k, n in store.con.execute(CONFLICTS_SQL, {"run": run["run_id"], "seq": run["seq"]})]
         if conflicts and not force:
@@ -82,21 +80,21 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
             raise RollbackConflictError(
                 f"cannot roll back {run['run_id']}: later run(s) changed the same properties: {listed}; "
                 "roll those back first, or pass --force to restore this run's previous values anyway")
-        new_id, _ = store.start_run(kind="rollback", graph_key=graph_id, graph=g.address.display, dry_run=False,
+        new_id, _ = store.start_run(kind="rollback", graph_key=key, graph=g.address.display, dry_run=False,
                                     full=False, config_hash=config_hash(settings), target_run=run["run_id"])
         report = RollbackReport(run_id=new_id, rolled_back=run["run_id"], forced=bool(conflicts), conflicts=conflicts)
-        writer = JournaledWriter(store, new_id, graph_id)
+        writer = JournaledWriter(store, new_id, key)
         graphs = Graphs(g)
         try:
             rows = store.con.execute(
                 "SELECT graph, kind, uuid, old_json FROM sync_journal WHERE run_id = ? AND state = 'applied' "
                 "ORDER BY kind, graph, uuid", (run["run_id"],)).fetchall()
-            bs = settings.sync.batch_size
+            batch_size = settings.sync.batch_size
             i = 0
             while i < len(rows):
                 graph, kind = rows[i][0], rows[i][1]
                 chunk = []
-                while i < len(rows) and rows[i][0] == graph and rows[i][1] == kind and len(chunk) < bs:
+                while i < len(rows) and rows[i][0] == graph and rows[i][1] == kind and len(chunk) < batch_size:
                     chunk.append(rows[i])
                     i += 1
                 graph_conn = graphs(graph)
@@ -110,14 +108,14 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                     res = await writer.edges(graph_conn, graph, changes, mark_dirty=True)
                     report.edges_restored += len(res.applied)
                     with store.tx() as c:  # the next sync compares these edges again
-                        touch_edges(c, graph_id, graph, [ch.uuid for ch in res.applied])
+                        touch_edges(c, key, graph, [ch.uuid for ch in res.applied])
                 else:
                     current = {e["uuid"]: entity_values(e) for e in await graph_conn.query("entity_trust_inputs", uuids=uuids)}
                     changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
                     await writer.entities(graph_conn, graph, changes, [])
                     report.entities_restored += len(changes)
                     with store.tx() as c:  # the next sync re-aggregates them (their edges may disagree now)
-                        mark_entities_dirty(c, graph_id, graph, [ch.uuid for ch in changes])
+                        mark_entities_dirty(c, key, graph, [ch.uuid for ch in changes])
         except BaseException as exc:
             store.finish_run(new_id, "failed", report.to_dict(), error=str(exc) or type(exc).__name__)
             raise RunFailedError(f"rollback {new_id} of {run['run_id']} failed part-way: {exc}; the restored "

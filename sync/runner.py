@@ -1,24 +1,24 @@
-"""Python entry points of the nightly sync: ``run_sync``, ``sync_graph``, ``list_runs``.
+"""Python entry points of the nightly sync: ``run_sync``, ``sync_graph``.
 
-One run, holding the graph's sync lock:
+One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
 
-1. settle what a dead run left (``writer.recover``);
-2. refresh the state store's copy of the review DB (changed rows only, or all with ``full``);
+1. settle what a dead run left (:mod:`~graph_trust.sync.recovery`);
+2. refresh the state store's copy of the review DB (changed rows only, or all with ``full``;
+   :mod:`~graph_trust.sync.desired`);
 3. refresh the shadow of what the graph holds: per-bucket checksums, re-reading buckets that
-   differ (a full scan with ``full`` or the first time a graph is seen);
-4. compute, in SQLite, the edges whose desired trust differs from what they hold, and write
-   them in journaled batches, pipelined (when every edge is compared, the desired trust is
+   differ (a full scan with ``full`` or the first time a graph is seen;
+   :mod:`~graph_trust.sync.graphstate`, drift in :mod:`~graph_trust.sync.drift`);
+4. compute, in SQLite, the edges whose desired trust differs from what they hold
+   (:mod:`~graph_trust.sync.work`), and write them in journaled batches, pipelined
+   (:mod:`~graph_trust.sync.writer`; when every edge is compared, the desired trust is
    computed one uuid range at a time, the next while the previous is written);
 5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
-   or when a ``full`` run stopped before this step).
+   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
-import json
 import logging
 import os
 import time
@@ -33,60 +33,31 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
-from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, desired_ranges, full_diff_done, load_tiers,
-                                      quarantined, range_sql, recompute_desired, refresh_candidates, source_for,
-                                      touch_edges)
-from graph_trust.sync.heap import startup_objects_frozen
-from graph_trust.sync.lock import holder_gone, sync_lock
+from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
+                                      quarantined, refresh_candidates, source_for)
+from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
+from graph_trust.sync.entity_trust import EntityAggregation
+from graph_trust.sync.gc_freeze import startup_objects_frozen
+from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.overlap import PIPELINE_DEPTH, in_thread, started
 from graph_trust.sync.policy import policy_of
+from graph_trust.sync.recovery import recover_dead_runs
 from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS, StateStore, now_iso
-from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, WRITE_OUTCOME_WAIT_S, Change, JournaledWriter, edge_values,
-                                     entity_values, finished_first, landed, mark_entities_dirty, props_equal, read_range,
-                                     recover, write_edge_rows, write_edges, write_range)
+from graph_trust.sync.run_identity import config_hash, graph_key
+from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
+from graph_trust.sync.work import WorkTable
+from graph_trust.sync.writer import (FOREIGN_PROPS_TABLE, Change, JournaledWriter, edge_values, landed, props_equal,
+                                     recover, write_edge_rows, write_edges)
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int | None], None]
 
 
-def graph_key(g: Any) -> str:
-    """Stable id of a graph (server address + default database), never holding credentials."""
-    return hashlib.sha256(f"{g.address.display}|{g.database}".encode()).hexdigest()[:16]
-
-
-def config_hash(settings: Settings) -> str:
-    relevant = {"tiers": settings.sync.tiers, "aggregation": settings.sync.aggregation,
-                "review": settings.review.model_dump(mode="json")}
-    return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"
-
-
-async def recover_dead_runs(store: StateStore, g: Any, graph_id: str) -> int:
-    """Mark runs whose process died as interrupted and settle their pending journal rows."""
-    settled = await recover(store, await Graphs.open(g), graph_id)
-    for run_id in store.unfinished_runs(graph_id):
-        store.finish_run(run_id, "interrupted", store.run(run_id)["counts"], error=DEAD_RUN_ERROR)
-    return settled
-
-
-# Candidates per range of a run that compares every edge (see _SyncJob._stream_work): the first
+# Candidates per range of a run that compares every edge (see WorkTable.stream): the first
 # writes start after one range is computed, and SQLite works on the next while they run.
 RANGE_CANDIDATES = 2000
-# sync.max_clear applies to runs that would clear more edges than this.
-CLEAR_LIMIT_FLOOR = 100
-# Edge batches written (sent, not yet settled) at a time: the server has the next one queued
-# while this process journals, settles, or computes the next range.
-PIPELINE_DEPTH = 3
-_WORK_COLS = ("trust_score", "trust_status", "memory_type", "sensitivity", "scope")
-_DESIRED_COLS = ", ".join(f"d.{p}" for p in _WORK_COLS)
-# the shadow s differs from the desired d (or the edge has no trust yet)
-_DIFFERS = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status "
-            "OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity OR s.scope IS NOT d.scope)")
 
 
 def _noop(phase: str, n: int, total: int | None) -> None:
@@ -116,14 +87,14 @@ async def sync_demo(settings: Settings, review_db: str | Path, graph: Any = None
 async def sync_graph(g: Any, settings: Settings, store: StateStore, review: ReviewDB, *, dry_run: bool = False,
                      full: bool = False, batch_size: int | None = None,
                      progress: Progress | None = None) -> SyncReport:
-    graph_id = graph_key(g)
-    with sync_lock(settings.state_dir, graph_id, g.address.display) as lock, startup_objects_frozen():
-        recovered = await recover_dead_runs(store, g, graph_id)
-        run_id, _ = store.start_run(kind="sync", graph_key=graph_id, graph=g.address.display, dry_run=dry_run, full=full,
+    key = graph_key(g)
+    with sync_lock(settings.state_dir, key, g.address.display) as lock, startup_objects_frozen():
+        recovered = await recover_dead_runs(store, g, key)
+        run_id, _ = store.start_run(kind="sync", graph_key=key, graph=g.address.display, dry_run=dry_run, full=full,
                                     config_hash=config_hash(settings), pid=os.getpid())
         report = SyncReport(run_id=run_id, graph=g.address.display, dry_run=dry_run, full=full,
                             recovered_journal_rows=recovered, lock_takeover_pid=lock.took_over_pid)
-        job = _SyncJob(g, settings, store, review, report, graph_id, batch_size or settings.sync.batch_size,
+        job = _SyncJob(g, settings, store, review, report, key, batch_size or settings.sync.batch_size,
                        progress or _noop)
         t0 = time.monotonic()
         checkpoint = store.checkpoint_in_background()  # the previous runs' log, while this one reads
@@ -154,18 +125,23 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
 
 
 class _SyncJob:
-    def __init__(self, g, settings, store, review, report, graph_id, batch_size, progress):
+    """One sync run's steps 2-5 (module docstring) and the edge phase's pipeline."""
+
+    def __init__(self, g: Any, settings: Settings, store: StateStore, review: ReviewDB, report: SyncReport,
+                 graph_key: str, batch_size: int, progress: Progress) -> None:
         self.g, self.settings, self.store, self.review = g, settings, store, review
-        self.report, self.graph_id, self.bs, self.progress = report, graph_id, batch_size, progress
+        self.report, self.graph_key, self.batch_size, self.progress = report, graph_key, batch_size, progress
         self.con = store.con
-        self.source = source_for(review, graph_id)
+        self.source = source_for(review, graph_key)
         self.policy = policy_of(settings)
-        self.writer = JournaledWriter(store, report.run_id, graph_id)
+        self.writer = JournaledWriter(store, report.run_id, graph_key)
+        self.work = WorkTable(store, self.source, graph_key, batch_size)
+        self.entities = EntityAggregation(store, self.writer, report, graph_key, batch_size, settings.sync.aggregation,
+                                          progress)
         self.graphs = Graphs(g)  # (run() opens it knowing which graphs exist)
         self._inflight: deque[tuple] = deque()  # (write task, settle(matched), rows) of the batches in flight
         self._total: int | None = None  # rows of temp.work (when built up front)
         self._reported = 0  # work rows reported to ``progress``
-        self._range_inflight: deque[tuple] = deque()  # (graph, begun, write task) of the entity ranges in flight
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
         self._everything = False
         self.now = now_iso()
@@ -186,10 +162,9 @@ class _SyncJob:
         except Exception as exc:  # noqa: BLE001 - e.g. the state store is the problem
             log.info("could not commit the deferred settles (%r); recovery reads the graph instead", exc)
         # the markers of ranges in flight stay pending: recover settles them below
-        await asyncio.gather(*(item[2] for item in self._range_inflight), return_exceptions=True)
-        self._range_inflight.clear()
+        await self.entities.abandon()
         try:
-            await asyncio.wait_for(recover(self.store, self.graphs, self.graph_id), timeout=10)
+            await asyncio.wait_for(recover(self.store, self.graphs, self.graph_key), timeout=10)
         except BaseException as exc:  # noqa: BLE001 - the graph may be gone; the journal stays pending
             log.info("could not settle the pending batch now (%r); the next run will", exc)
 
@@ -203,14 +178,14 @@ class _SyncJob:
         full = r.full
         self._t = time.monotonic()
         self.graphs = await Graphs.open(self.g)
-        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.graph_id,)).fetchone() is None
+        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.graph_key,)).fetchone() is None
         # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
         # aggregate query per graph known so far) while this process refreshes the candidates and
         # computes the same figures from the shadow in SQLite.
         probe = graphstate.edge_checksums if exact else graphstate.edge_totals
         self._checksums = {name: asyncio.ensure_future(probe(self.graphs(name))) for name in self._graphs()}
         try:
-            graphs, shadow_sums = await _in_thread(lambda: self._prepare(exact))
+            graphs, shadow_sums = await in_thread(lambda: self._prepare(exact))
         except BaseException:
             for task in self._checksums.values():
                 task.cancel()
@@ -231,11 +206,11 @@ class _SyncJob:
             self._checksums = {}
         if exact:
             with self.store.tx() as c:
-                c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_id, now_iso()))
+                c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_key, now_iso()))
         self._lap("graph_state")
         everything = self._everything or exact
-        self._build_work(everything=everything)
-        over = self._over_clear_limit(everything=everything)
+        self.work.build(everything=everything)
+        over = self.work.over_clear_limit(self.settings.sync.max_clear, everything=everything)
         if over and r.dry_run:  # a dry run is not stopped: it says what a real run would do
             r.clear_limit = f"{over}: a real run would stop before writing (--max-clear 1 lets it through)"
         elif over:
@@ -243,12 +218,12 @@ class _SyncJob:
                                   "wrong file?); if it is right, run again with --max-clear 1")
         self._lap("diff")
         aggregate_all = full or self.con.execute("SELECT 1 FROM sync_aggregate_all WHERE graph_key = ?",
-                                                 (self.graph_id,)).fetchone() is not None
+                                                 (self.graph_key,)).fetchone() is not None
         if full and not r.dry_run:  # it marks no entity dirty: if it stops early, the next run aggregates them all
             with self.store.tx() as c:
-                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_id,))
+                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_key,))
         await self._write_edges(full=full, everything=everything)
-        self._count_unchanged()
+        self.report.edges_unchanged += self.work.unchanged()
         self._report_unmatched()
         if not r.dry_run:  # every touched edge was written; the unmatched ones are retried next run
             with self.store.tx() as c:  # (edges a verify touched meanwhile stay for the next run)
@@ -263,10 +238,10 @@ class _SyncJob:
                 buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
                 n_ranges = sum(map(len, buckets.values()))
                 for graph in graphs:
-                    await self._aggregate_all(graph, buckets[graph], n_ranges)
+                    await self.entities.aggregate_all(self.graphs, graph, buckets[graph], n_ranges)
                 with self.store.tx() as c:
-                    c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.graph_id,))
-            await self._aggregate()
+                    c.execute("DELETE FROM sync_aggregate_all WHERE graph_key = ?", (self.graph_key,))
+            await self.entities.aggregate_dirty(self.graphs)
         self._lap("entities")
         r.batches = self.writer.batches
 
@@ -274,9 +249,10 @@ class _SyncJob:
         """SQLite part of a run's start (runs in a worker thread): refresh the candidates, record
         the quarantine, and compute the shadow's checksums (``exact``) or totals of every graph in scope."""
         r = self.report
+        src = ReviewSource(self.review, self.policy, self.graphs.name_for, self.source,
+                           shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database)
         r.candidates_read, self._everything = refresh_candidates(
-            self.store, self.review, self.policy, self.graphs.name_for, source=self.source, graph_key=self.graph_id,
-            full=r.full, shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
+            self.store, src, graph_key=self.graph_key, full=r.full,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
@@ -285,19 +261,19 @@ class _SyncJob:
         load_tiers(self.con, self.policy)
         graphs = self._graphs()
         own = graphstate.shadow_checksums if exact else graphstate.shadow_totals
-        return graphs, {name: own(self.con, self.graph_id, name) for name in graphs}
+        return graphs, {name: own(self.con, self.graph_key, name) for name in graphs}
 
     def _new_graphs(self, graphs: list[str]) -> bool:
         """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""
-        known = set(_distinct_graphs(self.con, "sync_shadow", "graph_key", self.graph_id))
+        known = set(distinct_graphs(self.con, "sync_shadow", "graph_key", self.graph_key))
         return bool(set(graphs) - known - {self.g.database})
 
     def _graphs(self) -> list[str]:
         """Graphs in scope: those with candidates, touched, shadow or dirty rows, and the default one."""
         names = {self.g.database}
         for table, key, value in (("sync_candidates", "source", self.source), ("sync_touched", "source", self.source),
-                                  ("sync_shadow", "graph_key", self.graph_id), ("sync_dirty", "graph_key", self.graph_id)):
-            names.update(_distinct_graphs(self.con, table, key, value))
+                                  ("sync_shadow", "graph_key", self.graph_key), ("sync_dirty", "graph_key", self.graph_key)):
+            names.update(distinct_graphs(self.con, table, key, value))
         return sorted(names)
 
     async def _refresh_shadow(self, graph: str, shadow_sums: dict, *, exact: bool) -> None:
@@ -307,10 +283,10 @@ class _SyncJob:
             graph_sums = await (task if task is not None else graphstate.edge_checksums(graph_conn))
             buckets = sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(shadow_sums))
             with self.store.tx() as c:
-                c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.graph_id, graph))
+                c.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ?", (self.graph_key, graph))
                 if self.report.full:  # the rebuild absorbs any drift: every entity is re-aggregated, by this run
                     # or (a dry run, a crash before the entity phase) the next one
-                    c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_id,))
+                    c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_key,))
             self.con.execute(FOREIGN_PROPS_TABLE)
             foreign = await graph_conn.query("edges_with_foreign_props")
             self.con.executemany(
@@ -320,120 +296,28 @@ class _SyncJob:
             buckets = []
         else:  # drift somewhere: find the buckets (all of them if the per-bucket figures cannot tell)
             graph_sums = await graphstate.edge_checksums(graph_conn)
-            own = graphstate.shadow_checksums(self.con, self.graph_id, graph)
+            own = graphstate.shadow_checksums(self.con, self.graph_key, graph)
             buckets = (graphstate.differing_buckets(graph_sums, own)
                        or sorted(graphstate.buckets_of(graph_sums) | graphstate.buckets_of(own)))
         for b in buckets:
             edges = await graphstate.edges_in_bucket(graph_conn, b)
-            ends = {} if exact else await _endpoints_of_untrusted(self.con, graph_conn, self.graph_id, graph, b, edges)
+            ends = {} if exact else await endpoints_of_untrusted(self.con, graph_conn, self.graph_key, graph, b, edges)
             with self.store.tx() as c:
                 if not exact:
-                    self.report.drift_healed += _absorb_drift(c, self.graph_id, self.source, graph, b, edges, ends)
-                graphstate.replace_shadow_bucket(c, self.graph_id, graph, b, edges)
-
-    def _build_work(self, *, everything: bool) -> None:
-        """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
-        is filled range by range as the edges are written (:meth:`_stream_work`); otherwise now,
-        for the keys: touched, unmatched and drifted edges."""
-        c = self.con
-        c.execute("DROP TABLE IF EXISTS temp.work")
-        c.execute("DROP TABLE IF EXISTS temp.unmatched")
-        c.execute("CREATE TEMP TABLE unmatched (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
-        # the touched edges as of now: the run clears these when done (not those touched meanwhile)
-        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_touched WHERE source = :source",
-                  {"source": self.source})
-        if everything:
-            c.execute(f"CREATE TEMP TABLE work (graph TEXT, uuid TEXT, {', '.join(_WORK_COLS)})")
-            return
-        c.execute("INSERT OR IGNORE INTO temp.keys SELECT graph, uuid FROM sync_unmatched WHERE source = :source",
-                  {"source": self.source})
-        # rowids follow (graph, uuid): a batch is a rowid range (see JournaledWriter.begin_work_edges)
-        c.execute(f"""
-            CREATE TEMP TABLE work AS
-            SELECT k.graph AS graph, k.uuid AS uuid, {_DESIRED_COLS}
-            FROM temp.keys k
-            LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
-            LEFT JOIN sync_shadow s ON s.graph_key = :graph_id AND s.graph = k.graph AND s.uuid = k.uuid
-            WHERE (d.uuid IS NOT NULL AND {_DIFFERS}) OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
-            ORDER BY k.graph, k.uuid
-        """, {"graph_id": self.graph_id, "source": self.source})
-
-    def _over_clear_limit(self, *, everything: bool) -> str | None:
-        """Why the run may not go on, if it would clear trust from more than ``sync.max_clear`` of
-        the graph's trusted edges (and more than ``CLEAR_LIMIT_FLOOR``); None when it may."""
-        limit = self.settings.sync.max_clear
-        if limit >= 1:
-            return None
-        c = self.con
-        p = {"graph_id": self.graph_id, "source": self.source}
-        if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
-            clears = c.execute(
-                "SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :graph_id AND NOT EXISTS (SELECT 1 FROM "
-                f"{EDGE_ROWS} JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source AND c.graph = "
-                "s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)", p).fetchone()[0]
-        else:
-            clears = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NULL").fetchone()[0]
-        if clears <= CLEAR_LIMIT_FLOOR:
-            return None
-        trusted = c.execute("SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_id", p).fetchone()[0]
-        if clears <= limit * trusted:
-            return None
-        return (f"this run would clear trust from {clears} of the graph's {trusted} trusted edges "
-                f"({clears / trusted:.0%}), more than sync.max_clear allows ({limit:.0%})")
-
-    def _stream_work(self):
-        """Everything mode: per graph and uuid range, recompute the desired trust, append the range's
-        differences to ``temp.work`` (in (graph, uuid) order) and yield its new rows; the edges
-        of one range are written while the next is computed."""
-        c = self.con
-        # the progress total: an upper bound of the work rows (the bar completes at the end)
-        self._total = c.execute("SELECT (SELECT count(*) FROM sync_candidates WHERE source = ? "
-                                "AND edge_uuid IS NOT NULL) + (SELECT count(*) FROM sync_shadow WHERE graph_key = ?)",
-                                (self.source, self.graph_id)).fetchone()[0]
-        size = max(self.bs, RANGE_CANDIDATES)
-        last = 0
-        for graph in self._graphs():
-            for lo, hi in desired_ranges(c, self.source, graph, size):
-                p = {"graph_id": self.graph_id, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
-                with self.store.tx():
-                    recompute_desired(c, self.source, graph, lo, hi)
-                c.execute(f"""
-                    INSERT INTO temp.work SELECT * FROM (
-                        SELECT d.graph, d.uuid, {_DESIRED_COLS} FROM sync_desired d
-                        LEFT JOIN sync_shadow s ON s.graph_key = :graph_id AND s.graph = d.graph AND s.uuid = d.uuid
-                        WHERE d.source = :source AND d.graph = :graph{range_sql("d.uuid", lo, hi)} AND {_DIFFERS}
-                        UNION ALL
-                        SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
-                        WHERE s.graph_key = :graph_id AND s.graph = :graph{range_sql("s.uuid", lo, hi)} AND NOT EXISTS (
-                            SELECT 1 FROM sync_desired d
-                            WHERE d.source = :source AND d.graph = s.graph AND d.uuid = s.uuid)
-                    ) ORDER BY uuid""", p)
-                cur = c.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work WHERE rowid > ? "
-                                "ORDER BY rowid", (last,))
-                while rows := cur.fetchmany(self.bs):  # a range may hold many shadow-only edges: one batch at a time
-                    last = rows[-1][0]
-                    yield rows
-
-    def _count_unchanged(self) -> None:
-        c = self.con
-        desired = c.execute("SELECT count(*) FROM sync_desired WHERE source = ?", (self.source,)).fetchone()[0]
-        to_set = c.execute("SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL").fetchone()[0]
-        self.report.edges_unchanged += desired - to_set
-
-    def _work_rows(self):
-        cur = self.con.execute(f"SELECT rowid, graph, uuid, {', '.join(_WORK_COLS)} FROM temp.work ORDER BY rowid")
-        while rows := cur.fetchmany(self.bs):
-            yield rows
+                    self.report.drift_healed += absorb_drift(c, self.graph_key, self.source, graph, b, edges, ends)
+                graphstate.replace_shadow_bucket(c, self.graph_key, graph, b, edges)
 
     async def _write_edges(self, *, full: bool, everything: bool) -> None:
         """Write ``temp.work`` in batches, pipelined: batch k+1 is read, compared and journaled
         while batch k's write runs (each batch is journaled before its own write starts)."""
         batches: list[tuple[str, list[tuple]]] = []
         pending: list[tuple] = []
-        for rows in (self._stream_work() if everything else self._work_rows()):
+        if everything:
+            self._total = self.work.stream_bound()  # (the bar completes at the end)
+        for rows in (self.work.stream(self._graphs(), RANGE_CANDIDATES) if everything else self.work.rows()):
             batches.clear()
             for row in rows:
-                if pending and (row[1] != pending[0][1] or len(pending) >= self.bs):
+                if pending and (row[1] != pending[0][1] or len(pending) >= self.batch_size):
                     batches.append((pending[0][1], pending))
                     pending = []
                 pending.append(row)
@@ -486,7 +370,7 @@ class _SyncJob:
                  "trust_updated_at": now, "memory_type": mt, "sensitivity": sens, "scope": scope}
                 for _, _, u, score, status, mt, sens, scope in rows if score is not None]
         clears = [row[2] for row in rows if row[3] is None]
-        task = await _started(write_edge_rows(graph_conn, sets, clears))
+        task = await started(write_edge_rows(graph_conn, sets, clears))
 
         def settle(matched: set[str]) -> None:
             missing = [row[2] for row in rows if row[2] not in matched]
@@ -514,7 +398,7 @@ class _SyncJob:
         else:  # read back: existence, endpoints and exact previous values
             current = {e["uuid"]: e for e in await graph_conn.query("edge_trust_read", uuids=uuids)}
             with self.store.tx() as c:  # the shadow follows what was read
-                graphstate.upsert_shadow(c, self.graph_id, graph, list(current.values()))
+                graphstate.upsert_shadow(c, self.graph_key, graph, list(current.values()))
         changes, missing = [], []
         for row in rows:
             if row[2] is not None:
@@ -548,7 +432,7 @@ class _SyncJob:
             self._progress_rows(len(rows))
             return
         batch_no = self.writer.begin_edges(graph, changes)  # journaled before the write starts
-        task = await _started(write_edges(graph_conn, changes))
+        task = await started(write_edges(graph_conn, changes))
 
         def settle(matched: set[str]) -> None:
             res = self.writer.finish_edges(graph, batch_no, changes, matched, mark_dirty=True, defer=True)
@@ -566,198 +450,11 @@ class _SyncJob:
         r.unmatched = [{"id": i, "edge_uuid": u, "graph": gname} for i, u, gname in self.con.execute(
             f"SELECT c.id, c.edge_uuid, c.graph {base} ORDER BY c.id LIMIT {REPORT_LIMIT}", (self.source,))]
         # groups the review rows name that have no graph: their rows are unmatched, nothing was created
-        r.unknown_groups = self.graphs.absent(_distinct_graphs(self.con, "sync_candidates", "source",
+        r.unknown_groups = self.graphs.absent(distinct_graphs(self.con, "sync_candidates", "source",
                                                                self.source))[:REPORT_LIMIT]
         r.unmatched_hint = "; ".join(filter(None, (unknown_groups_hint(r.unknown_groups), RELINK_HINT))) \
             if r.unmatched_count else None
 
-    def _entity_changes(self, rows: list[dict]) -> list[Change]:
-        """Entities whose aggregated trust differs from what they hold."""
-        method = self.settings.sync.aggregation
-        changes = []
-        for row in rows:
-            before = entity_values(row)
-            score = aggregate(row.get("scores") or [], method)
-            if not same_score(score, before["trust_score"]):
-                changes.append(Change(row["uuid"], before,
-                                      {"trust_score": score, "trust_run_id": self.report.run_id if score is not None else None}))
-        return changes
-
-    async def _aggregate_all(self, graph: str, buckets: list[str], n_ranges: int) -> None:
-        """``--full``: re-aggregate every entity of ``graph``, one uuid range (of ``buckets``) at a
-        time, in the graph; ``n_ranges`` is the phase's total for the progress bar."""
-        graph_conn = self.graphs(graph)
-        method = self.settings.sync.aggregation
-        # Pipelined like the edge batches. A range's previous values are read two ranges ahead
-        # (before the write of the range in between, which cannot change them), so the server
-        # goes from one write to the next without waiting for this process.
-        reads = deque([await _started(read_range(graph_conn, b)) for b in buckets[:2]])
-        try:
-            for i, b in enumerate(buckets):
-                begun = self.writer.mark_range(graph, b, await reads.popleft())  # journaled before its write
-                task = await _started(write_range(graph_conn, b, method, self.report.run_id, begun[2]))
-                if i + 2 < len(buckets):
-                    reads.append(await _started(read_range(graph_conn, buckets[i + 2])))
-                self._range_inflight.append((graph, begun, task))
-                await self._ranges_in_flight(PIPELINE_DEPTH)
-                self.progress("entities", 1, n_ranges)
-            await self._ranges_in_flight(0)
-        finally:
-            for read in reads:
-                read.cancel()
-            await asyncio.gather(*reads, return_exceptions=True)
-        with self.store.tx() as c:  # everything of this graph is aggregated now
-            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.graph_id, graph))
-
-    async def _ranges_in_flight(self, limit: int) -> None:
-        """Settle the oldest entity ranges in flight until at most ``limit`` remain."""
-        while len(self._range_inflight) > limit:
-            graph, begun, task = self._range_inflight[0]
-            self.report.entities_updated += self.writer.finish_range(graph, begun, await landed(task))
-            self._range_inflight.popleft()
-
-    async def _aggregate(self) -> None:
-        """Re-aggregate the entities on the dirty list (touching edges that changed)."""
-        r = self.report
-        graphs = [row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = ?",
-                                                     (self.graph_id,))]
-        total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.graph_id,)).fetchone()[0]
-        for graph in graphs:
-            graph_conn = self.graphs(graph)
-
-            def next_batch(after: str) -> list[str]:
-                return [u for (u,) in self.con.execute(
-                    "SELECT uuid FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid > ? ORDER BY uuid LIMIT ?",
-                    (self.graph_id, graph, after, self.bs))]
-
-            # The inputs of batch k+1 are read while batch k is journaled and written (an entity's
-            # inputs are its edges and its own values, which no other entity's write changes).
-            uuids = next_batch("")
-            reading = await _started(graph_conn.query("entity_trust_inputs", uuids=uuids)) if uuids else None
-            try:
-                while uuids:
-                    rows = await reading
-                    upcoming = next_batch(uuids[-1])
-                    reading = await _started(graph_conn.query("entity_trust_inputs", uuids=upcoming)) if upcoming else None
-                    changes = self._entity_changes(rows)
-                    await self.writer.entities(graph_conn, graph, changes, uuids)
-                    r.entities_updated += len(changes)
-                    self.progress("entities", len(uuids), total)
-                    uuids = upcoming
-            finally:
-                if reading is not None and not reading.done():
-                    reading.cancel()
-                    await asyncio.gather(reading, return_exceptions=True)
 
 
-async def _started(coro) -> asyncio.Future:
-    """Schedule ``coro`` and let it run up to its first wait, so its query is on its way to the
-    server before the caller goes on with synchronous work (journaling, settling).
-
-    If the run is cancelled (Ctrl-C) during that one yield, the statement is on its way but the
-    caller never gets the task to wait for: wait for it here (as ``landed`` does) before the
-    cancellation goes on, or the failure handling could read the batch back before it lands and
-    journal as ``void`` a write the graph then applies."""
-    task = asyncio.ensure_future(coro)
-    try:
-        await asyncio.sleep(0)
-    except asyncio.CancelledError:
-        with contextlib.suppress(BaseException):
-            await finished_first(task, WRITE_OUTCOME_WAIT_S)
-        raise
-    return task
-
-
-async def _in_thread(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` in a worker thread (SQLite releases the GIL, so the graph's queries proceed
-    meanwhile). If the run is cancelled, wait for ``fn`` to finish first: it holds the state
-    store's connection, which the failure handling uses next."""
-    return await finished_first(asyncio.get_running_loop().run_in_executor(None, fn))
-
-
-def _distinct_graphs(con, table: str, key: str, value: str) -> list[str]:
-    """``SELECT DISTINCT graph FROM table WHERE key = value`` as index seeks (one per graph) on the
-    table's ``(key, graph, uuid)`` primary key instead of a scan of every row."""
-    return [row[0] for row in con.execute(
-        f"WITH RECURSIVE d(graph) AS (SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v) UNION ALL "
-        f"SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v AND graph > d.graph) FROM d "
-        "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
-
-
-async def _endpoints_of_untrusted(con, graph_conn: Any, graph_id: str, graph: str, bucket: str,
-                                  edges: list[dict]) -> dict[str, tuple[str, str]]:
-    """Endpoints of the shadow's edges in ``bucket`` that no longer carry trust (``edges`` are
-    those that do) and have none on record: read from the graph, for those it still has."""
-    lo, hi = graphstate.bucket_range(bucket)
-    trusted = {e["uuid"] for e in edges}
-    lost = [u for (u,) in con.execute(
-        "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
-        "AND (source_uuid IS NULL OR target_uuid IS NULL)", (graph_id, graph, lo, hi)) if u not in trusted]
-    if not lost:
-        return {}
-    return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await graph_conn.query("edge_trust_read", uuids=lost)}
-
-
-def _absorb_drift(c, graph_id: str, source: str, graph: str, bucket: str, edges: list[dict],
-                  ends_read: dict[str, tuple[str, str]]) -> int:
-    """Before a re-read bucket replaces the shadow's: record what its drift needs and return how
-    many edges differ (drift found and healed). The bucket's edges are marked touched, so this
-    run compares them, or the next one after a dry run or a crash (the shadow no longer shows
-    the drift). The entities at the ends of edges whose trust_score (or endpoints) changed, or
-    that left the graph, are marked for re-aggregation (endpoints as recorded, else
-    ``ends_read``); an edge that left the graph with no endpoints on record (its trust first set
-    by a ``--full`` run) has every entity re-aggregated instead."""
-    lo, hi = graphstate.bucket_range(bucket)
-    cols = (*EDGE_PROPS, *ENDPOINTS)
-    shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
-        f"SELECT uuid, {', '.join(cols)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
-        "AND uuid >= ? AND uuid < ?", (graph_id, graph, lo, hi))}
-    for u, pair in ends_read.items():
-        if u in shadow and None in (shadow[u]["source_uuid"], shadow[u]["target_uuid"]):
-            shadow[u].update(zip(ENDPOINTS, pair))
-    now = {e["uuid"]: e for e in edges}
-    n, ends, unknown = 0, set(), False
-    for u in shadow.keys() | now.keys():
-        was, cur = shadow.get(u), now.get(u)
-        if was is not None and cur is not None:
-            values = edge_values(cur)
-            n += not props_equal(values, was, EDGE_PROPS)
-            moved = any(was[p] is not None and cur.get(p) != was[p] for p in ENDPOINTS)
-            if not moved and same_score(values["trust_score"], was["trust_score"]):
-                continue  # at most owned text drifted: no entity's aggregate depends on it
-        else:
-            n += 1
-            unknown |= cur is None and None in (was["source_uuid"], was["target_uuid"])
-        ends.update(row.get(p) for row in (was, cur) if row is not None for p in ENDPOINTS)
-    desired = {u for (u,) in c.execute("SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? "
-                                       "AND uuid < ?", (source, graph, lo, hi))}
-    touch_edges(c, graph_id, graph, sorted(shadow.keys() | now.keys() | desired))
-    mark_entities_dirty(c, graph_id, graph, sorted(u for u in ends if u is not None))
-    if unknown:
-        c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (graph_id,))
-    return n
-
-
-def list_runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
-    """Recent runs in the state store, newest first (``graph-trust runs``)."""
-    store = StateStore.for_settings(settings)
-    try:
-        items = store.runs(limit=limit)
-        for r in items:  # a run killed outright stays marked running until the next run takes its lock
-            if r["status"] == "running" and holder_gone(settings.state_dir, r["graph_key"], r.get("pid")):
-                r["status"] = "interrupted"
-                who = f" (pid {r['pid']})" if r.get("pid") else ""
-                r["error"] = f"its process{who} is gone; the next sync on this graph settles what it left"
-        has_relink = store.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'").fetchone()
-        if has_relink:  # relink's runs live in its own table of the same store
-            cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "
-                                    "ORDER BY started_at DESC LIMIT ?", (limit,))
-            items += [{"run_id": r[0], "kind": "relink", "started_at": r[1], "ended_at": r[2], "status": r[3],
-                       "counts": json.loads(r[4] or "{}"), "journal_pruned_at": None} for r in cur]
-            items.sort(key=lambda r: r["started_at"], reverse=True)
-        return items[:limit]
-    finally:
-        store.close()
-
-
-__all__ = ["graph_key", "list_runs", "run_sync", "sync_demo", "sync_graph"]
+__all__ = ["run_sync", "sync_demo", "sync_graph"]

@@ -291,3 +291,12 @@ def _run_dict(description, row) -> dict[str, Any]:
     d["dry_run"] = bool(d["dry_run"])
     d["full"] = bool(d["full"])
     return d
+
+
+def distinct_graphs(con: sqlite3.Connection, table: str, key: str, value: str) -> list[str]:
+    """``SELECT DISTINCT graph FROM table WHERE key = value`` as index seeks (one per graph) on the
+    table's ``(key, graph, uuid)`` primary key instead of a scan of every row."""
+    return [row[0] for row in con.execute(
+        f"WITH RECURSIVE d(graph) AS (SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v) UNION ALL "
+        f"SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v AND graph > d.graph) FROM d "
+        "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]

@@ -23,12 +23,12 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.desired import exact_candidates, refresh_candidates, source_for
-from graph_trust.sync.heap import startup_objects_frozen
+from graph_trust.sync.desired import ReviewSource, exact_candidates, refresh_candidates, source_for
+from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.runner import graph_key
+from graph_trust.sync.run_identity import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
 from graph_trust.sync.writer import edge_values, props_equal
 
@@ -57,12 +57,13 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     graph_id = graph_key(g)
     source = source_for(review, graph_id)
     graphs = await Graphs.open(g)  # (a group with no graph is read as empty, never created)
-    where = {"source": source, "shared_graph": not g.backend.graph_per_group, "default_graph": g.database}
+    src = ReviewSource(review, policy, graphs.name_for, source, shared_graph=not g.backend.graph_per_group,
+                       default_graph=g.database)
     # what the next normal sync will work from (its incremental copy) ...
-    refresh_candidates(store, review, policy, graphs.name_for, graph_key=graph_id, full=False, **where)
+    refresh_candidates(store, src, graph_key=graph_id, full=False)
     con = store.con
     # ... and the review DB as it is
-    missed, quarantined = _read_review_db(store, review, policy, graphs.name_for, where)
+    missed, quarantined = _read_review_db(store, src)
     names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
              {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (graph_id,))})
     unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
@@ -91,17 +92,17 @@ class _Findings:
             self.examples[kind].append(item)
 
 
-def _read_review_db(store: StateStore, review: ReviewDB, policy, graph_of, where: dict) -> tuple[list[str], int]:
+def _read_review_db(store: StateStore, src: ReviewSource) -> tuple[list[str], int]:
     """``temp.review_rows`` and ``temp.desired`` from the review DB as it is; returns the ids of the
     rows the state store's copy has otherwise (none, unless the review DB changed since the copy's
     refresh) and how many rows are quarantined."""
-    exact_candidates(store, review, policy, graph_of, **where)
+    exact_candidates(store, src)
     differs = " OR ".join(f"c.{col} IS NOT r.{col}" for col in _ROW)
     missed = [r[0] for r in store.con.execute(
         f"SELECT r.id FROM temp.review_rows r LEFT JOIN sync_candidates c ON c.source = r.source AND c.id = r.id "
         f"WHERE c.id IS NULL OR {differs} UNION SELECT c.id FROM sync_candidates c WHERE c.source = :s AND NOT EXISTS "
         "(SELECT 1 FROM temp.review_rows r WHERE r.source = c.source AND r.id = c.id) ORDER BY 1",
-        {"s": where["source"]})]
+        {"s": src.key})]
     return missed, store.con.execute("SELECT count(*) FROM temp.review_rows WHERE reason IS NOT NULL").fetchone()[0]
 
 

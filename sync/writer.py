@@ -18,7 +18,7 @@ import json
 from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
@@ -92,7 +92,7 @@ FOREIGN_PROPS_TABLE = ("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEX
 _RUN_VALUES = {"trust_run_id": ":run", "trust_updated_at": ":now"}
 _JOURNAL_WORK = f"""
 INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
-SELECT :run, :batch, :graph_id, w.graph, 'edge', w.uuid,
+SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
        CASE WHEN s.uuid IS NOT NULL THEN {_json_object({p: f"s.{p}" for p in EDGE_PROPS})}
             WHEN f.uuid IS NOT NULL THEN {_json_object({p: f"f.{p}" for p in EDGE_PROPS})}
             ELSE :absent END,
@@ -100,19 +100,19 @@ SELECT :run, :batch, :graph_id, w.graph, 'edge', w.uuid,
             ELSE {_json_object({p: _RUN_VALUES.get(p, f"w.{p}") for p in EDGE_PROPS})} END,
        'pending'
 FROM temp.work w
-LEFT JOIN sync_shadow s ON s.graph_key = :graph_id AND s.graph = w.graph AND s.uuid = w.uuid
+LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = w.graph AND s.uuid = w.uuid
 LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
 WHERE w.rowid BETWEEN :lo AND :hi
 """
 _NOT_MISSING = "uuid NOT IN (SELECT value FROM json_each(:missing))"
 _SHADOW_FROM_WORK = f"""
 INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
-SELECT :graph_id, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
+SELECT :graph_key, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
 WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND {_NOT_MISSING}
 ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET {', '.join(f"{p} = excluded.{p}" for p in EDGE_PROPS)}
 """
 _SHADOW_CLEARED_FROM_WORK = f"""
-DELETE FROM sync_shadow WHERE graph_key = :graph_id AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
+DELETE FROM sync_shadow WHERE graph_key = :graph_key AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
     SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL)
 """
 
@@ -269,14 +269,14 @@ class JournaledWriter:
         self.batches += 1
         with self._tx() as c:
             c.execute(FOREIGN_PROPS_TABLE)
-            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "graph_id": self.graph_key, "now": now,
+            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "graph_key": self.graph_key, "now": now,
                                       "absent": _ABSENT, "lo": lo, "hi": hi})
         return self.batches
 
     def finish_work_edges(self, graph: str, batch: int, lo: int, hi: int, missing: list[str], now: str) -> None:
         """Step 3 for :meth:`begin_work_edges`, deferred like ``finish_edges(defer=True)``: settle
         the journal and have the shadow follow the rows written (``missing`` ones: not in the graph)."""
-        params = {"graph_id": self.graph_key, "graph": graph, "run": self.run_id, "now": now, "lo": lo, "hi": hi,
+        params = {"graph_key": self.graph_key, "graph": graph, "run": self.run_id, "now": now, "lo": lo, "hi": hi,
                   "missing": json.dumps(missing)}
 
         def apply(c) -> None:
@@ -379,11 +379,11 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     rows = con.execute("SELECT seq, run_id, batch, graph, kind, uuid, old_json, new_json FROM sync_journal "
                        "WHERE graph_key = ? AND state = 'pending' ORDER BY seq", (graph_key,)).fetchall()
     by_key: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}
-    for seq, run_id, batch, graph, kind, uuid, old_json, new_json in rows:
-        if kind == "entity_range":
-            await _recover_range(store, graphs(graph), graph_key, graph, seq, run_id, batch, uuid, json.loads(old_json))
+    for row in map(PendingRow._make, rows):
+        if row.kind == "entity_range":
+            await _recover_range(store, graphs(row.graph), graph_key, row)
             continue
-        by_key.setdefault((graph, kind), []).append((seq, uuid, json.loads(new_json)))
+        by_key.setdefault((row.graph, row.kind), []).append((row.seq, row.uuid, json.loads(row.new_json)))
     for (graph, kind), items in by_key.items():
         graph_conn = graphs(graph)
         for i in range(0, len(items), 1000):
@@ -407,17 +407,31 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     return len(rows)
 
 
-async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, graph: str, seq: int, run_id: str, batch: int,
-                         bucket: str, old: dict[str, dict]) -> None:
+class PendingRow(NamedTuple):
+    """A ``pending`` journal row, as :func:`recover` reads it (an ``entity_range`` marker's
+    ``uuid`` is its bucket, its ``old_json`` the range's values before the write)."""
+
+    seq: int
+    run_id: str
+    batch: int
+    graph: str
+    kind: str
+    uuid: str
+    old_json: str
+    new_json: str
+
+
+async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, row: PendingRow) -> None:
     """Settle a pending ``entity_range`` marker: journal what differs from the values it recorded."""
-    lo, hi = bucket_range(bucket)
+    old: dict[str, dict] = json.loads(row.old_json)
+    lo, hi = bucket_range(row.uuid)
     cur = {r["uuid"]: entity_values(r) for r in await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)}
     changes = [Change(u, old.get(u, dict(_EMPTY_ENTITY)), cur.get(u, dict(_EMPTY_ENTITY)))
                for u in sorted(set(old) | set(cur))
                if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]
     with store.tx() as c:
-        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (seq,))
-        insert_journal(c, run_id, batch, graph_key, graph, "entity", changes, "applied")
+        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (row.seq,))
+        insert_journal(c, row.run_id, row.batch, graph_key, row.graph, "entity", changes, "applied")
 
 
 __all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from builders import Fact, build_graph
 
-from graph_trust.sync.matching import name_key, tokenize
+from graph_trust.sync.relink.matching import name_key, tokenize
 
 KINDS = ("verbatim", "respelled", "reworded", "reversed", "dropped", "near_duplicate", "two_groups")
 GROUPS = ("a", "b")

@@ -23,7 +23,7 @@ from graph_trust.cli.main import main  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.errors import ReviewDBError  # noqa: E402
-from graph_trust.sync import relink_store  # noqa: E402
+from graph_trust.sync.relink import store as relink_store  # noqa: E402
 from graph_trust.sync.relink import relink  # noqa: E402
 from graph_trust.sync.state import StateStore  # noqa: E402
 

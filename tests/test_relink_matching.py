@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_trust.embedder import HashingEmbedder
-from graph_trust.sync.matching import (EdgeIndex, Matcher, RelinkCandidate, fact_key, name_key, normalize_name,
+from graph_trust.sync.relink.matching import (EdgeIndex, Matcher, RelinkCandidate, fact_key, name_key, normalize_name,
                                        settle_claims, tokenize)
-from graph_trust.sync.text_index import BM25Index
+from graph_trust.sync.relink.text_index import BM25Index
 
 # --- normalization -----------------------------------------------------------------------
 

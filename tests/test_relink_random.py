@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from migration_fixture import GROUPS, KINDS, Plan, generate, per_class  # noqa: E402
 
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
-from graph_trust.sync.matching import EdgeIndex, Matcher, RelinkCandidate, fact_key, settle_claims  # noqa: E402
+from graph_trust.sync.relink.matching import EdgeIndex, Matcher, RelinkCandidate, fact_key, settle_claims  # noqa: E402
 from graph_trust.sync.relink import match_all, relink  # noqa: E402
 
 EMB = HashingEmbedder()

@@ -131,7 +131,7 @@ async def test_a_write_cancelled_as_it_is_sent_lands_before_the_cancellation_goe
     in 25-50 of the SIGINT test: 5 edges on the graph, journal void). Now ``_started`` waits."""
     import asyncio
 
-    from graph_trust.sync.runner import _started
+    from graph_trust.sync.overlap import started as _started
 
     group = f"g_{unique}"
     edges = await bulk_graph(graph, group, 20000)

@@ -43,7 +43,7 @@ async def test_prune_keeps_the_newest_runs_and_they_still_roll_back(three_runs):
     before = {r: (_rows(settings, "sync_journal", r), _rows(settings, "sync_quarantine", r)) for r in (dry, r1, r2, r3)}
     assert all(j > 0 for j, _ in (before[r1], before[r2], before[r3])) and before[dry][1] == 1
 
-    from graph_trust.sync.relink_store import JournalStore
+    from graph_trust.sync.relink.store import JournalStore
     from graph_trust.sync.review_db import ReviewDB
 
     review = ReviewDB.open(db, settings.review)
@@ -104,7 +104,7 @@ async def test_prune_stops_while_a_sync_holds_the_graphs_lock(three_runs):
     error and deletes nothing."""
     from graph_trust.errors import LockHeldError
     from graph_trust.sync.lock import sync_lock
-    from graph_trust.sync.runner import graph_key
+    from graph_trust.sync.run_identity import graph_key
 
     graph, settings, db, group, u, dry, (r1, r2, r3) = three_runs
     rows = _rows(settings, "sync_journal", r1)

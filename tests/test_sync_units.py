@@ -155,7 +155,7 @@ def test_startup_objects_frozen_nests():
     """Nested blocks freeze once and unfreeze only when the outermost one ends."""
     import gc
 
-    from graph_trust.sync.heap import startup_objects_frozen
+    from graph_trust.sync.gc_freeze import startup_objects_frozen
 
     assert gc.get_freeze_count() == 0
     with startup_objects_frozen():
@@ -225,7 +225,7 @@ def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[
     """Refresh a fresh state store's copy after each review row version in turn (one row, id
     'x', in an untyped table: values keep their types); the rows read each time and the final copy."""
     from graph_trust.config import ReviewSettings
-    from graph_trust.sync.desired import refresh_candidates
+    from graph_trust.sync.desired import ReviewSource, refresh_candidates
     from graph_trust.sync.review_db import ReviewDB
     from graph_trust.sync.state import StateStore
 
@@ -241,8 +241,8 @@ def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[
                 con.execute("INSERT OR REPLACE INTO candidates VALUES ('x', :status, :evidence_refs_json, :group_id, "
                             "'2001-01-01', :memory_type, :sensitivity, :scope)", r)
             with ReviewDB.open(db, ReviewSettings()) as review:
-                read.append(refresh_candidates(store, review, POLICY, lambda g: g or "db", source="s",
-                                               graph_key="k", full=full_each, default_graph="db")[0])
+                src = ReviewSource(review, POLICY, lambda g: g or "db", "s", default_graph="db")
+                read.append(refresh_candidates(store, src, graph_key="k", full=full_each)[0])
         copy = store.con.execute("SELECT * FROM sync_candidates ORDER BY id").fetchall()
     finally:
         store.close()

@@ -1,0 +1,323 @@
+"""Relink's writes: the review DB's evidence JSON, journaled in the state store, and rollback;
+:data:`RUN_KIND` lists relink's runs and rolls one back for ``graph-trust runs`` / ``rollback``.
+
+The review DB is the user's file; relink is the one command that writes it, and only the
+evidence column of orphaned candidates it matched (plus their ``updated_at``, set to now, so
+the next incremental ``graph-trust sync`` picks the rows up; a rollback sets it to now again).
+A run:
+
+1. takes the review DB's write lock (``BEGIN IMMEDIATE``; a lock held by another writer or a
+   read-only file is one :class:`~graph_trust.errors.ReviewDBError`, nothing written);
+2. re-reads each row under the lock and skips (as a *conflict*) any whose evidence id changed
+   since it was matched;
+3. journals ``(candidate id, old JSON, new JSON)`` in the state store and commits that first;
+4. updates the rows and commits the review DB in one transaction; marks the run ``ok``.
+
+A crash between 3 and 4 leaves a ``pending`` run whose journal is harmless: rollback restores
+only rows that still hold the run's new JSON. Tables (state store, created if missing):
+``relink_runs(run_id, started_at, finished_at, status, review_db, table_name, id_column,
+evidence_column, counts_json, updated_column)`` and ``relink_journal(run_id, seq, candidate_id,
+old_json, new_json)``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from graph_trust.config import Settings, state_path
+from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError, StateStoreError
+from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.sync.relink.evidence_json import relinked_evidence_json
+from graph_trust.sync.relink.matching import RelinkCandidate
+from graph_trust.sync.run_kinds import RunKind
+from graph_trust.sync.review_db import ReviewDB, review_error
+from graph_trust.sync.state import StateStore, connect_state, now_iso
+
+LOCK_TIMEOUT_S = 2.0
+FIELDS = ("id", "subject", "predicate", "object", "fact", "evidence_refs_json", "group_id")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS relink_runs (
+    run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,
+    review_db TEXT NOT NULL, table_name TEXT NOT NULL, id_column TEXT NOT NULL,
+    evidence_column TEXT NOT NULL, counts_json TEXT, updated_column TEXT
+);
+CREATE TABLE IF NOT EXISTS relink_journal (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, candidate_id TEXT NOT NULL,
+    old_json TEXT NOT NULL, new_json TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+);
+"""
+
+
+def _write_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return ReviewDBError(f"review DB {path} is read-only; relink must write its evidence column "
+                             "(nothing was written)")
+    err = review_error(path, exc)
+    return ReviewDBError(f"{err}; nothing was written")
+
+
+def open_review_db(settings: Settings, path: str | Path | None) -> ReviewDB:
+    """Open the review DB as sync does (mapping, checks); relink also needs its text columns."""
+    db = ReviewDB.open(path, settings.review)
+    if not db.columns.get("subject") and not db.columns.get("fact"):
+        db.close()
+        raise ReviewDBError(f"review DB {db.path} table {db.table!r} has neither a subject nor a fact column: "
+                            "relink matches on them (map them in review.columns)")
+    return db
+
+
+def iter_candidates(db: ReviewDB, group: str | None = None, batch_size: int = 5000
+                    ) -> Iterator[tuple[list[tuple[RelinkCandidate, str]], list[dict]]]:
+    """Batches of (candidates with their evidence uuid, quarantined ``{id, reason}``), streamed
+    from the review DB; ``group`` keeps only that group's candidates."""
+    if group is not None and not db.columns.get("group_id"):
+        raise InputError(f"--group given but review table {db.table!r} has no group_id column")
+    for batch in db.iter_batches(fields=FIELDS, batch_size=batch_size):
+        out, quarantined = [], []
+        for r in batch:
+            gid = r["group_id"] or None
+            if group is not None and gid != group:
+                continue
+            evidence, reason = edge_uuid_of(r["evidence_refs_json"])
+            if reason:
+                quarantined.append({"id": str(r["id"]), "reason": reason})
+                continue
+            out.append((RelinkCandidate(str(r["id"]), r["subject"], r["predicate"], r["object"], r["fact"], gid),
+                        evidence))
+        yield out, quarantined
+
+
+def _connect_rw(path: Path) -> sqlite3.Connection:
+    try:
+        return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=rw", uri=True,
+                               timeout=LOCK_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _write_error(path, exc) from None
+
+
+def _touch(columns: dict[str, str | None]) -> str:
+    """SET fragment bumping ``updated_at`` so an incremental sync picks the row up."""
+    return f', "{columns["updated_at"]}" = ?' if columns.get("updated_at") else ""
+
+
+def _stamp(columns: dict[str, str | None]) -> tuple[str, ...]:
+    return (now_iso(),) if columns.get("updated_at") else ()
+
+
+def check_writable(db: ReviewDB) -> None:
+    """Fail now (before matching) if the review DB cannot be written: locked or read-only.
+
+    Takes the write lock and rewrites one row's evidence with itself, then rolls back."""
+    con = _connect_rw(db.path)
+    ev = db.columns["evidence_refs_json"]
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute(f'UPDATE "{db.table}" SET "{ev}" = "{ev}" WHERE rowid = (SELECT min(rowid) FROM "{db.table}")')
+        con.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        raise _write_error(db.path, exc) from None
+    finally:
+        con.close()
+
+
+def apply_relinks(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]], counts: dict[str, int],
+                  settings: Settings) -> tuple[int, list[dict]]:
+    """Write ``(candidate id, old evidence uuid, new evidence uuid)`` changes (module docstring).
+
+    Returns (rows written, conflicts)."""
+    idc, evc = db.columns["id"], db.columns["evidence_refs_json"]
+    with JournalStore(settings) as store:
+        return _apply(db, run_id, changes, counts, store, idc, evc)
+
+
+def _apply(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]], counts: dict[str, Any],
+           store: JournalStore, idc: str, evc: str) -> tuple[int, list[dict]]:
+    con = _connect_rw(db.path)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        journal, conflicts = [], []
+        for cid, old_id, new_id in changes:
+            row = con.execute(f'SELECT "{evc}" FROM "{db.table}" WHERE "{idc}" = ?', (cid,)).fetchone()
+            current = row[0] if row else None
+            if edge_uuid_of(current)[0] != old_id:
+                conflicts.append({"id": cid, "reason": "evidence changed since it was matched; left as is"})
+                continue
+            journal.append((cid, current, relinked_evidence_json(current, new_id)))
+        store.begin(run_id, db, counts, journal)
+        con.executemany(f'UPDATE "{db.table}" SET "{evc}" = ?{_touch(db.columns)} WHERE "{idc}" = ?',
+                        [(new, *_stamp(db.columns), cid) for cid, _, new in journal])
+        con.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        store.finish(run_id, "failed")
+        raise _write_error(db.path, exc) from None
+    finally:
+        con.close()
+    store.finish(run_id, "ok")
+    return len(journal), conflicts
+
+
+class JournalStore:
+    """relink_runs / relink_journal in the state store (``state_path(settings, 'state.sqlite3')``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.path = state_path(settings, "state.sqlite3")
+        self.con = connect_state(self.path)  # sync's pragmas (WAL, busy timeout) and tables
+        try:
+            self.con.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            self.con.close()
+            raise StateStoreError(f"state store {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> JournalStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def begin(self, run_id: str, db: ReviewDB, counts: dict[str, int], journal: list[tuple[str, str, str]]) -> None:
+        try:
+            with self.con:
+                self.con.execute("BEGIN")
+                self.con.execute(
+                    "INSERT INTO relink_runs VALUES (?, ?, NULL, 'pending', ?, ?, ?, ?, ?, ?)",
+                    (run_id, now_iso(), str(db.path.resolve()), db.table, db.columns["id"],
+                     db.columns["evidence_refs_json"], json.dumps(counts, sort_keys=True),
+                     db.columns.get("updated_at")),
+                )
+                self.con.executemany(
+                    "INSERT INTO relink_journal VALUES (?, ?, ?, ?, ?)",
+                    [(run_id, k, cid, old, new) for k, (cid, old, new) in enumerate(journal)],
+                )
+        except sqlite3.Error as exc:
+            raise StateStoreError(f"state store {self.path}: {exc}") from None
+
+    def record(self, run_id: str, db: ReviewDB, counts: dict[str, Any]) -> None:
+        """A run that wrote nothing (dry run, or nothing to relink)."""
+        self.begin(run_id, db, counts, [])
+        self.finish(run_id, "ok")
+
+    def finish(self, run_id: str, status: str) -> None:
+        with self.con:
+            self.con.execute("UPDATE relink_runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, now_iso(), run_id))
+
+    def run(self, run_id: str) -> dict | None:
+        row = self.con.execute(
+            "SELECT run_id, started_at, finished_at, status, review_db, table_name, id_column, evidence_column, counts_json, "
+            "updated_column "
+            "FROM relink_runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        keys = ("run_id", "started_at", "finished_at", "status", "review_db", "table_name", "id_column",
+                "evidence_column", "counts", "updated_column")
+        out = dict(zip(keys, row, strict=True))
+        out["counts"] = json.loads(out["counts"] or "{}")
+        return out
+
+    def runs(self) -> list[dict]:
+        ids = [r[0] for r in self.con.execute("SELECT run_id FROM relink_runs ORDER BY started_at, run_id")]
+        return [self.run(i) for i in ids]
+
+    def journal(self, run_id: str) -> list[tuple[str, str, str]]:
+        return list(self.con.execute(
+            "SELECT candidate_id, old_json, new_json FROM relink_journal WHERE run_id = ? ORDER BY seq", (run_id,)))
+
+    def later_runs_touching(self, run: dict, ids: set[str]) -> list[str]:
+        rows = self.con.execute(
+            "SELECT DISTINCT r.run_id FROM relink_runs r JOIN relink_journal j ON j.run_id = r.run_id "
+            "WHERE r.started_at >= ? AND r.run_id != ? AND r.review_db = ? AND r.status = 'ok'",
+            (run["started_at"], run["run_id"], run["review_db"])).fetchall()
+        out = []
+        for (rid,) in rows:
+            if ids & {cid for cid, _, _ in self.journal(rid)}:
+                out.append(rid)
+        return out
+
+
+def rollback(settings: Settings, run_id: str, *, force: bool = False) -> dict[str, Any]:
+    """Restore the evidence JSON that relink run ``run_id`` replaced, byte for byte.
+
+    A row that no longer holds the run's JSON (changed by hand or by a later relink) is a
+    conflict: the rollback refuses, naming the rows, unless ``force`` (then it restores them too).
+    """
+    with JournalStore(settings) as store:
+        return _rollback(store, run_id, force)
+
+
+def _rollback(store: JournalStore, run_id: str, force: bool) -> dict[str, Any]:
+    run = store.run(run_id)
+    if run is None:
+        raise NotFoundError(f"no relink run {run_id!r} in the state store {store.path}")
+    if run["status"] == "rolled_back":
+        return {"run_id": run_id, "restored": 0, "already": True, "conflicts": []}
+    journal = store.journal(run_id)
+    db_path = Path(run["review_db"])
+    table, idc, evc = run["table_name"], run["id_column"], run["evidence_column"]
+    con = _connect_rw(db_path)
+    restored, conflicts = 0, []
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        plan = []
+        for cid, old_json, new_json in journal:
+            row = con.execute(f'SELECT "{evc}" FROM "{table}" WHERE "{idc}" = ?', (cid,)).fetchone()
+            current = row[0] if row else None
+            if current == old_json:
+                continue
+            if current != new_json:
+                conflicts.append(cid)
+                if not force:
+                    continue
+            plan.append((old_json, cid))
+        if conflicts and not force:
+            con.execute("ROLLBACK")
+            later = store.later_runs_touching(run, set(conflicts))
+            by = f" (changed by later relink run(s) {', '.join(later)})" if later else ""
+            shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
+            raise RollbackConflictError(
+                f"relink run {run_id}: {len(conflicts)} candidate(s) changed since the run{by}: {shown}; "
+                "nothing restored (use --force to restore anyway)")
+        cols = {"updated_at": run["updated_column"]}
+        con.executemany(f'UPDATE "{table}" SET "{evc}" = ?{_touch(cols)} WHERE "{idc}" = ?',
+                        [(old, *_stamp(cols), cid) for old, cid in plan])
+        restored = len(plan)
+        con.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise _write_error(db_path, exc) from None
+    finally:
+        con.close()
+    store.finish(run_id, "rolled_back")
+    return {"run_id": run_id, "restored": restored, "already": False, "conflicts": conflicts}
+
+
+def list_runs(settings: Settings, limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` relink runs (dry runs too), newest first, as ``graph-trust runs`` rows."""
+    store = StateStore.for_settings(settings)  # (creates no relink table: a store relink never used lists none)
+    try:
+        if store.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'").fetchone() is None:
+            return []
+        cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "
+                                "ORDER BY started_at DESC LIMIT ?", (limit,))
+        return [{"run_id": r[0], "kind": "relink", "started_at": r[1], "ended_at": r[2], "status": r[3],
+                 "counts": json.loads(r[4] or "{}"), "journal_pruned_at": None} for r in cur]
+    finally:
+        store.close()
+
+
+async def _rollback_run(settings: Settings, run_id: str, force: bool, graph: Any) -> dict[str, Any]:
+    return rollback(settings, run_id, force=force)  # the review DB only: no graph
+
+
+RUN_KIND = RunKind("relink", "relink-", list_runs, _rollback_run)
