@@ -36,7 +36,7 @@ from graph_trust.context.payload import Metadata, Payload  # noqa: E402
 from graph_trust.context.policy import Candidate, apply_policy  # noqa: E402
 from graph_trust.context.service import ContextService, policy_search_config  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
-from graph_trust.graphiti import trust_search  # noqa: E402
+from graph_trust.trust_search import trust_search  # noqa: E402
 from graph_trust.offline import make_graphiti  # noqa: E402
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

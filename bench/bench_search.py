@@ -29,7 +29,7 @@ from graph_trust import fusion  # noqa: E402
 from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
-from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
+from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
 from graph_trust.offline import make_graphiti  # noqa: E402
 
 

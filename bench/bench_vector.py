@@ -29,12 +29,11 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  #
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 
 import synth  # noqa: E402
-from graph_trust import service  # noqa: E402
 from graph_trust.config import VectorIndexSettings, load_settings  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
-from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
+from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
 from graph_trust.offline import make_graphiti  # noqa: E402
 from graph_trust.vector_candidates import CosineStage, cosine_candidates, forget  # noqa: E402
 

@@ -41,10 +41,10 @@ from graph_trust.eval.plot import write_plot
 from graph_trust.eval.report import EvalReport
 from graph_trust.mcp_server import serve_stdio as serve_mcp
 from graph_trust.override import OverridePolicy
-from graph_trust.pipeline import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
-from graph_trust.pipeline import context_for_settings as context
+from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
+from graph_trust.agent_context import context_for_settings as context
 from graph_trust.ranked_search import composite_rank, search, search_config
-from graph_trust.service import init_graph as init
+from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_rows, list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES

@@ -232,7 +232,7 @@ def _ranked(
 def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
                        verified_trust: float, keys: Mapping[str, Any] | None) -> np.ndarray:
     """``keep`` with competing edges reordered by evidence. ``keys`` maps an edge uuid to its
-    competitor key (search's :func:`graph_trust.graphiti.competitor_keys`); without it, a record's
+    competitor key (search's :func:`graph_trust.trust_search.competitor_keys`); without it, a record's
     subject and relation name."""
     if keys is not None:
         groups = [keys.get(r.uuid) if r.kind == "edge" else None for r in records]

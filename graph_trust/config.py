@@ -51,7 +51,7 @@ CompetitorOrder = Literal["none", "trust", "trust_recency"]
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
-    (``graph_trust.graphiti.TrustSearchConfig``) both are one."""
+    (``graph_trust.trust_search.TrustSearchConfig``) both are one."""
 
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)

@@ -22,7 +22,7 @@ from graph_trust.config import Settings, state_path
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.fusion import Explanation
-from graph_trust.graphiti import trust_search
+from graph_trust.trust_search import trust_search
 from graph_trust.offline import make_graphiti
 from graph_trust.ranked_search import search_config
 from graph_trust.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows

@@ -2,7 +2,7 @@
 (:func:`search_config`), the search on the configured graph (:func:`search`, what
 ``graph-trust search`` runs), and the optional composite second stage (:func:`composite_rank`).
 
-The search itself is :func:`graph_trust.graphiti.trust_search`; this module only turns
+The search itself is :func:`graph_trust.trust_search.trust_search`; this module only turns
 settings into its arguments, so the CLI, the MCP server, the context pipeline and the
 evaluation all search alike.
 """
@@ -16,7 +16,7 @@ from graphiti_core.search.search_config import EdgeReranker, NodeReranker, Searc
 
 from graph_trust.composite import RankedRecord, max_rrf, rank_composite
 from graph_trust.config import RANKING_KEYS, Settings
-from graph_trust.graphiti import (
+from graph_trust.trust_search import (
     EDGE_HYBRID_SEARCH_RRF_TRUST,
     NODE_HYBRID_SEARCH_RRF_TRUST,
     TrustSearchConfig,

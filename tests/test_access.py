@@ -15,7 +15,7 @@ from graph_trust.access import (
 )
 from graph_trust.config import load_settings
 from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
-from graph_trust.pipeline import context_from_records
+from graph_trust.agent_context import context_from_records
 from memory_records import NOW, rec
 
 # Row: the context's max_sensitivity; columns: the record's sensitivity in SENSITIVITY_LEVELS

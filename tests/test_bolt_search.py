@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from builders import assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
-from graph_trust import graphiti as gt
+from graph_trust import trust_search as gt
 from graph_trust import service
 from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder

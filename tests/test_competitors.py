@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe
-from graph_trust import graphiti as gt
+from graph_trust import trust_search as gt
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
 

@@ -14,7 +14,7 @@ from graph_trust.access import TrustContext
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import AccessDeniedError, MissingTrustContextError, NotFoundError
 from graph_trust.offline import make_graphiti
-from graph_trust.pipeline import build_context, context_for_settings, get_record
+from graph_trust.agent_context import build_context, context_for_settings, get_record
 
 NOW = datetime.now(timezone.utc)
 

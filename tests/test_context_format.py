@@ -11,7 +11,7 @@ from graph_trust.access import TrustContext
 from graph_trust.config import load_settings
 from graph_trust.context_format import format_context, record_payload
 from graph_trust.fusion import Explanation
-from graph_trust.pipeline import context_from_records
+from graph_trust.agent_context import context_from_records
 from graph_trust.selector import resolve_competing
 from memory_records import NOW, rec
 

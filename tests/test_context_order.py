@@ -17,7 +17,7 @@ from graph_trust.access import TrustContext
 from graph_trust.config import load_settings
 from graph_trust.fusion import Explanation
 from graph_trust.layers import salience_of
-from graph_trust.pipeline import context_from_records
+from graph_trust.agent_context import context_from_records
 from memory_records import NOW, rec
 
 SETTINGS = load_settings(overrides={"composite.max_results": 4}, environ={})

@@ -88,9 +88,9 @@ async def test_same_pools_rank_identically_on_falkordb_and_bolt(bolt, bolt_setti
     from graph_trust.graph.connection import open_graph
     from graph_trust.embedder import HashingEmbedder
     from graph_trust.eval.metrics import per_query
-    from graph_trust.graphiti import trust_search
+    from graph_trust.trust_search import trust_search
     from graph_trust.offline import make_graphiti
-    from graph_trust.pipeline import search_config_for
+    from graph_trust.agent_context import search_config_for
     from graph_trust.sample import load_sample
     from graph_trust.sync.review_db import init_review_db, insert_rows
     from graph_trust.sync.runner import run_sync

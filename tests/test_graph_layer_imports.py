@@ -14,7 +14,8 @@ import pytest
 import graph_trust.graph
 
 FORBIDDEN = ("graph_trust.sync", "graph_trust.cli", "graph_trust.graphiti", "graph_trust.pipeline",
-             "graph_trust.service", "graph_trust.context", "graph_trust.fusion", "graph_trust.vector_candidates",
+             "graph_trust.service", "graph_trust.trust_search", "graph_trust.agent_context", "graph_trust.ranked_search",
+             "graph_trust.session", "graph_trust.context", "graph_trust.fusion", "graph_trust.vector_candidates",
              "graph_trust.api")
 ROOT = Path(graph_trust.graph.__file__).parent
 PACKAGE = "graph_trust.graph"

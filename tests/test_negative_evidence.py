@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from builders import Fact, reference_recipe
-from graph_trust import graphiti as gt
+from graph_trust import trust_search as gt
 from graph_trust.config import SyncSettings
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti

@@ -13,7 +13,7 @@ from graph_trust.access import TrustContext
 from graph_trust.audit import AuditEvent, AuditStore, emit, list_events
 from graph_trust.config import load_settings
 from graph_trust.override import OverridePolicy, evaluate_override, request_override
-from graph_trust.pipeline import context_from_records
+from graph_trust.agent_context import context_from_records
 from memory_records import NOW, rec
 
 OK_HIGH = dict(approved_by="security-reviewer", reason="incident-response runbook")

@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 SYNC = Path(__file__).resolve().parent.parent / "sync"
-SEARCH_SIDE = ("graph_trust.graphiti", "graph_trust.service", "graph_trust.pipeline", "graph_trust.context",
+SEARCH_SIDE = ("graph_trust.graphiti", "graph_trust.service", "graph_trust.pipeline", "graph_trust.trust_search",
+               "graph_trust.agent_context", "graph_trust.ranked_search", "graph_trust.session", "graph_trust.context",
                "graph_trust.composite", "graph_trust.cli", "graph_trust.demo", "graph_trust.mcp_server")
 
 

@@ -9,7 +9,7 @@ from graphiti_core.search import search_config_recipes as recipes
 from graphiti_core.search.search_filters import SearchFilters
 
 from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe, expected_boosted, reference_recipe
-from graph_trust import graphiti as gt
+from graph_trust import trust_search as gt
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.offline import make_graphiti
 

@@ -20,7 +20,7 @@ from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, 
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from builders import copy_recipe
-from graph_trust import graphiti as gt
+from graph_trust import trust_search as gt
 from graph_trust import service
 from graph_trust.errors import InputError
 from graph_trust.graph import vector_index as vi

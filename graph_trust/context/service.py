@@ -5,7 +5,7 @@ Flow: check the query -> cache (fresh hit: served) -> rate limit (limited: the l
 the same key, even past its TTL, else empty) -> open the graph -> trust search for
 ``2 * top_k`` candidates with ``search_type`` mapped onto the search methods (hybrid: BM25 +
 cosine, semantic: cosine, keyword: BM25) -> the context pipeline's trust stages
-(:func:`graph_trust.pipeline.context_from_records`: access control, override, min_trust,
+(:func:`graph_trust.agent_context.context_from_records`: access control, override, min_trust,
 competing facts; a denied fact never reaches the policy) -> the policy
 (:func:`graph_trust.context.policy.apply_policy`) -> payload.
 
@@ -57,9 +57,9 @@ from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
 from graph_trust.embedder import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
-from graph_trust.graphiti import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
+from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
 from graph_trust.offline import make_graphiti
-from graph_trust.pipeline import context_from_records
+from graph_trust.agent_context import context_from_records
 from graph_trust.ranked_search import max_fused_for, search_config
 from graph_trust.records import records_from_results
 from graph_trust.session import open_graphiti, resolve_groups

@@ -4,7 +4,7 @@ Methods:
 
 - ``vanilla``: graphiti-core's own ``Graphiti.search_`` with its ``EDGE_HYBRID_SEARCH_RRF``
   recipe (the baseline; unaffected by graph-trust's settings);
-- ``trust@W``: :func:`graph_trust.graphiti.trust_search` with the configured recipe
+- ``trust@W``: :func:`graph_trust.trust_search.trust_search` with the configured recipe
   (:func:`graph_trust.ranked_search.search_config`) and ``trust_weight=W``;
 - ``composite``: the composite rank (:func:`graph_trust.ranked_search.composite_rank`) over the
   trust search's pool at the configured settings.
@@ -36,7 +36,7 @@ from graph_trust.demo import ReviewSync
 from graph_trust.embedder import HashingEmbedder, make_embedder
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
-from graph_trust.graphiti import trust_search
+from graph_trust.trust_search import trust_search
 from graph_trust.offline import make_graphiti
 from graph_trust.ranked_search import composite_rank, search_config, search_config_for
 from graph_trust.sample import load_sample

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph_trust.config import Settings
 from graph_trust.errors import GraphTrustError
 from graph_trust.graph import vector_index
-from graph_trust.graph.connection import GraphConnection
+from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.routing import Graphs, existing_groups
 
 UUID_INDEXES = ("rel_uuid_index", "entity_uuid_index")
@@ -32,6 +33,12 @@ async def init(conn: GraphConnection, vector_settings: Any, groups: list[str] | 
     await ensure_uuid_indexes(conn)
     vectors = {name: await vector_index.ensure(conn.for_group(name), vector_settings) for name in targets}
     return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors}
+
+
+async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
+    """:func:`init` on the graph ``settings`` name (what ``graph-trust init`` runs)."""
+    async with open_graph(settings) as conn:
+        return await init(conn, settings.vector_index, groups)
 
 
 async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = None) -> None:
