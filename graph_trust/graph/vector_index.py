@@ -10,6 +10,7 @@ search then keeps Graphiti's scan.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +52,9 @@ async def run(driver: Any, name: str, **params: Any) -> list[dict[str, Any]]:
 
 
 async def existing(driver: Any) -> dict[str, dict[str, Any]] | None:
-    """The vector indexes of the driver's graph, by target kind, with their options; None when
-    the backend cannot list vector indexes (it has none to use)."""
+    """The vector indexes of the driver's graph, by target kind, with their options and
+    ``ready`` (False while FalkorDB still fills a new index: it answers from what it holds so
+    far); None when the backend cannot list vector indexes (it has none to use)."""
     try:
         rows = await run(driver, "vector_indexes")
     except Exception:  # noqa: BLE001 - a backend without vector indexes rejects the statement
@@ -67,10 +69,11 @@ def parse_existing(rows: list[dict[str, Any]], dialect: str) -> dict[str, dict[s
             if dialect == "falkordb":
                 types = (r.get("types") or {}).get(t.prop) or []
                 if r.get("label") == t.label and "VECTOR" in types:
-                    found[t.kind] = dict((r.get("options") or {}).get(t.prop) or {})
+                    found[t.kind] = dict((r.get("options") or {}).get(t.prop) or {},
+                                         ready=r.get("status", "OPERATIONAL") == "OPERATIONAL")
             elif t.label in (r.get("labelsOrTypes") or []) and t.prop in (r.get("properties") or []):
                 cfg = (r.get("options") or {}).get("indexConfig") or {}
-                found[t.kind] = {"name": r.get("name"), "dimension": cfg.get("vector.dimensions")}
+                found[t.kind] = {"name": r.get("name"), "dimension": cfg.get("vector.dimensions"), "ready": True}
     return found
 
 
@@ -135,6 +138,16 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
             if "already indexed" not in str(exc):
                 raise
         report[t.kind] = {"status": "created", "dimension": dim}
-    if conn.dialect == "neo4j" and any(v["status"] == "created" for v in report.values()):
-        await conn.query("await_indexes", timeout_s=600)  # Neo4j populates new indexes in the background
+    if any(v["status"] == "created" for v in report.values()):
+        await until_ready(conn)
     return report
+
+
+async def until_ready(conn: Any, poll_s: float = 0.25) -> None:
+    """Wait until every vector index of ``conn``'s graph is filled (both backends fill new
+    indexes in the background; a half-filled one misses edges)."""
+    if conn.dialect == "neo4j":
+        await conn.query("await_indexes", timeout_s=600)
+        return
+    while not all(v.get("ready", True) for v in (await existing(conn.driver) or {}).values()):
+        await asyncio.sleep(poll_s)
