@@ -75,11 +75,12 @@ class VectorIndexSettings(_Section):
 
     enabled: bool = True
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
-    # HNSW parameters chosen by bench/bench_vector.py: at 10k edges M 16 / ef 200 / ef_runtime 10
-    # gave recall@10 0.93, ef_runtime 100 0.966, these 1.0 (index build 2.4x longer).
+    # HNSW parameters chosen by bench/bench_vector.py (docs/benchmarks.md, "Vector index"): at 100k
+    # edges ef_runtime 200 left recall@10 at 0.913 (0.968 asking for k = 320), 1000 gives 0.995 at
+    # any k for 6 ms more per query; at 10k M 16 / efConstruction 200 gave 0.93-0.966.
     m: int = Field(default=32, ge=2, le=512)  # links per node
     ef_construction: int = Field(default=400, ge=1, le=4096)  # candidates kept while building
-    ef_runtime: int = Field(default=200, ge=1, le=4096)  # FalkorDB: candidates kept while querying
+    ef_runtime: int = Field(default=1000, ge=1, le=4096)  # FalkorDB: candidates kept while querying
 
 
 class ReviewSettings(_Section):
