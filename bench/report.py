@@ -36,30 +36,30 @@ def search_table(rows: list[dict]) -> list[str]:
     return out
 
 
+def md_table(headers: list[str], rows: list[list[str]], align: str = "---:") -> list[str]:
+    """The lines of a Markdown table, every column aligned by ``align``."""
+    return ["| " + " | ".join(headers) + " |", "|" + "|".join([align] * len(headers)) + "|",
+            *("| " + " | ".join(r) + " |" for r in rows)]
+
+
 def sync_table(rows: list[dict]) -> list[str]:
-    out = ["| edges (= candidates) | full sync s | ceiling s | fastest ceiling / fastest full | "
-           "no change / full | 1% changed / full | verify / full | peak RSS MB |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        b = r["big"]
-        out.append(f"| {b['candidates']:,} | {b['full_s']:.2f} | {b['ceiling_s']:.2f} | "
-                   f"{r['ratio_fastest_full_vs_fastest_ceiling']:.3f} | {r['incremental_nochange_fraction_of_full']:.3f} | "
-                   f"{r['incremental_1pct_fraction_of_full']:.3f} | {r['verify_fraction_of_full']:.2f} | "
-                   f"{r['_process']['peak_rss_mb']:,.0f} |")
-    return out
+    return md_table(["edges (= candidates)", "full sync s", "ceiling s", "fastest ceiling / fastest full",
+                     "no change / full", "1% changed / full", "verify / full", "peak RSS MB"],
+                    [[f"{r['big']['candidates']:,}", f"{r['big']['full_s']:.2f}", f"{r['big']['ceiling_s']:.2f}",
+                      f"{r['ratio_fastest_full_vs_fastest_ceiling']:.3f}",
+                      f"{r['incremental_nochange_fraction_of_full']:.3f}",
+                      f"{r['incremental_1pct_fraction_of_full']:.3f}", f"{r['verify_fraction_of_full']:.2f}",
+                      f"{r['_process']['peak_rss_mb']:,.0f}"] for r in rows])
 
 
 def relink_table(rows: list[dict]) -> list[str]:
-    out = ["| edges | orphans | `relink --dry-run` s | `relink` s | candidate-by-edge baseline s (extrapolated) | "
-           "baseline / dry run | relinked correctly | wrong writes | peak RSS MB |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        a = r["accuracy"]
-        out.append(f"| {r['edges']:,} | {r['candidates']:,} | {r['dry_run_s']:.2f} | {r['relink_s']:.2f} | "
-                   f"{r['baseline_extrapolated_s']:,.1f} | {r['ratio_baseline_to_dry_run']:,.0f}x | "
-                   f"{a['correct']:,} of {a['resolvable']:,} ({a['recall']:.1%}) | {a['wrong_writes']} | "
-                   f"{r['_process']['peak_rss_mb']:,.0f} |")
-    return out
+    return md_table(["edges", "orphans", "`relink --dry-run` s", "`relink` s",
+                     "candidate-by-edge baseline s (extrapolated)", "baseline / dry run", "relinked correctly",
+                     "wrong writes", "peak RSS MB"],
+                    [[f"{r['edges']:,}", f"{r['candidates']:,}", f"{r['dry_run_s']:.2f}", f"{r['relink_s']:.2f}",
+                      f"{r['baseline_extrapolated_s']:,.1f}", f"{r['ratio_baseline_to_dry_run']:,.0f}x",
+                      f"{r['accuracy']['correct']:,} of {r['accuracy']['resolvable']:,} ({r['accuracy']['recall']:.1%})",
+                      str(r["accuracy"]["wrong_writes"]), f"{r['_process']['peak_rss_mb']:,.0f}"] for r in rows])
 
 
 def quality_table(q: dict) -> list[str]:
