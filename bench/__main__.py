@@ -3,7 +3,8 @@
     python -m bench --quick                  # smoke run, under a minute: small sizes, JSON only
     python -m bench                          # full run: curves at 1k, 10k and 100k edges
     python -m bench --write-docs             # ... and regenerate docs/benchmarks.md's figures and PNG
-    python -m bench --search-sizes 300000 --only search   # one more point of the search curve
+    python -m bench --only search --search-sizes 300000 --merge bench-results.json
+                                             # one more point of the search curve, added to a run
 
 Each benchmark is a module of this folder, run in its own process (so its peak resident memory
 is its own): ``bench_vector`` (trust_search with the scan, the vector index and auto against
@@ -141,6 +142,18 @@ def run(profile: dict, only: set[str]) -> dict:
     return res
 
 
+def merge(old: dict, new: dict) -> dict:
+    """``old`` with ``new``'s parts: search rows by edge count (``new`` wins), the rest replaced.
+    ``old`` may also be one ``bench_vector.py --json`` result (one search row)."""
+    if "p50_ms" in old:
+        old = {"search": [old]}
+    out = {**old, **new}
+    rows = {r["edges"]: r for r in old.get("search", [])} | {r["edges"]: r for r in new.get("search", [])}
+    if rows:
+        out["search"] = [rows[n] for n in sorted(rows)]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -149,6 +162,9 @@ def main() -> None:
     ap.add_argument("--search-sizes", default=None,
                     help="edge counts of the search curve instead of the profile's (e.g. 300000)")
     ap.add_argument("--out", type=Path, default=Path("bench-results.json"), help="the JSON file to write")
+    ap.add_argument("--merge", type=Path, action="append", default=[],
+                    help="add this run to an earlier one's JSON (repeatable; a bench_vector.py --json file adds one "
+                         "search point): search rows merge by edge count, other parts are replaced")
     ap.add_argument("--write-docs", action="store_true",
                     help="regenerate the figures section of docs/benchmarks.md and docs/img/bench-curves.png")
     ap.add_argument("--docs", type=Path, default=ROOT / "docs" / "benchmarks.md", help=argparse.SUPPRESS)
@@ -165,6 +181,8 @@ def main() -> None:
         profile["search"] = [dict(big, edges=int(n)) for n in args.search_sizes.split(",")]
     res = run(profile, only)
     res["mode"] = mode
+    for path in args.merge:
+        res = merge(json.loads(path.read_text(encoding="utf-8")), res)
     args.out.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
     print(f"bench: {mode} run in {res['duration_s']} s; wrote {args.out}")
     if args.write_docs:

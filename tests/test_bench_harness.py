@@ -93,3 +93,16 @@ def test_unknown_part_is_one_clear_error():
     proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--only", "search,bogus"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown part(s) bogus" in proc.stderr
+
+
+def test_merge_adds_search_points_by_size_and_replaces_other_parts():
+    from bench.__main__ import merge
+
+    def row(n, p):
+        return {"edges": n, "p50_ms": {"search_": p}}
+    old = {"search": [row(1000, 1.0), row(10000, 2.0)], "sync": ["old"], "date": "d0"}
+    got = merge(old, {"search": [row(10000, 3.0), row(300000, 4.0)], "sync": ["new"], "date": "d1"})
+    assert [(r["edges"], r["p50_ms"]["search_"]) for r in got["search"]] == [(1000, 1.0), (10000, 3.0), (300000, 4.0)]
+    assert got["sync"] == ["new"] and got["date"] == "d1"
+    one = merge(row(100000, 5.0), {"search": [row(1000, 1.0)]})  # a bench_vector.py --json file
+    assert [r["edges"] for r in one["search"]] == [1000, 100000]
