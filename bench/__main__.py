@@ -177,8 +177,9 @@ def main() -> None:
     mode = "quick" if args.quick else "full"
     profile = dict(PROFILES[mode])
     if args.search_sizes:
-        big = profile["search"][-1]
-        profile["search"] = [dict(big, edges=int(n)) for n in args.search_sizes.split(",")]
+        known = {p["edges"]: p for p in profile["search"]}  # a size of the profile keeps its queries and rounds
+        profile["search"] = [dict(known.get(int(n), profile["search"][-1]), edges=int(n))
+                             for n in args.search_sizes.split(",")]
     res = run(profile, only)
     res["mode"] = mode
     for path in args.merge:

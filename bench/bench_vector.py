@@ -109,6 +109,8 @@ async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None 
                 present = await vi.existing(driver) or {}
                 for kind in present:  # rebuilt below with this run's HNSW parameters
                     await conn.write(f"bench_drop_{kind}_vector_index")
+                while await vi.existing(driver):  # FalkorDB drops in the background; still listed meanwhile
+                    await asyncio.sleep(0.5)
             graphiti = make_graphiti(driver, embedder=embedder)
             texts = synth.synth_queries(queries)
             vectors = [v.tolist() for v in embedder.embed(texts)]
