@@ -106,3 +106,36 @@ def test_merge_adds_search_points_by_size_and_replaces_other_parts():
     assert got["sync"] == ["new"] and got["date"] == "d1"
     one = merge(row(100000, 5.0), {"search": [row(1000, 1.0)]})  # a bench_vector.py --json file
     assert [r["edges"] for r in one["search"]] == [1000, 100000]
+
+
+async def test_fast_synthetic_graph_equals_graphitis_bulk_save(graph, unique):
+    """``synth.build_fast`` (UNWIND statements) writes what ``synth.build`` (graphiti-core's bulk
+    save) writes: the same edges, facts, endpoints, embeddings and trust scores, read back
+    through graphiti-core."""
+    import numpy as np
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.nodes import EntityNode
+
+    from bench import synth
+    from graph_trust.embedder import HashingEmbedder
+
+    n = 150
+    slow, fast = graph.for_group(f"s_{unique}"), graph.for_group(f"f_{unique}")
+    await synth.build(slow.driver, HashingEmbedder(), n, slow.database)
+    await synth.build_fast(fast, HashingEmbedder(), n)
+
+    async def read(g):
+        """{generator position: edge}, {node uuid: name}, read back through graphiti-core."""
+        pos = {synth._uuid(g.database, "e", i): i for i in range(n)}  # uuids embed the group
+        edges = await EntityEdge.get_by_group_ids(g.driver, [g.database], with_embeddings=True)
+        nodes = {x.uuid: x.name for x in await EntityNode.get_by_group_ids(g.driver, [g.database])}
+        return {pos[e.uuid]: e for e in edges}, nodes
+
+    (es, ns), (ef, nf) = await read(slow), await read(fast)
+    assert sorted(es) == sorted(ef) == list(range(n)) and sorted(ns.values()) == sorted(nf.values())
+    for i, e in es.items():
+        twin = ef[i]
+        assert (twin.fact, twin.name, nf[twin.source_node_uuid], nf[twin.target_node_uuid]) == (
+            e.fact, e.name, ns[e.source_node_uuid], ns[e.target_node_uuid])
+        assert np.allclose(twin.fact_embedding, e.fact_embedding, atol=1e-6)
+        assert twin.attributes.get("trust_score") == e.attributes.get("trust_score")
