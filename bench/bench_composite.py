@@ -53,8 +53,8 @@ def loop_rank(records: list[MemoryRecord], s: CompositeSettings, now: datetime) 
     for r in records:
         trust = s.default_trust if r.trust_score is None else r.trust_score
         ts = r.valid_at or r.created_at
-        hl = s.half_life_hours_by_type.get(r.memory_type, s.half_life_hours) * 3600.0
-        recency = 0.5 if ts is None else 0.5 ** (max(now_s - ts.timestamp(), 0.0) / hl)
+        hl = s.half_life_hours_by_type.get(r.memory_type, s.half_life_hours)  # None: no decay
+        recency = 0.5 if ts is None else 1.0 if hl is None else 0.5 ** (max(now_s - ts.timestamp(), 0.0) / (hl * 3600.0))
         relevance = 0.5 if r.relevance_raw is None else min(1.0, max(0.0, r.relevance_raw / 2.0))
         tb = boosts.get(r.memory_type, boosts["unknown"])
         score = (s.w_trust * trust + s.w_recency * recency + s.w_relevance * relevance + s.w_type * tb) / total

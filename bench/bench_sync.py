@@ -316,6 +316,7 @@ async def main() -> None:
     ap.add_argument("--batch-size", type=int, default=1000, help="sync --batch-size and the ceiling's (default 1000)")
     ap.add_argument("--rounds", type=int, default=5,
                     help="rounds of full sync, incremental runs and ceiling (default 5; medians and fastest reported)")
+    ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs (two more full syncs)")
     ap.add_argument("--memory-only", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--root", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -329,7 +330,7 @@ async def main() -> None:
         async with open_graph(base) as g0:
             big = await one_size(g0, root, args.edges, bs=args.batch_size, rounds=args.rounds)
             mem = []
-            for n in (args.small, args.edges):  # each in its own process, sharing the server
+            for n in () if args.no_memory else (args.small, args.edges):  # each in its own process
                 proc = await asyncio.create_subprocess_exec(
                     sys.executable, __file__, "--memory-only", str(n), "--root", str(root),
                     "--batch-size", str(args.batch_size), stdout=asyncio.subprocess.PIPE)

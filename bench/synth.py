@@ -1,7 +1,10 @@
-"""Synthetic operations-domain graphs for benchmarks, saved through graphiti-core's bulk API.
+"""Synthetic operations-domain graphs for benchmarks.
 
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
-vocabulary, embeddings come from :class:`graph_trust.embedder.HashingEmbedder`.
+vocabulary, embeddings come from :class:`graph_trust.embedder.HashingEmbedder`. ``build`` saves
+them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
+embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
+(``cypher/bench_create_search_*``), several times faster at 100k edges and more.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ async def build(driver, embedder, n_edges: int, group_id: str, *, seed: int = 7,
     rng = random.Random(seed + 1)
     facts = synth_facts(n_edges, seed)
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    names = sorted({x for f in facts for x in (f[0], f[2])})
+    names = _names(facts)
     vecs = await embedder.create_batch(names)
     nodes = {n: EntityNode(uuid=_uuid(group_id, "n", n), name=n, group_id=group_id, labels=["Entity"],
                            summary="", created_at=now, name_embedding=v) for n, v in zip(names, vecs, strict=True)}
@@ -76,6 +79,37 @@ async def build(driver, embedder, n_edges: int, group_id: str, *, seed: int = 7,
     for i in range(0, len(edges), batch):
         await add_nodes_and_edges_bulk(driver, [], [], [], edges[i : i + batch], embedder)
     return [e.uuid for e in edges]
+
+
+def _names(facts: list[tuple[str, str, str, str]]) -> list[str]:
+    return sorted({x for f in facts for x in (f[0], f[2])})
+
+
+async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fraction: float = 0.3,
+                     batch: int = 2000) -> list[str]:
+    """``build``'s graph in ``conn``'s group, written with ``UNWIND`` statements; return edge uuids."""
+    group_id = conn.database
+    rng = random.Random(seed + 1)
+    facts = synth_facts(n_edges, seed)
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc).isoformat()
+    names = _names(facts)
+    for i in range(0, len(names), batch):
+        part = names[i : i + batch]
+        await conn.write("bench_create_search_entities", nodes=[
+            {"uuid": _uuid(group_id, "n", n), "name": n, "group_id": group_id, "summary": "", "created_at": now,
+             "name_embedding": v.tolist()} for n, v in zip(part, embedder.embed(part), strict=True)])
+    uuids = []
+    for i in range(0, len(facts), batch):
+        part = facts[i : i + batch]
+        edges = []
+        for j, ((s, p, o, fact), v) in enumerate(zip(part, embedder.embed([f[3] for f in part]), strict=True)):
+            trust = rng.choice([1.0, 0.6, 0.25]) if rng.random() < trust_fraction else None
+            edges.append({"uuid": _uuid(group_id, "e", i + j), "source_uuid": _uuid(group_id, "n", s),
+                          "target_uuid": _uuid(group_id, "n", o), "name": p, "fact": fact, "group_id": group_id,
+                          "created_at": now, "fact_embedding": v.tolist(), "trust_score": trust})
+        await conn.write("bench_create_search_edges", edges=edges)
+        uuids += [e["uuid"] for e in edges]
+    return uuids
 
 
 def synth_queries(n: int, seed: int = 11) -> list[str]:

@@ -77,7 +77,7 @@ async def _probe(driver: Any, kind: str, need_size: bool) -> tuple[bool, int]:
         cached = (now, await vi.existing(driver), {})
         _PROBES[driver] = cached
     _, present, sizes = cached
-    has = present is not None and kind in present
+    has = present is not None and bool(present.get(kind, {}).get("ready"))  # a half-filled index misses items
     if has and need_size and kind not in sizes:
         rows = await vi.run(driver, "relates_to_count" if kind == "edge" else "entity_count")
         sizes[kind] = int(rows[0]["n"]) if rows else 0

@@ -92,6 +92,18 @@ async def test_init_creates_vector_indexes_once(indexed, settings):
     present = await vi.existing(driver)
     assert present["edge"]["similarityFunction"] == "cosine"
     assert present["edge"]["M"] == settings.vector_index.m
+    assert present["edge"]["efRuntime"] == settings.vector_index.ef_runtime
+    assert present["edge"]["ready"] and present["node"]["ready"]  # init returns once both are filled
+
+
+def test_an_index_still_being_filled_is_not_ready():
+    """FalkorDB fills a new index in the background and answers from what it holds so far: the
+    search stage must not use it (nor count it as present) until it is OPERATIONAL."""
+    def row(status):
+        return {"label": "RELATES_TO", "types": {"fact_embedding": ["VECTOR"]}, "entitytype": "RELATIONSHIP",
+                "options": {"fact_embedding": {"dimension": 16, "similarityFunction": "cosine"}}, "status": status}
+    assert vi.parse_existing([row("UNDER CONSTRUCTION")], "falkordb")["edge"]["ready"] is False
+    assert vi.parse_existing([row("OPERATIONAL")], "falkordb")["edge"]["ready"] is True
 
 
 async def test_graph_without_embeddings_gets_no_index(graph, settings, unique):

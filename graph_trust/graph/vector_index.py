@@ -10,6 +10,7 @@ search then keeps Graphiti's scan.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,9 @@ async def run(driver: Any, name: str, **params: Any) -> list[dict[str, Any]]:
 
 
 async def existing(driver: Any) -> dict[str, dict[str, Any]] | None:
-    """The vector indexes of the driver's graph, by target kind, with their options; None when
-    the backend cannot list vector indexes (it has none to use)."""
+    """The vector indexes of the driver's graph, by target kind, with their options and
+    ``ready`` (False while FalkorDB still fills a new index: it answers from what it holds so
+    far); None when the backend cannot list vector indexes (it has none to use)."""
     try:
         rows = await run(driver, "vector_indexes")
     except Exception:  # noqa: BLE001 - a backend without vector indexes rejects the statement
@@ -131,5 +133,13 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
                 raise
         report[t.kind] = {"status": "created", "dimension": dim}
     if any(v["status"] == "created" for v in report.values()):
-        await conn.backend.await_new_indexes(conn)  # Neo4j populates new indexes in the background
+        await until_ready(conn)
     return report
+
+
+async def until_ready(conn: Any, poll_s: float = 0.25) -> None:
+    """Wait until every vector index of ``conn``'s graph is filled (both backends fill new
+    indexes in the background; a half-filled one misses edges)."""
+    await conn.backend.await_new_indexes(conn)
+    while not all(v.get("ready", True) for v in (await existing(conn.driver) or {}).values()):
+        await asyncio.sleep(poll_s)

@@ -107,7 +107,7 @@ class BoltBackend(Backend):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         if label in (row.get("labelsOrTypes") or []) and prop in (row.get("properties") or []):
             cfg = (row.get("options") or {}).get("indexConfig") or {}
-            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions")}
+            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions"), "ready": True}
         return None
 
 

@@ -103,7 +103,8 @@ class FalkorDBBackend(Backend):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         types = (row.get("types") or {}).get(prop) or []
         if row.get("label") == label and "VECTOR" in types:
-            return dict((row.get("options") or {}).get(prop) or {})
+            # (a new index is filled in the background and answers from what it holds meanwhile)
+            return dict((row.get("options") or {}).get(prop) or {}, ready=row.get("status", "OPERATIONAL") == "OPERATIONAL")
         return None
 
     def similarity(self, score: float) -> float:
