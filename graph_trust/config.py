@@ -137,6 +137,12 @@ class SyncSettings(_Section):
     # CLEAR_LIMIT_FLOOR edges); more stops the run before it writes: an emptied or wrong review DB
     # must not wipe the graph's trust. 1 = no limit.
     max_clear: float = Field(default=0.5, ge=0, le=1)
+    # ``tiers``: trust_score is the review status's tier. ``confidence``: the tier blended with the
+    # fact's confidence score, tier * (1 - confidence_weight + confidence_weight * confidence)
+    # (docs/confidence.md, "Confidence into trust"); needs the review DB's confidence tables.
+    trust_mode: Literal["tiers", "confidence"] = "tiers"
+    # The fraction of a tier that confidence decides in confidence mode (0: none, 1: all of it).
+    confidence_weight: float = Field(default=0.5, gt=0, le=1)
 
     @field_validator("tiers")
     @classmethod

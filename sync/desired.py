@@ -56,10 +56,12 @@ class ReviewSource:
     key: str
     shared_graph: bool = False  # every group in one graph (the backend's graph_per_group is false)
     default_graph: str = ""
+    blend: float = 0.0  # confidence mode's weight w (see BLEND); 0: tiers mode
 
     def params(self) -> dict[str, object]:
         """The SQL parameters the candidate and desired-state statements take."""
-        return {"source": self.key, "db": self.default_graph, "shared_graph": int(self.shared_graph)}
+        return {"source": self.key, "db": self.default_graph, "shared_graph": int(self.shared_graph),
+                "cw": self.blend}
 
 
 def _text_sql(col: str) -> str:
@@ -84,15 +86,31 @@ def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:
 
 # Winner per edge: scored statuses first, then highest score, then status name, then id.
 # {source_rows} is the candidates considered: all of a source, or those on touched edges.
-DESIRED_SQL = """
-SELECT :source, graph, edge_uuid, score, status, memory_type, sensitivity, scope FROM (
-    SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type, c.sensitivity, c.scope,
+_DESIRED = """
+SELECT :source, graph, edge_uuid, {score}, status, memory_type, sensitivity, scope FROM (
+    SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type, c.sensitivity, c.scope{conf},
            row_number() OVER (PARTITION BY c.graph, c.edge_uuid
                               ORDER BY t.score IS NULL, t.score DESC, c.status, c.id) AS rn
-    FROM {source_rows} JOIN temp.tiers t ON t.status = c.status
-    WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL{where}
+    FROM {{source_rows}} JOIN temp.tiers t ON t.status = c.status{join}
+    WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL{{where}}
 ) WHERE rn = 1 AND score IS NOT NULL
 """
+DESIRED_SQL = _DESIRED.format(score="score", conf="", join="")
+# ``sync.trust_mode: confidence``: the winner's tier times ``1 - w + w * confidence`` (``:cw`` is w,
+# ``sync.confidence_weight``; the confidence is the winner's own, from ``sync_confidence``). Only a
+# positive tier is blended: 0 (rejected, expired) stays 0, and confidence can take away at most the
+# fraction w of what the review status grants, never add to it. A candidate without a confidence
+# row (none yet) keeps its tier.
+BLEND = "CASE WHEN score > 0 THEN score * (1 - :cw + :cw * coalesce(confidence, 1.0)) ELSE score END"
+BLENDED_SQL = _DESIRED.format(score=BLEND + " AS score", conf=", f.confidence",
+                              join=" LEFT JOIN sync_confidence f ON f.source = c.source AND f.id = c.id")
+
+
+def desired_sql(blend: float) -> str:
+    """``DESIRED_SQL`` (tiers mode, ``blend`` 0) or ``BLENDED_SQL`` (it takes ``:cw``)."""
+    return BLENDED_SQL if blend else DESIRED_SQL
+
+
 ALL_ROWS = "sync_candidates c"
 # (INDEXED BY: on the WITHOUT ROWID table, SQLite's planner would otherwise look the edge up by the
 # primary key's first column alone, a scan of the source's every row per touched edge)
@@ -235,8 +253,11 @@ def source_for(review: ReviewDB, graph_key: str) -> str:
     return hashlib.sha256(f"{review.source_key()}|{graph_key}".encode()).hexdigest()[:16]
 
 
-def _tiers_hash(policy: Policy) -> str:
-    return hashlib.sha256(json.dumps(policy.tiers, sort_keys=True).encode()).hexdigest()[:16]
+def _tiers_hash(policy: Policy, blend: float = 0.0) -> str:
+    """What the desired scores are computed with: a change re-reads everything (tiers mode hashes
+    as it always did, so switching it on or off is a full recompute, and nothing else is)."""
+    what = policy.tiers if not blend else {"tiers": policy.tiers, "confidence_weight": blend}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, full: bool, batch_size: int = 2000,
@@ -254,7 +275,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
     load_tiers(con, policy)
     row = con.execute("SELECT refreshed_at, tiers_hash, full_diff_pending FROM sync_sources WHERE source = ?",
                       (source,)).fetchone()
-    incremental = row is not None and not full and row[1] == _tiers_hash(policy)
+    incremental = row is not None and not full and row[1] == _tiers_hash(policy, src.blend)
     started = now_iso()
     inner = review.select_sql(REVIEW_FIELDS, schema="review")
     params = src.params()
@@ -302,13 +323,14 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
             c.execute(touch.format(ids=changed_ids), params)
         if pending and not defer_desired:  # every edge's
             c.execute("DELETE FROM sync_desired WHERE source = :source", params)
-            c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), params)
+            c.execute("INSERT INTO sync_desired " + desired_sql(src.blend).format(source_rows=ALL_ROWS, where=""), params)
         elif incremental:  # the touched edges' (with defer_desired, the caller does every edge)
             c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN "
                       "(SELECT source, graph, uuid FROM sync_touched WHERE source = :source)", params)
-            c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), params)
+            c.execute("INSERT INTO sync_desired " + desired_sql(src.blend).format(source_rows=TOUCHED_ROWS, where=""),
+                      params)
         c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
-                  (source, started, _tiers_hash(policy), pending, graph_key))
+                  (source, started, _tiers_hash(policy, src.blend), pending, graph_key))
     return read, bool(pending)
 
 
@@ -344,7 +366,7 @@ def exact_candidates(store: StateStore, src: ReviewSource) -> None:
         quarantine_duplicate_ids(con, review, "temp.review_rows", src.key)
     con.execute("DROP TABLE IF EXISTS temp.desired")
     con.execute("CREATE TEMP TABLE desired AS SELECT graph, edge_uuid, score, status, memory_type, sensitivity, scope "
-                "FROM (" + DESIRED_SQL.format(source_rows="temp.review_rows c", where="") + ")", params)
+                "FROM (" + desired_sql(src.blend).format(source_rows="temp.review_rows c", where="") + ")", params)
     con.execute("CREATE INDEX temp.desired_key ON desired (graph, edge_uuid)")
 
 
@@ -372,11 +394,12 @@ def range_sql(column: str, lo: str | None, hi: str | None) -> str:
     return (f" AND {column} >= :lo" if lo is not None else "") + (f" AND {column} < :hi" if hi is not None else "")
 
 
-def recompute_desired(c: sqlite3.Connection, source: str, graph: str, lo: str | None, hi: str | None) -> None:
+def recompute_desired(c: sqlite3.Connection, source: str, graph: str, lo: str | None, hi: str | None,
+                      blend: float = 0.0) -> None:
     """Recompute ``sync_desired`` for the edges of ``graph`` in one range (see :func:`desired_ranges`)."""
-    params = {"source": source, "graph": graph, "lo": lo, "hi": hi}
+    params = {"source": source, "graph": graph, "lo": lo, "hi": hi, "cw": blend}
     c.execute("DELETE FROM sync_desired WHERE source = :source AND graph = :graph" + range_sql("uuid", lo, hi), params)
-    c.execute("INSERT INTO sync_desired " + DESIRED_SQL.format(
+    c.execute("INSERT INTO sync_desired " + desired_sql(blend).format(
         source_rows=ALL_ROWS, where=" AND c.graph = :graph" + range_sql("c.edge_uuid", lo, hi)), params)
 
 
@@ -401,6 +424,6 @@ def quarantined(store: StateStore, source: str, limit: int | None = None) -> tup
     return n, [{"id": i, "reason": r} for i, r in store.con.execute(sql, (source,))]
 
 
-__all__ = ["DESIRED_SQL", "EDGE_ROWS", "FAST_PATH", "QUARANTINED_ROWS", "RAW", "SAME_ROW", "attached", "copy_rows",
-           "desired_ranges", "exact_candidates", "full_diff_done", "load_tiers", "parse_row", "quarantined", "range_sql",
+__all__ = ["BLEND", "BLENDED_SQL", "DESIRED_SQL", "EDGE_ROWS", "FAST_PATH", "QUARANTINED_ROWS", "RAW", "SAME_ROW", "attached", "copy_rows",
+           "desired_ranges", "desired_sql", "exact_candidates", "full_diff_done", "load_tiers", "parse_row", "quarantined", "range_sql",
            "recompute_desired", "refresh_candidates", "source_for", "touch_edges"]

@@ -41,6 +41,8 @@ class SyncReport:
     quarantined_count: int = 0
     quarantined: list[dict[str, Any]] = field(default_factory=list)
     drift_healed: int = 0
+    # sync.trust_mode confidence: candidates whose confidence moved since the last run (their edges compared)
+    confidence_changed: int = 0
     recovered_journal_rows: int = 0
     lock_takeover_pid: int | None = None
     clear_limit: str | None = None  # dry run: why a real run would stop at sync.max_clear (else null)

@@ -33,6 +33,7 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
+from graph_trust.sync.confidence_trust import blend_of, load_confidence
 from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
@@ -135,7 +136,8 @@ class _SyncJob:
         self.source = source_for(review, graph_key)
         self.policy = policy_of(settings)
         self.writer = JournaledWriter(store, report.run_id, graph_key)
-        self.work = WorkTable(store, self.source, graph_key, batch_size)
+        self.blend = blend_of(settings)  # confidence mode's weight; 0: tiers mode
+        self.work = WorkTable(store, self.source, graph_key, batch_size, self.blend)
         self.entities = EntityAggregation(store, self.writer, report, graph_key, batch_size, settings.sync.aggregation,
                                           progress)
         self.graphs = Graphs(g)  # (run() opens it knowing which graphs exist)
@@ -250,7 +252,10 @@ class _SyncJob:
         the quarantine, and compute the shadow's checksums (``exact``) or totals of every graph in scope."""
         r = self.report
         src = ReviewSource(self.review, self.policy, self.graphs.name_for, self.source,
-                           shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database)
+                           shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
+                           blend=self.blend)
+        if self.blend:  # every candidate's confidence, set-wise; edges whose confidence moved are touched
+            r.confidence_changed = load_confidence(self.store, self.review, self.settings, self.source)
         r.candidates_read, self._everything = refresh_candidates(
             self.store, src, graph_key=self.graph_key, full=r.full,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)

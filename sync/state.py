@@ -97,6 +97,9 @@ CREATE TABLE IF NOT EXISTS sync_shadow (
     memory_type TEXT, sensitivity TEXT, scope TEXT, source_uuid TEXT, target_uuid TEXT,
     PRIMARY KEY (graph_key, graph, uuid)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_confidence (
+    source TEXT NOT NULL, id TEXT NOT NULL, confidence REAL NOT NULL, PRIMARY KEY (source, id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS sync_pruned (run_id TEXT PRIMARY KEY, pruned_at TEXT NOT NULL);

@@ -23,6 +23,7 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
+from graph_trust.sync.confidence_trust import blend_of
 from graph_trust.sync.desired import ReviewSource, exact_candidates, refresh_candidates, source_for
 from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
@@ -58,7 +59,7 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     source = source_for(review, graph_id)
     graphs = await Graphs.open(g)  # (a group with no graph is read as empty, never created)
     src = ReviewSource(review, policy, graphs.name_for, source, shared_graph=not g.backend.graph_per_group,
-                       default_graph=g.database)
+                       default_graph=g.database, blend=blend_of(settings))  # (confidence: as the last sync scored it)
     # what the next normal sync will work from (its incremental copy) ...
     refresh_candidates(store, src, graph_key=graph_id, full=False)
     con = store.con

@@ -23,9 +23,10 @@ _DIFFERS = ("(s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.t
 class WorkTable:
     """``temp.work`` (and ``temp.unmatched``) of one run over the state store's connection."""
 
-    def __init__(self, store: StateStore, source: str, graph_key: str, batch_size: int) -> None:
+    def __init__(self, store: StateStore, source: str, graph_key: str, batch_size: int, blend: float = 0.0) -> None:
         self.store, self.con = store, store.con
         self.source, self.graph_key, self.batch_size = source, graph_key, batch_size
+        self.blend = blend  # confidence mode's weight (desired.BLEND); 0: tiers mode
 
     def build(self, *, everything: bool) -> None:
         """``temp.work``: edges whose desired trust differs from the shadow. With ``everything``, it
@@ -93,7 +94,7 @@ class WorkTable:
             for lo, hi in desired_ranges(c, self.source, graph, size):
                 p = {"graph_key": self.graph_key, "source": self.source, "graph": graph, "lo": lo, "hi": hi}
                 with self.store.tx():
-                    recompute_desired(c, self.source, graph, lo, hi)
+                    recompute_desired(c, self.source, graph, lo, hi, self.blend)
                 c.execute(f"""
                     INSERT INTO temp.work SELECT * FROM (
                         SELECT d.graph, d.uuid, {_DESIRED_COLS} FROM sync_desired d

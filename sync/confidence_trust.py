@@ -1,0 +1,62 @@
+"""``sync.trust_mode: confidence``: every candidate's confidence, computed in one set-wise pass,
+kept in the state store (``sync_confidence``) for ``desired.BLENDED_SQL`` to blend in SQL.
+
+Change detection covers the confidence too: an edge whose candidate's confidence moved by more
+than ``EPSILON`` since the last run is touched (``sync_touched``), so a new verification, vote or
+use reaches the graph on the next normal run although the candidate row did not change.
+"""
+
+from __future__ import annotations
+
+from graph_trust.config import Settings
+from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.review_db import ReviewDB
+from graph_trust.sync.state import StateStore
+
+EPSILON = 1e-9  # a confidence that moved by no more than this leaves its edge alone
+
+
+def blend_of(settings: Settings) -> float:
+    """The blend weight sync uses: ``sync.confidence_weight`` in confidence mode, else 0 (tiers)."""
+    return settings.sync.confidence_weight if settings.sync.trust_mode == "confidence" else 0.0
+
+
+def blended(tier: float | None, confidence: float | None, weight: float) -> float | None:
+    """The trust_score ``desired.BLEND`` gives a winner with this tier and confidence (Python twin of
+    the SQL, for ``graph-trust confidence ID`` and the tests): ``tier * (1 - w + w * confidence)`` for
+    a positive tier; a tier of 0 or none (unscored) is returned as it is."""
+    if tier is None or tier <= 0 or not weight:
+        return tier
+    return tier * (1 - weight + weight * (1.0 if confidence is None else confidence))
+
+
+def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, source: str) -> int:
+    """Score every candidate of ``review`` (``ConfidenceStore.scores``: one set-wise read and numpy),
+    store the scores under ``source`` and touch the edges of candidates whose score moved by more
+    than ``EPSILON`` (or is new). Call before ``refresh_candidates``, which recomputes the desired
+    trust of touched edges. Returns how many candidates' confidence changed."""
+    with ConfidenceStore.open(review.path, settings.review, settings.confidence, readonly=True) as cs:
+        ids, _, scores = cs.scores()
+    con = store.con
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS conf_new (id TEXT PRIMARY KEY, confidence REAL NOT NULL) "
+                "WITHOUT ROWID")
+    con.execute("DELETE FROM temp.conf_new")
+    con.executemany("INSERT OR REPLACE INTO temp.conf_new VALUES (?, ?)", zip(ids, scores.tolist(), strict=True))
+    p = {"source": source, "eps": EPSILON}
+    moved = ("SELECT n.id FROM temp.conf_new n LEFT JOIN sync_confidence o ON o.source = :source AND o.id = n.id "
+             "WHERE o.id IS NULL OR abs(o.confidence - n.confidence) > :eps "
+             "UNION ALL SELECT o.id FROM sync_confidence o WHERE o.source = :source "
+             "AND NOT EXISTS (SELECT 1 FROM temp.conf_new n WHERE n.id = o.id)")
+    with store.tx() as c:
+        c.execute("DROP TABLE IF EXISTS temp.conf_moved")
+        c.execute(f"CREATE TEMP TABLE conf_moved AS {moved}", p)
+        c.execute("INSERT OR IGNORE INTO sync_touched SELECT c.source, c.graph, c.edge_uuid FROM temp.conf_moved m "
+                  "JOIN sync_candidates c ON c.source = :source AND c.id = m.id WHERE c.edge_uuid IS NOT NULL", p)
+        c.execute("DELETE FROM sync_confidence WHERE source = :source AND id IN (SELECT id FROM temp.conf_moved)", p)
+        c.execute("INSERT INTO sync_confidence SELECT :source, n.id, n.confidence FROM temp.conf_new n "
+                  "WHERE n.id IN (SELECT id FROM temp.conf_moved)", p)
+        changed = c.execute("SELECT count(*) FROM temp.conf_moved").fetchone()[0]
+    return changed
+
+
+__all__ = ["EPSILON", "blend_of", "blended", "load_confidence"]
