@@ -11,6 +11,7 @@ import click
 from graph_trust import api
 from graph_trust.api import FACTORS, OUTCOMES, RISK_THRESHOLDS, VERDICTS, VOTES
 from graph_trust.cli.common import common_options, emit_json, runtime, table
+from graph_trust.sync.confidence_trust import trust_of
 
 REVIEW_DB_HELP = "Review DB (default: review.path or $GRAPH_TRUST_REVIEW_DB). `graph-trust review init` adds the tables."
 BY_HELP = "The acting agent's id (recorded with the write)."
@@ -21,12 +22,15 @@ def review_db_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help=REVIEW_DB_HELP)(fn)
 
 
-def _ask(review_db: str | None, call: Callable[[Any], Any]) -> tuple[Any, Any]:
+def _ask(review_db: str | None, call: Callable[[Any], Any], *, trust: bool = False) -> tuple[Any, Any]:
     """(runtime, ``call(store)``) on the review DB's confidence store, closed afterwards; the
-    result is printed as JSON under --json (the caller then prints nothing)."""
+    result is printed as JSON under --json (the caller then prints nothing). ``trust``: the result
+    is one fact's confidence; add the trust_score sync would write for it (``trust``)."""
     rt = runtime()
     with api.confidence_store(rt.settings, review_db) as store:
         out = call(store)
+    if trust:
+        out = {**out, "trust": trust_of(rt.settings, out)}
     if rt.json:
         emit_json(out)
     return rt, out
@@ -72,8 +76,10 @@ Examples:
 @review_db_option
 @common_options
 def show(fact_id: str, risk: str | None, review_db: str | None) -> None:
-    """Score, level and factor breakdown of the fact ID (a candidate id in the review DB)."""
-    rt, out = _ask(review_db, lambda s: s.confidence(fact_id, risk))
+    """Score, level and factor breakdown of the fact ID (a candidate id in the review DB), and the
+    trust_score sync writes for it (sync.trust_mode: its tier, or the tier blended with this
+    confidence) when it is its edge's winning candidate."""
+    rt, out = _ask(review_db, lambda s: s.confidence(fact_id, risk), trust=True)
     if rt.json:
         return
     click.echo(f"{fact_id}: confidence {out['score']:.3f} ({out['level']}): {out['description']}")
@@ -84,6 +90,16 @@ def show(fact_id: str, risk: str | None, review_db: str | None) -> None:
     click.echo(f"author {i['author'] or '-'} · category {i['category']} · age {i['age_days']:.1f} d · "
                f"verification {i['verification_level']} ({i['verifiers']}) · {i['agents_agreeing']} agent(s) agree · "
                f"{i['votes']} vote(s) · {i['contradictions_lost']} contradiction(s) lost · {i['uses']} use(s)")
+    t = out["trust"]
+    if not t["known_status"]:
+        click.echo(f"trust: none (status {t['status']!r} is not in sync.tiers: sync quarantines it)")
+    elif t["tier"] is None or not t["confidence_weight"] or t["tier"] <= 0:
+        click.echo(f"trust sync writes (trust_mode {t['trust_mode']}): "
+                   f"{'none' if t['trust_score'] is None else format(t['trust_score'], '.3f')}, the {t['status']} tier")
+    else:
+        w = t["confidence_weight"]
+        click.echo(f"trust sync writes (trust_mode confidence): {t['tier']:.3f} ({t['status']} tier) x "
+                   f"(1 - {w:g} + {w:g} x {out['score']:.3f}) = {t['trust_score']:.3f}")
     if "decision" in out:
         d = out["decision"]
         click.echo(f"{risk} risk: {'act' if d['should_act'] else 'do not act yet'}: {d['recommendation']} "

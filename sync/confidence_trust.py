@@ -8,6 +8,8 @@ use reaches the graph on the next normal run although the candidate row did not 
 
 from __future__ import annotations
 
+from typing import Any
+
 from graph_trust.config import Settings
 from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.review_db import ReviewDB
@@ -28,6 +30,17 @@ def blended(tier: float | None, confidence: float | None, weight: float) -> floa
     if tier is None or tier <= 0 or not weight:
         return tier
     return tier * (1 - weight + weight * (1.0 if confidence is None else confidence))
+
+
+def trust_of(settings: Settings, confidence: dict[str, Any]) -> dict[str, Any]:
+    """The trust_score sync writes for a fact (``confidence``: ``ConfidenceStore.confidence``'s
+    answer) when it is its edge's winning candidate, under ``sync.trust_mode``, with its parts."""
+    status = confidence["inputs"]["status"]
+    tier = settings.sync.tiers.get(status)
+    weight = blend_of(settings)
+    return {"trust_mode": settings.sync.trust_mode, "status": status, "tier": tier, "known_status":
+            status in settings.sync.tiers, "confidence_weight": weight or None,
+            "trust_score": blended(tier, confidence["score"], weight) if status in settings.sync.tiers else None}
 
 
 def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, source: str) -> int:
@@ -59,4 +72,4 @@ def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, sou
     return changed
 
 
-__all__ = ["EPSILON", "blend_of", "blended", "load_confidence"]
+__all__ = ["EPSILON", "blend_of", "blended", "load_confidence", "trust_of"]

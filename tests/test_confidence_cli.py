@@ -119,3 +119,22 @@ def test_fact_named_like_a_subcommand(tmp_path, cli):
     assert r.code == 0 and r.json()["id"] == "learn"
     r = cli("confidence", "show", "--review-db", str(p), "--json", "--", "-odd")
     assert r.code == 0 and r.json()["id"] == "-odd"
+
+
+@pytest.mark.parametrize("mode,weight", [("tiers", 0.5), ("confidence", 0.5), ("confidence", 0.9)])
+def test_confidence_shows_the_trust_sync_writes(db, cli, tmp_path, mode, weight):
+    from graph_trust.sync.confidence_trust import blended
+
+    cfg = tmp_path / "graph-trust.yaml"
+    cfg.write_text(f"sync:\n  trust_mode: {mode}\n  confidence_weight: {weight}\n")
+    for fact, tier in (("f1", 1.0), ("f2", 0.25)):
+        r = cli("confidence", fact, "--review-db", db, "--config", str(cfg), "--json")
+        assert r.code == 0, r.err
+        out = r.json()
+        t = out["trust"]
+        assert (t["trust_mode"], t["status"], t["tier"]) == (mode, out["inputs"]["status"], tier)
+        want = tier if mode == "tiers" else tier * (1 - weight + weight * out["score"])
+        assert t["trust_score"] == pytest.approx(want) == pytest.approx(
+            blended(tier, out["score"], weight if mode == "confidence" else 0.0))
+        text = cli("confidence", fact, "--review-db", db, "--config", str(cfg))
+        assert f"= {want:.3f}" in text.out if mode == "confidence" else f"{want:.3f}, the" in text.out
