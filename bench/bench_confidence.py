@@ -52,8 +52,6 @@ def iso(days_ago: float) -> str:
 def build(path: Path, n: int, rng: random.Random) -> None:
     init_review_db(path)
     init_confidence_tables(path)
-    agents = [f"agent-{i}" for i in range(max(2, n // 200))]
-    cats, roles, stypes = list(HALF_LIVES), list(ROLE_TRUST_WEIGHTS), list(SOURCE_TYPE_WEIGHTS)
     statuses = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
     subjects = [f"service-{i}" for i in range(n // 4)]
     con = sqlite3.connect(path)
@@ -62,27 +60,38 @@ def build(path: Path, n: int, rng: random.Random) -> None:
             (f"c{i:07d}", rng.choice(subjects), rng.choice(["port", "runs_on", "owned_by"]), str(rng.randrange(40)),
              f"fact {i}", rng.choice(statuses), json.dumps([f"edge-{i}"]), "g", iso(rng.uniform(0, 400)),
              None, None, None, None) for i in range(n)))
+    con.close()
+    add_records(path, [f"c{i:07d}" for i in range(n)], rng)
+
+
+def add_records(path: Path, ids: list[str], rng: random.Random) -> None:
+    """The confidence records of the candidates ``ids`` (see the module docstring for the shares)."""
+    n = len(ids)
+    agents = [f"agent-{i}" for i in range(max(2, n // 200))]
+    cats, roles, stypes = list(HALF_LIVES), list(ROLE_TRUST_WEIGHTS), list(SOURCE_TYPE_WEIGHTS)
+    con = sqlite3.connect(path)
+    with con:
         con.executemany("INSERT INTO fact_sources VALUES (?, ?, ?, ?, ?, ?)", (
-            (f"c{i:07d}", rng.choice(agents), rng.choice(roles), rng.choice(stypes), rng.choice(cats),
-             iso(rng.uniform(0, 400))) for i in range(n)))
+            (f, rng.choice(agents), rng.choice(roles), rng.choice(stypes), rng.choice(cats),
+             iso(rng.uniform(0, 400))) for f in ids))
         con.executemany("INSERT INTO fact_verifications (fact_id, verifier_id, verification_type, verified_at) "
                         "VALUES (?, ?, ?, ?)", (
-                            (f"c{rng.randrange(n):07d}", rng.choice(agents), rng.choice(VERDICTS), iso(rng.uniform(0, 300)))
+                            (rng.choice(ids), rng.choice(agents), rng.choice(VERDICTS), iso(rng.uniform(0, 300)))
                             for _ in range(n // 2)))
         con.executemany("INSERT INTO fact_usage_outcomes (fact_id, agent_id, action, outcome, tracked_at) "
                         "VALUES (?, ?, 'act', ?, ?)", (
-                            (f"c{rng.randrange(n):07d}", rng.choice(agents), rng.choice(OUTCOMES), iso(rng.uniform(0, 150)))
+                            (rng.choice(ids), rng.choice(agents), rng.choice(OUTCOMES), iso(rng.uniform(0, 150)))
                             for _ in range(n)))
         con.executemany("INSERT OR IGNORE INTO fact_votes (fact_id, agent_id, vote, confidence, voted_at) "
                         "VALUES (?, ?, ?, ?, ?)", (
-                            (f"c{rng.randrange(n):07d}", rng.choice(agents), rng.choice(VOTES), rng.random(), iso(1))
+                            (rng.choice(ids), rng.choice(agents), rng.choice(VOTES), rng.random(), iso(1))
                             for _ in range(n // 5)))
         con.executemany("INSERT OR IGNORE INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, "
                         "detected_at, resolved_at, resolution_strategy, resolution_loser) VALUES (?, ?, 'different_object', "
                         "?, ?, ?, ?, ?)", (
                             (a, b, rng.choice(["low", "medium", "high"]), iso(1), *(
                                 (iso(0), "temporal", b) if rng.random() < 0.5 else (None, None, None)))
-                            for a, b in ((f"c{rng.randrange(n):07d}", f"c{rng.randrange(n):07d}") for _ in range(n // 50))))
+                            for a, b in ((rng.choice(ids), rng.choice(ids)) for _ in range(n // 50))))
         con.executemany("INSERT OR IGNORE INTO agent_credibility (agent_id, category, expertise, corrections_issued) "
                         "VALUES (?, ?, ?, ?)", (
                             (a, "global", rng.choice(list(EXPERTISE_LEVELS)), rng.randrange(3))

@@ -255,7 +255,9 @@ class _SyncJob:
                            shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
                            blend=self.blend)
         if self.blend:  # every candidate's confidence, set-wise; edges whose confidence moved are touched
+            t = time.monotonic()
             r.confidence_changed = load_confidence(self.store, self.review, self.settings, self.source)
+            r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # (part of the candidates phase)
         r.candidates_read, self._everything = refresh_candidates(
             self.store, src, graph_key=self.graph_key, full=r.full,
             progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
