@@ -73,6 +73,16 @@ def confidence_store(settings: Settings, review_db: str | Path | None = None) ->
         yield store
 
 
+def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str | Path | None = None
+                      ) -> dict[str, dict[str, Any]]:
+    """Per edge uuid: the fact its trust comes from, that fact's confidence and factor breakdown,
+    and the trust_score ``sync.trust_mode`` gives it (for ``search --explain``; read from the
+    review DB, ``review_db`` or ``review.path``). See ``sync.confidence_trust.confidence_behind``."""
+    from graph_trust.sync.confidence_trust import confidence_behind as behind
+
+    return behind(settings, edge_uuids, review_db)
+
+
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
               max_rank: int = 20, tiers: tuple[float, ...] = DEFAULT_TIERS) -> dict[float, list[CalibrationRow]]:
     """What the configured weight and boost form can overtake, per RRF constant (``graph-trust calibrate``)."""
@@ -132,6 +142,7 @@ __all__ = [
     "calibrate",
     "check_eval_extra",
     "composite_rank",
+    "confidence_behind",
     "confidence_store",
     "context",
     "demo",

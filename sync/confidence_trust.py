@@ -8,9 +8,13 @@ use reaches the graph on the next normal run although the candidate row did not 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.confidence.composite import FACTORS
+from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import StateStore
@@ -43,6 +47,44 @@ def trust_of(settings: Settings, confidence: dict[str, Any]) -> dict[str, Any]:
             "trust_score": blended(tier, confidence["score"], weight) if status in settings.sync.tiers else None}
 
 
+def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str | Path | None = None
+                      ) -> dict[str, dict[str, Any]]:
+    """For ``search --explain``: per edge uuid, the candidate whose decision its trust comes from
+    (the winner, chosen as sync chooses it: highest tier, then status, then id), its tier, its
+    confidence with the factor breakdown, and the trust_score ``sync.trust_mode`` gives it. Read
+    from the review DB as it is now (one scan for the candidates, one set-wise score); edges no
+    usable candidate points at are left out."""
+    wanted = list(dict.fromkeys(uuids))
+    if not wanted:
+        return {}
+    tiers, weight = settings.sync.tiers, blend_of(settings)
+    with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=True) as cs:
+        ids_col, status_col, ev_col = (cs.db.columns[k] for k in ("id", "status", "evidence_refs_json"))
+        near = " OR ".join(f'instr(CAST("{ev_col}" AS TEXT), ?) > 0' for _ in wanted)  # (exact test below)
+        best: dict[str, tuple] = {}
+        for cid, status, ev in cs._query(f'SELECT "{ids_col}", "{status_col}", "{ev_col}" FROM "{cs.db.table}" '
+                                         f"WHERE {near}", wanted):
+            uuid, reason = edge_uuid_of(ev)
+            if reason is not None or uuid not in wanted or status not in tiers:
+                continue
+            tier = tiers[status]
+            key = (tier is None, -(tier or 0.0), status, str(cid))
+            if uuid not in best or key < best[uuid][0]:
+                best[uuid] = (key, str(cid), status, tier)
+        if not best:
+            return {}
+        fids, matrix, scores = cs.scores([b[1] for b in best.values()])
+        weights = cs.weights
+    at = {f: i for i, f in enumerate(fids)}
+    out = {}
+    for uuid, (_, cid, status, tier) in best.items():
+        i = at[cid]
+        out[uuid] = {"fact_id": cid, "status": status, "tier": tier, "trust_mode": settings.sync.trust_mode,
+                     "confidence": float(scores[i]), "factors": dict(zip(FACTORS, map(float, matrix[i]), strict=True)),
+                     "weights": dict(weights), "trust_score": blended(tier, float(scores[i]), weight)}
+    return out
+
+
 def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, source: str) -> int:
     """Score every candidate of ``review`` (``ConfidenceStore.scores``: one set-wise read and numpy),
     store the scores under ``source`` and touch the edges of candidates whose score moved by more
@@ -72,4 +114,4 @@ def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, sou
     return changed
 
 
-__all__ = ["EPSILON", "blend_of", "blended", "load_confidence", "trust_of"]
+__all__ = ["EPSILON", "blend_of", "confidence_behind", "blended", "load_confidence", "trust_of"]

@@ -243,3 +243,22 @@ async def test_written_score_equals_the_python_blend_over_random_records(built, 
             assert got is None
         else:
             assert got == pytest.approx(exp, abs=TOL)
+
+
+async def test_confidence_behind_explains_the_written_score(world):
+    from graph_trust import api
+
+    graph, settings, db, group, u = world
+    add_verification(db, "c5", "bob")
+    await run_sync(settings, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    got = api.confidence_behind(settings, [u[0], u[3], u[4], "no-such-edge"], review_db=db)
+    assert set(got) == {u[0], u[3], u[4]}  # c4 is rejected with a null tier here: still its edge's fact
+    assert got[u[4]]["fact_id"] == "c5" and got[u[4]]["status"] == "promoted"  # the winner over c6 (candidate)
+    with ConfidenceStore.open(db, settings.review, settings.confidence) as cs:
+        for uuid in (u[0], u[4]):
+            one = cs.confidence(got[uuid]["fact_id"])
+            assert got[uuid]["confidence"] == pytest.approx(one["score"], abs=TOL)
+            assert got[uuid]["factors"] == pytest.approx(one["factors"], abs=TOL)
+            assert got[uuid]["trust_score"] == pytest.approx(props[uuid]["trust_score"], abs=TOL)
+    assert got[u[3]]["trust_score"] is None and props[u[3]]["trust_score"] is None
