@@ -262,3 +262,18 @@ async def test_confidence_behind_explains_the_written_score(world):
             assert got[uuid]["factors"] == pytest.approx(one["factors"], abs=TOL)
             assert got[uuid]["trust_score"] == pytest.approx(props[uuid]["trust_score"], abs=TOL)
     assert got[u[3]]["trust_score"] is None and props[u[3]]["trust_score"] is None
+
+
+async def test_negative_evidence_gets_no_boost(world):
+    """With the default tiers (rejected 0.0: negative evidence) a rejected fact confirmed many
+    times still writes 0.0; the promoted edge's blend stays at or under its tier."""
+    graph, settings, db, group, u = world
+    s = settings.model_copy(update={"sync": settings.sync.model_copy(
+        update={"tiers": {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}})})
+    for who in ("v1", "v2", "v3", "system_auto_verify"):
+        add_verification(db, "c4", who)
+        add_verification(db, "c1", who)
+    await run_sync(s, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    assert props[u[3]]["trust_score"] == 0.0 and props[u[3]]["trust_status"] == "rejected"
+    assert 0.5 < props[u[0]]["trust_score"] <= 1.0
