@@ -143,6 +143,10 @@ class SyncSettings(_Section):
     trust_mode: Literal["tiers", "confidence"] = "tiers"
     # The fraction of a tier that confidence decides in confidence mode (0: none, 1: all of it).
     confidence_weight: float = Field(default=0.5, gt=0, le=1)
+    # Confidence mode: scores are rounded to a multiple of this before they are stored and blended
+    # (0: exact). Freshness moves every score a little all the time; the step keeps runs close
+    # together from rewriting edges for changes no ranking can see.
+    confidence_step: float = Field(default=0.001, ge=0, le=0.1)
 
     @field_validator("tiers")
     @classmethod

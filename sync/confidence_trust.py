@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import FACTORS
 from graph_trust.sync.evidence import edge_uuid_of
@@ -25,6 +27,11 @@ EPSILON = 1e-9  # a confidence that moved by no more than this leaves its edge a
 def blend_of(settings: Settings) -> float:
     """The blend weight sync uses: ``sync.confidence_weight`` in confidence mode, else 0 (tiers)."""
     return settings.sync.confidence_weight if settings.sync.trust_mode == "confidence" else 0.0
+
+
+def quantized(scores: np.ndarray, step: float) -> np.ndarray:
+    """``scores`` rounded to a multiple of ``step`` (``sync.confidence_step``; 0: as they are)."""
+    return np.round(scores / step) * step if step else scores
 
 
 def blended(tier: float | None, confidence: float | None, weight: float) -> float | None:
@@ -44,7 +51,9 @@ def trust_of(settings: Settings, confidence: dict[str, Any]) -> dict[str, Any]:
     weight = blend_of(settings)
     return {"trust_mode": settings.sync.trust_mode, "status": status, "tier": tier, "known_status":
             status in settings.sync.tiers, "confidence_weight": weight or None,
-            "trust_score": blended(tier, confidence["score"], weight) if status in settings.sync.tiers else None}
+            "confidence_step": settings.sync.confidence_step, "trust_score": blended(
+                tier, float(quantized(np.float64(confidence["score"]), settings.sync.confidence_step)), weight)
+            if status in settings.sync.tiers else None}
 
 
 def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str | Path | None = None
@@ -74,6 +83,7 @@ def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str |
         if not best:
             return {}
         fids, matrix, scores = cs.scores([b[1] for b in best.values()])
+        used = quantized(scores, settings.sync.confidence_step)  # (what sync blends)
         weights = cs.weights
     at = {f: i for i, f in enumerate(fids)}
     out = {}
@@ -81,7 +91,7 @@ def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str |
         i = at[cid]
         out[uuid] = {"fact_id": cid, "status": status, "tier": tier, "trust_mode": settings.sync.trust_mode,
                      "confidence": float(scores[i]), "factors": dict(zip(FACTORS, map(float, matrix[i]), strict=True)),
-                     "weights": dict(weights), "trust_score": blended(tier, float(scores[i]), weight)}
+                     "weights": dict(weights), "trust_score": blended(tier, float(used[i]), weight)}
     return out
 
 
@@ -92,6 +102,7 @@ def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, sou
     trust of touched edges. Returns how many candidates' confidence changed."""
     with ConfidenceStore.open(review.path, settings.review, settings.confidence, readonly=True) as cs:
         ids, _, scores = cs.scores()
+    scores = quantized(scores, settings.sync.confidence_step)
     con = store.con
     con.execute("CREATE TEMP TABLE IF NOT EXISTS conf_new (id TEXT PRIMARY KEY, confidence REAL NOT NULL) "
                 "WITHOUT ROWID")
@@ -114,4 +125,4 @@ def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, sou
     return changed
 
 
-__all__ = ["EPSILON", "blend_of", "confidence_behind", "blended", "load_confidence", "trust_of"]
+__all__ = ["EPSILON", "blend_of", "confidence_behind", "blended", "load_confidence", "quantized", "trust_of"]

@@ -133,8 +133,9 @@ def test_confidence_shows_the_trust_sync_writes(db, cli, tmp_path, mode, weight)
         out = r.json()
         t = out["trust"]
         assert (t["trust_mode"], t["status"], t["tier"]) == (mode, out["inputs"]["status"], tier)
-        want = tier if mode == "tiers" else tier * (1 - weight + weight * out["score"])
+        used = round(out["score"] / 0.001) * 0.001  # sync.confidence_step's default
+        want = tier if mode == "tiers" else tier * (1 - weight + weight * used)
         assert t["trust_score"] == pytest.approx(want) == pytest.approx(
-            blended(tier, out["score"], weight if mode == "confidence" else 0.0))
+            blended(tier, used, weight if mode == "confidence" else 0.0))
         text = cli("confidence", fact, "--review-db", db, "--config", str(cfg))
         assert f"= {want:.3f}" in text.out if mode == "confidence" else f"{want:.3f}, the" in text.out

@@ -28,9 +28,10 @@ STATUSES = ["promoted", "corroborated", "candidate", "rejected"]
 TOL = 1e-5
 
 
-def confidence_settings(settings, weight: float = 0.5):
+def confidence_settings(settings, weight: float = 0.5, step: float = 0.0):
+    """Confidence mode; exact scores (step 0) unless ``step`` says otherwise."""
     return settings.model_copy(update={"sync": settings.sync.model_copy(
-        update={"trust_mode": "confidence", "confidence_weight": weight})})
+        update={"trust_mode": "confidence", "confidence_weight": weight, "confidence_step": step})})
 
 
 def expected_scores(settings, db, rows, u_of) -> dict[str, float | None]:
@@ -277,3 +278,22 @@ async def test_negative_evidence_gets_no_boost(world):
     props = await edge_props(graph, group)
     assert props[u[3]]["trust_score"] == 0.0 and props[u[3]]["trust_status"] == "rejected"
     assert 0.5 < props[u[0]]["trust_score"] <= 1.0
+
+
+async def test_confidence_step_rounds_and_spares_runs_close_together(world):
+    """With ``sync.confidence_step`` the score blended is the confidence rounded to the step, and a
+    run seconds later (freshness moved every score a little) writes nothing."""
+    graph, settings, db, group, u = world
+    s = confidence_settings(settings, step=0.01)
+    await run_sync(s, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    with ConfidenceStore.open(db, s.review, s.confidence) as cs:
+        c1 = cs.confidence("c1")["score"]
+    assert props[u[0]]["trust_score"] == pytest.approx(blended(1.0, round(c1 / 0.01) * 0.01, 0.5), abs=1e-9) \
+        or abs(c1 / 0.01 - round(c1 / 0.01) - 0.5) < 1e-3  # (unless on a rounding boundary)
+    again = await run_sync(s, review_db=db, graph=graph)
+    assert again.edges_set == 0 and again.confidence_changed <= 1
+    add_verification(db, "c1", "bob")  # a real change still comes through
+    third = await run_sync(s, review_db=db, graph=graph)
+    assert third.confidence_changed >= 1 and (await edge_props(graph, group))[u[0]]["trust_score"] > \
+        props[u[0]]["trust_score"]
