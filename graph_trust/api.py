@@ -25,12 +25,14 @@ from typing import Any
 
 from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.audit import list_events as audit_events
+from graph_trust import confidence_ops
 from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
+from graph_trust.confidence_ops import search_confident
 from graph_trust.graph.connection import GraphConnection
 from graph_trust.context.metrics import write_textfile as write_metrics
 from graph_trust.context.service import get_context
@@ -132,6 +134,7 @@ __all__ = [
     "calibrate",
     "check_eval_extra",
     "composite_rank",
+    "confidence_ops",
     "confidence_store",
     "context",
     "demo",
@@ -149,6 +152,7 @@ __all__ = [
     "runs",
     "search",
     "search_config",
+    "search_confident",
     "serve_mcp",
     "sync",
     "sync_review_rows",
