@@ -8,7 +8,8 @@ Two tools for agents:
 - ``get_context(query, format, group)``: the retrieval policy's payload (``format="payload"``)
   or its system-prompt block (``format="prompt"``);
 - the confidence model's operator tools on the review DB (``review.path``), answering as the
-  CLI commands of the same names do (:mod:`graph_trust.confidence_ops`): ``confidence``,
+  CLI commands of the same names do (:mod:`graph_trust.sync.confidence_ops`, handed in by
+  ``graph_trust.api.serve_mcp``: this module sits beside the api and does not import sync): ``confidence``,
   ``verify_fact``, ``record_usage``, ``vote``, ``contradictions``, ``stale``, ``credibility``;
   ``search_facts`` takes ``min_confidence``.
 
@@ -23,10 +24,9 @@ from typing import Any, Literal
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from types import ModuleType
 
-from graph_trust import confidence_ops as ops
 from graph_trust.access import TrustContext, filter_by_trust
 from graph_trust.confidence.composite import RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
@@ -37,7 +37,6 @@ from graph_trust.context.redact import Redactor
 from graph_trust.context.service import ContextService
 from graph_trust.errors import ConfigError, GraphTrustError
 from graph_trust.records import records_from_results
-from graph_trust.sync.confidence_store import ConfidenceStore
 
 INSTRUCTIONS = (
     "Trust-ranked memory from a Graphiti knowledge graph. Call get_context with the user's question "
@@ -88,8 +87,13 @@ def _tool(server: Any) -> Callable[[Callable[..., Any]], Any]:
     return register
 
 
-async def search_facts_payload(settings: Settings, trust_context: TrustContext, query: str, limit: int = 10,
-                               group: str | None = None, min_confidence: float | None = None) -> dict[str, Any]:
+# search(settings, query, limit=, groups=) -> (results, confidences or None): api.search_confident
+ConfidentSearch = Callable[..., Awaitable[tuple[Any, dict[str, float] | None]]]
+
+
+async def search_facts_payload(settings: Settings, trust_context: TrustContext, search: ConfidentSearch, query: str,
+                               limit: int = 10, group: str | None = None,
+                               min_confidence: float | None = None) -> dict[str, Any]:
     """What the ``search_facts`` tool returns: visible hits with explanations, PII redacted;
     with ``min_confidence`` (validated as ``search.min_confidence``) only facts the review DB
     scores at least that, each with its ``confidence``."""
@@ -98,8 +102,7 @@ async def search_facts_payload(settings: Settings, trust_context: TrustContext, 
     if min_confidence is not None:
         value = checked_value(SearchSettings, "min_confidence", min_confidence, "search_facts min_confidence")
         settings = settings.model_copy(update={"search": settings.search.model_copy(update={"min_confidence": value})})
-    results, confidences = await ops.search_confident(settings, query, limit=limit,
-                                                      groups=[group] if group else None)
+    results, confidences = await search(settings, query, limit=limit, groups=[group] if group else None)
     visible = filter_by_trust(records_from_results(results), trust_context,
                               default_sensitivity=settings.context.default_sensitivity)
     red = Redactor.from_settings(settings.policy)
@@ -118,8 +121,9 @@ async def search_facts_payload(settings: Settings, trust_context: TrustContext, 
     return {"facts": facts, "denied": visible.denied, "trust_weight": results.trust_weight}
 
 
-def build_server(settings: Settings, trust_context: TrustContext) -> Any:
-    """An MCP server whose tools run with ``trust_context`` (fixed here, not per call)."""
+def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch) -> Any:
+    """An MCP server whose tools run with ``trust_context`` (fixed here, not per call); ``ops``
+    is :mod:`graph_trust.sync.confidence_ops`, ``search`` ``api.search_confident``."""
     server = _server_class()("graph-trust", instructions=INSTRUCTIONS)
     service = ContextService()
     tool = _tool(server)
@@ -130,7 +134,7 @@ def build_server(settings: Settings, trust_context: TrustContext) -> Any:
         """Trust-boosted search: facts best first, each with why it ranked there (BM25 and cosine
         ranks, fused score, trust boost). Facts above this server's clearance are left out.
         min_confidence (0-1): only facts the review DB scores at least that, each with its confidence."""
-        return await search_facts_payload(settings, trust_context, query, limit, group, min_confidence)
+        return await search_facts_payload(settings, trust_context, search, query, limit, group, min_confidence)
 
     @tool
     async def get_context(query: str, format: Literal["prompt", "payload"] = "prompt",
@@ -144,7 +148,7 @@ def build_server(settings: Settings, trust_context: TrustContext) -> Any:
         return {"prompt": payload.format_for_system_prompt(settings.context.layer_order),
                 "metadata": payload.metadata.to_dict()}
 
-    _confidence_tools(tool, settings)
+    _confidence_tools(tool, settings, ops)
     return server
 
 
@@ -155,13 +159,8 @@ Outcome = Literal[tuple(OUTCOMES)]  # type: ignore[valid-type]
 Vote = Literal[tuple(VOTES)]  # type: ignore[valid-type]
 
 
-def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Settings) -> None:
+def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Settings, ops: ModuleType) -> None:
     """The operator tools: each opens the review DB (``review.path``) for its call only."""
-
-    @contextmanager
-    def store() -> Iterator[ConfidenceStore]:
-        with ConfidenceStore.open(None, settings.review, settings.confidence) as s:
-            yield s
 
     def agent() -> str:
         if settings.mcp.agent is None:
@@ -169,8 +168,8 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
                               "server's config (or start it with `graph-trust mcp --agent NAME`)")
         return settings.mcp.agent
 
-    def ask(call: Callable[[ConfidenceStore], dict[str, Any]]) -> dict[str, Any]:
-        with store() as s:
+    def ask(call: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+        with ops.store(settings) as s:
             return call(s)
 
     @tool
@@ -217,6 +216,6 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
         return ask(lambda s: ops.credibility(s, agent_id, category))
 
 
-def serve_stdio(settings: Settings, trust_context: TrustContext) -> None:
-    """Run the server on stdin/stdout until the client closes it."""
-    build_server(settings, trust_context).run("stdio")
+def serve_stdio(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch) -> None:
+    """Run the server on stdin/stdout until the client closes it (arguments: :func:`build_server`'s)."""
+    build_server(settings, trust_context, ops, search).run("stdio")

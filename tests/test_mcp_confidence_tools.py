@@ -14,7 +14,7 @@ import pytest
 
 from test_mcp_server import _data, _field, _is_error
 from test_policy_graph import QUERY, _save
-from graph_trust import confidence_ops as ops
+from graph_trust.api import confidence_ops as ops
 from graph_trust.api import confidence_store, init_review_db
 from graph_trust.sync.review_db import insert_rows
 

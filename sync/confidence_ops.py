@@ -3,22 +3,30 @@
 ``credibility``) and the MCP tools of the same names return them: one definition of what each
 reads, writes and answers, so the two front ends cannot drift apart.
 
-Each takes an open :class:`~sync.confidence_store.ConfidenceStore` (``api.confidence_store``);
-the store validates ids, enums and ranges and raises the typed error naming what is wrong.
+Each takes an open :class:`~graph_trust.sync.confidence_store.ConfidenceStore`
+(:func:`store`); the store validates ids, enums and ranges and raises the typed error naming
+what is wrong. :func:`edge_confidences` is what ``search --min-confidence`` filters by.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import RISK_THRESHOLDS
 from graph_trust.errors import InputError
-from graph_trust.ranked_search import search
 from graph_trust.sync.confidence_store import ConfidenceStore
-from graph_trust.trust_search import TrustSearchResults
+
+
+@contextmanager
+def store(settings: Settings, review_db: str | Path | None = None, readonly: bool = False,
+          ) -> Iterator[ConfidenceStore]:
+    """The confidence records of the review DB (``review_db``, default ``review.path``), closed on exit."""
+    with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=readonly) as s:
+        yield s
 
 
 def fact_confidence(store: ConfidenceStore, fact_id: str, risk: str | None = None) -> dict[str, Any]:
@@ -62,42 +70,16 @@ def credibility(store: ConfidenceStore, agent: str, category: str | None = None)
     return {"agent": agent, "categories": store.credibility(agent, category)}
 
 
-def edge_confidences(store: ConfidenceStore, edge_uuids: Iterable[str]) -> dict[str, float]:
+def edge_confidences(settings: Settings, edge_uuids: Iterable[str],
+                     review_db: str | Path | None = None) -> dict[str, float]:
     """Edge uuid -> its fact's confidence, for the edges the review DB knows (mapped as sync
-    maps them; an edge several candidates cite takes the highest of their scores). One
-    set-wise ``scores`` call for the whole set."""
-    by_edge = store.candidates_for_edges(edge_uuids)
-    if not by_edge:
-        return {}
-    ids, _, scores = store.scores(sorted({i for ids in by_edge.values() for i in ids}))
+    maps them; an edge several candidates cite takes the highest of their scores). The review
+    DB is opened read-only; one set-wise ``scores`` call for the whole set."""
+    with store(settings, review_db, readonly=True) as s:
+        by_edge = s.candidates_for_edges(edge_uuids)
+        if not by_edge:
+            return {}
+        ids, _, scores = s.scores(sorted({i for ids in by_edge.values() for i in ids}))
     score = dict(zip(ids, (float(x) for x in scores), strict=True))
     return {u: max(score[i] for i in ids) for u, ids in by_edge.items()}
 
-
-def keep_confident(results: TrustSearchResults, confidences: dict[str, float],
-                   min_confidence: float) -> TrustSearchResults:
-    """``results`` without the facts whose confidence is below ``min_confidence`` or unknown
-    (not in the review DB); the kept facts are renumbered 1.. in their order."""
-    keep = {u for u, c in confidences.items() if c >= min_confidence}
-    expl = [dataclasses.replace(e, rank=i) for i, e in
-            enumerate((e for e in results.edge_explanations if e.uuid in keep), start=1)]
-    return results.model_copy(update={"edges": [e for e in results.edges if e.uuid in keep],
-                                      "edge_explanations": expl})
-
-
-async def search_confident(settings: Settings, query: str, *, scope: str = "edges", limit: int | None = None,
-                           groups: list[str] | None = None, review_db: str | None = None,
-                           ) -> tuple[TrustSearchResults, dict[str, float] | None]:
-    """Trust search, then (``search.min_confidence`` set) without the facts below it or not in
-    the review DB (``review_db``, default ``review.path``). Returns the results and each
-    kept fact's confidence (None when no threshold is set: nothing was read)."""
-    threshold = settings.search.min_confidence
-    if threshold is not None and scope != "edges":
-        raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
-    results = await search(settings, query, scope=scope, limit=limit, groups=groups)
-    if threshold is None:
-        return results, None
-    with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=True) as store:
-        confidences = edge_confidences(store, [e.uuid for e in results.edges])
-    kept = keep_confident(results, confidences, threshold)
-    return kept, {e.uuid: confidences[e.uuid] for e in kept.edges}
