@@ -16,6 +16,7 @@ from test_mcp_server import _data, _field, _is_error
 from test_policy_graph import QUERY, _save
 from graph_trust.api import confidence_ops as ops
 from graph_trust.api import confidence_store, init_review_db
+from graph_trust.errors import GraphTrustError
 from graph_trust.sync.review_db import insert_rows
 
 pytest.importorskip("mcp")
@@ -164,3 +165,62 @@ def test_agent_setting_is_validated():
     for bad in (" ", "a\nb", "x" * 201):
         with pytest.raises(ConfigError, match="mcp.agent"):
             load_settings(overrides={"mcp.agent": bad}, environ={})
+
+
+async def test_random_writes_through_mcp_match_the_cli_functions(settings, review, tmp_path):
+    """A random sequence of writes (valid and invalid) through the MCP tools leaves the review DB
+    scoring every fact as the same sequence through the CLI's functions does on a copy."""
+    import random
+    import shutil
+    import time
+
+    from graph_trust.api import OUTCOMES, VERDICTS, VOTES
+
+    _, _, path = review
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(path, copy)
+    rng = random.Random(18)
+    ids = ["f-instr", "f-time", "f-dup", "f-pii", "ghost"]
+    steps = []
+    for _ in range(25):
+        fact, kind = rng.choice(ids), rng.choice(["verify_fact", "record_usage", "vote"])
+        if kind == "verify_fact":
+            steps.append((kind, {"fact_id": fact, "verification_type": rng.choice(VERDICTS)}))
+        elif kind == "record_usage":
+            steps.append((kind, {"fact_id": fact, "outcome": rng.choice(OUTCOMES), "action": "act"}))
+        else:
+            steps.append((kind, {"fact_id": fact, "vote": rng.choice(VOTES),
+                                 "confidence": rng.choice([0.0, 1.0, rng.random(), 1.25])}))
+    steps.append(("contradictions", {"resolve": True}))
+
+    async with stdio_client(_params(settings, path, "--agent", "ops-bot")) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        via_mcp = [_is_error(await session.call_tool(name, args)) for name, args in steps]
+
+    via_cli = []
+    for name, args in steps:
+        # one store per step, as each CLI command opens its own (a store's clock is fixed when it
+        # opens, and records of one instant order by their kind, not their insertion)
+        time.sleep(0.002)
+        with confidence_store(settings, copy) as store:
+            a = dict(args)
+            try:
+                if name == "verify_fact":
+                    ops.verify_fact(store, a["fact_id"], a["verification_type"], "ops-bot")
+                elif name == "record_usage":
+                    ops.record_usage(store, a["fact_id"], a["outcome"], "ops-bot", a["action"])
+                elif name == "vote":
+                    ops.vote(store, a["fact_id"], a["vote"], a["confidence"], "ops-bot")
+                else:
+                    ops.contradictions(store, True)
+                via_cli.append(False)
+            except GraphTrustError:
+                via_cli.append(True)
+    assert via_mcp == via_cli and any(via_mcp) and not all(via_mcp)
+    assert _counts(path) == _counts(copy)
+    with confidence_store(settings, path) as a, confidence_store(settings, copy) as b:
+        ids_a, _, scores_a = a.scores()
+        ids_b, _, scores_b = b.scores()
+    assert ids_a == ids_b
+    assert list(scores_a) == pytest.approx(list(scores_b), abs=1e-4)
