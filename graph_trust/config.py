@@ -392,6 +392,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("GRAPH_TRUST_REVIEW_DB", "review.path"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
+    ("GRAPH_TRUST_MCP_AGENT", "mcp.agent"),
     *((f"GRAPH_TRUST_POLICY_{name.upper()}", f"policy.{name}") for name in (
         "top_k", "clip_sentences", "max_tokens", "search_type", "min_score", "interleave", "ratio",
         "enable_redaction", "token_counter", "language", "max_query_chars", "cache_ttl_s", "cache_size",

@@ -162,6 +162,10 @@ def test_agent_setting_is_validated():
     from graph_trust.errors import ConfigError
 
     assert load_settings(overrides={"mcp.agent": "  ops-bot "}, environ={}).mcp.agent == "ops-bot"
+    assert load_settings(environ={"GRAPH_TRUST_MCP_AGENT": "env-bot"}).mcp.agent == "env-bot"
+    assert load_settings(environ={}).mcp.agent is None
+    with pytest.raises(ConfigError, match="GRAPH_TRUST_MCP_AGENT"):
+        load_settings(environ={"GRAPH_TRUST_MCP_AGENT": "a\tb"})
     for bad in (" ", "a\nb", "x" * 201):
         with pytest.raises(ConfigError, match="mcp.agent"):
             load_settings(overrides={"mcp.agent": bad}, environ={})
