@@ -10,6 +10,7 @@ import click
 
 from graph_trust import api
 from graph_trust.api import FACTORS, OUTCOMES, RISK_THRESHOLDS, VERDICTS, VOTES
+from graph_trust.api import confidence_ops as ops
 from graph_trust.cli.common import common_options, emit_json, runtime, table
 from graph_trust.sync.confidence_trust import trust_of
 
@@ -79,7 +80,7 @@ def show(fact_id: str, risk: str | None, review_db: str | None) -> None:
     """Score, level and factor breakdown of the fact ID (a candidate id in the review DB), and the
     trust_score sync writes for it (sync.trust_mode: its tier, or the tier blended with this
     confidence) when it is its edge's winning candidate."""
-    rt, out = _ask(review_db, lambda s: s.confidence(fact_id, risk), trust=True)
+    rt, out = _ask(review_db, lambda s: ops.fact_confidence(s, fact_id, risk), trust=True)
     if rt.json:
         return
     click.echo(f"{fact_id}: confidence {out['score']:.3f} ({out['level']}): {out['description']}")
@@ -189,8 +190,7 @@ Examples:
 @common_options
 def verify_fact(fact_id: str, verdict: str, by: str, notes: str | None, review_db: str | None) -> None:
     """Record that AGENT checked the fact ID and found it VERDICT."""
-    rt, out = _ask(review_db, lambda s: {**s.verify(fact_id, verdict, by, notes),
-                                         "confidence": s.confidence(fact_id)["score"]})
+    rt, out = _ask(review_db, lambda s: ops.verify_fact(s, fact_id, verdict, by, notes))
     _echo(rt, f"{fact_id}: {verdict} by {by}; confidence now {out['confidence']:.3f}")
 
 
@@ -210,7 +210,7 @@ Examples:
 def record_usage(fact_id: str, outcome: str, by: str, action: str, review_db: str | None) -> None:
     """Record that AGENT acted on the fact ID and how it went (also learning data: the fact's
     confidence at the time is kept with the outcome)."""
-    rt, out = _ask(review_db, lambda s: s.record_usage(fact_id, outcome, by, action))
+    rt, out = _ask(review_db, lambda s: ops.record_usage(s, fact_id, outcome, by, action))
     _echo(rt, f"{fact_id}: {outcome} recorded for {by} (confidence at use {out['confidence_before']:.3f})")
 
 
@@ -230,8 +230,7 @@ Examples:
 @common_options
 def vote(fact_id: str, vote: str, confidence: float, by: str, reasoning: str | None, review_db: str | None) -> None:
     """Record AGENT's vote on the fact ID (one vote per agent; a new vote replaces the old)."""
-    rt, out = _ask(review_db, lambda s: {**s.vote(fact_id, vote, confidence, by, reasoning),
-                                         "consensus": s.confidence(fact_id)["factors"]["consensus"]})
+    rt, out = _ask(review_db, lambda s: ops.vote(s, fact_id, vote, confidence, by, reasoning))
     _echo(rt, f"{fact_id}: {vote} ({confidence:g}) by {by}; consensus now {out['consensus']:.3f}")
 
 
@@ -251,7 +250,7 @@ Examples:
 def contradictions(resolve: bool, review_db: str | None) -> None:
     """Facts with the same subject and predicate but a different object (opposite states and
     differing ports, times or versions are high severity)."""
-    rt, out = _ask(review_db, lambda s: s.contradictions(resolve))
+    rt, out = _ask(review_db, lambda s: ops.contradictions(s, resolve))
     if rt.json:
         return
     rows = [[r["id"], r["a"], r["b"], r["type"], r["severity"], r["strategy"] or "-",
@@ -275,11 +274,7 @@ Examples:
 @common_options
 def stale(days: float | None, category: str | None, review_db: str | None) -> None:
     """Active facts not created or confirmed within N days, oldest first: what to verify next."""
-    def ask(s):
-        n = days if days is not None else s.cfg.stale_days
-        return {"days": n, "category": category, "facts": s.stale(n, category)}
-
-    rt, out = _ask(review_db, ask)
+    rt, out = _ask(review_db, lambda s: ops.stale(s, days, category))
     if rt.json:
         return
     n = out["days"]
@@ -302,7 +297,7 @@ Examples:
 def credibility(agent: str, category: str | None, review_db: str | None) -> None:
     """AGENT's track record and credibility per category: accuracy of its verified facts, experience,
     tenure and corrections, shrunk toward its expertise level below 10 verified facts."""
-    rt, out = _ask(review_db, lambda s: {"agent": agent, "categories": s.credibility(agent, category)})
+    rt, out = _ask(review_db, lambda s: ops.credibility(s, agent, category))
     if rt.json:
         return
     click.echo(table([[c["category"], f"{c['credibility']:.3f}", c["expertise"], c["contributions"],

@@ -15,6 +15,7 @@ Examples:
   graph-trust search "auth service port" --explain --limit 5
   graph-trust search "payments owner" --trust-weight 0 --json     # Graphiti's vanilla order
   graph-trust search "billing" --nodes --group ops
+  graph-trust search "auth service port" --min-confidence 0.7 --review-db review.sqlite3 --explain
   echo "long question" | graph-trust search -          # query from stdin
 """
 
@@ -33,40 +34,56 @@ Examples:
               help="boost: RRF + trust boost. composite: then rank by trust, recency, relevance and type.")
 @click.option("--type", "memory_types", multiple=True, metavar="T",
               help="With --rank composite: keep only these memory types (repeatable).")
+@click.option("--min-confidence", default=None, metavar="X",
+              help="Drop facts whose confidence (the review DB's confidence model, 0-1) is below X; facts the "
+                   "review DB does not know are dropped too. Default: config search.min_confidence, unset (no "
+                   "filter, nothing read). Filters the --limit results, so fewer may remain.")
+@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="The review DB --min-confidence reads (default: review.path or $GRAPH_TRUST_REVIEW_DB).")
 @common_options
 def search(query: str, scope: str, limit: int | None, trust_weight: str | None, groups: tuple[str, ...],
-           explain: bool, rank_mode: str, memory_types: tuple[str, ...]) -> None:
+           explain: bool, rank_mode: str, memory_types: tuple[str, ...], min_confidence: str | None,
+           review_db: str | None) -> None:
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
     trust_score x trust_weight. JSON output has, per result: uuid, text, bm25_rank,
-    cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost.
+    cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost (and, with
+    --min-confidence, confidence).
     """
-    rt = runtime({"search.trust_weight": trust_weight}, flags={"search.trust_weight": "--trust-weight"})
+    rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
+                  "review.path": review_db},
+                 flags={"search.trust_weight": "--trust-weight", "search.min_confidence": "--min-confidence",
+                        "review.path": "--review-db"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
     pool_limit = limit
     if rank_mode == "composite":  # rank a pool at least composite.max_results deep, then trim
         pool_limit = max(limit or rt.settings.search.limit, rt.settings.composite.max_results)
-    results = run(api.search(rt.settings, query, scope=scope, limit=pool_limit, groups=list(groups) or None))
+    results, confidences = run(api.search_confident(rt.settings, query, scope=scope, limit=pool_limit,
+                                                    groups=list(groups) or None))
     if rank_mode == "composite":
         ranked = api.composite_rank(rt.settings, results, scope=scope, limit=limit or rt.settings.search.limit,
                                         memory_types=list(memory_types) or None)
         _print_composite(rt.json, query, scope, results.trust_weight, ranked)
         return
     explanations = results.edge_explanations if scope == "edges" else results.node_explanations
+    conf = {} if confidences is None else {"min_confidence": rt.settings.search.min_confidence}
     if rt.json:
-        emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight,
-                   "results": [e.to_dict() for e in explanations]})
+        emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
+                   "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]})}
+                               for e in explanations]})
         return
     if not explanations:
         click.echo("no results")
         return
     if explain:
+        head = ["#", "final", "fused", "trust", "boost", "bm25", "cos", "unboosted#"]
         rows = [[e.rank, f"{e.final:.4f}", f"{e.fused:.4f}", _t(e.trust_score), f"{e.boost:+.4f}",
-                 e.bm25_rank or "-", e.cosine_rank or "-", e.rank_without_boost, shorten(e.text, 70)]
+                 e.bm25_rank or "-", e.cosine_rank or "-", e.rank_without_boost]
+                + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"]) + [shorten(e.text, 70)]
                 for e in explanations]
-        click.echo(table(rows, ["#", "final", "fused", "trust", "boost", "bm25", "cos", "unboosted#", "text"]))
+        click.echo(table(rows, head + ([] if confidences is None else ["confidence"]) + ["text"]))
     else:
         rows = [[e.rank, f"{e.final:.4f}", _t(e.trust_score), shorten(e.text, 90)] for e in explanations]
         click.echo(table(rows, ["#", "score", "trust", "text"]))

@@ -39,14 +39,16 @@ from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.metrics import _ir_measures
 from graph_trust.eval.plot import write_plot
 from graph_trust.eval.report import EvalReport
-from graph_trust.mcp_server import serve_stdio as serve_mcp
+from graph_trust.mcp_server import serve_stdio
 from graph_trust.override import OverridePolicy
 from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
 from graph_trust.agent_context import context_for_settings as context
 from graph_trust.ranked_search import composite_rank, search, search_config
+from graph_trust.ranked_search import search_confident as _search_confident
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_rows, list_runs, prune, rollback, run_sync, verify
+from graph_trust.sync import confidence_ops
 from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
 from graph_trust.sync.relink import relink
@@ -68,8 +70,9 @@ def init_review_db(path: str | Path) -> dict[str, Any]:
 @contextmanager
 def confidence_store(settings: Settings, review_db: str | Path | None = None) -> Iterator[ConfidenceStore]:
     """The confidence model's records in the review DB (``review_db``, default ``review.path``),
-    closed on exit: what ``graph-trust confidence``, ``verify-fact``, ``vote`` ... read and write."""
-    with ConfidenceStore.open(review_db, settings.review, settings.confidence) as store:
+    closed on exit: what ``graph-trust confidence``, ``verify-fact``, ``vote`` ... read and write
+    (through :mod:`graph_trust.sync.confidence_ops`, exported here as ``confidence_ops``)."""
+    with confidence_ops.store(settings, review_db) as store:
         yield store
 
 
@@ -81,6 +84,22 @@ def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str 
     from graph_trust.sync.confidence_trust import confidence_behind as behind
 
     return behind(settings, edge_uuids, review_db)
+
+
+async def search_confident(settings: Settings, query: str, *, review_db: str | Path | None = None,
+                           **options: Any) -> Any:
+    """Search without the facts below ``search.min_confidence`` in the review DB (``review_db``,
+    default ``review.path``): :func:`graph_trust.ranked_search.search_confident` (``options``:
+    scope, limit, groups) handed the review DB's confidences. Returns (results, confidences)."""
+    return await _search_confident(
+        settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(settings, uuids, review_db),
+        **options)
+
+
+def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
+    """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
+    operations (:mod:`graph_trust.sync.confidence_ops`) and the confidence-filtered search."""
+    serve_stdio(settings, trust_context, confidence_ops, search_confident)
 
 
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
@@ -143,6 +162,7 @@ __all__ = [
     "check_eval_extra",
     "composite_rank",
     "confidence_behind",
+    "confidence_ops",
     "confidence_store",
     "context",
     "demo",
@@ -160,6 +180,7 @@ __all__ = [
     "runs",
     "search",
     "search_config",
+    "search_confident",
     "serve_mcp",
     "sync",
     "sync_review_rows",

@@ -94,6 +94,9 @@ class SearchSettings(_Section, RankingSettings):
     cosine: Literal["scan", "index", "auto"] = "scan"  # exact by default: index recall@10 is 0.998 at 100k edges, 0.918 at 300k (docs/benchmarks.md)
     cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
     cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
+    # Drop results whose fact's confidence (the review DB's confidence model) is below this;
+    # with it set, a fact the review DB does not know is dropped too (None: no filter).
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
 
 
 class VectorIndexSettings(_Section):
@@ -354,6 +357,23 @@ class ConfidenceSettings(_Section):
         return v
 
 
+class McpSettings(_Section):
+    """``graph-trust mcp``: who the confidence write tools (verify_fact, record_usage, vote,
+    contradictions with resolve) record as the acting agent. None: those tools refuse to write."""
+
+    agent: str | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip()
+        if not v or any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+            raise ValueError("must name the agent: non-blank, no control characters")
+        return v
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -368,6 +388,7 @@ class Settings(_Section):
     context: ContextSettings = Field(default_factory=ContextSettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.
@@ -381,6 +402,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("GRAPH_TRUST_REVIEW_DB", "review.path"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
+    ("GRAPH_TRUST_MCP_AGENT", "mcp.agent"),
     *((f"GRAPH_TRUST_POLICY_{name.upper()}", f"policy.{name}") for name in (
         "top_k", "clip_sentences", "max_tokens", "search_type", "min_score", "interleave", "ratio",
         "enable_redaction", "token_counter", "language", "max_query_chars", "cache_ttl_s", "cache_size",

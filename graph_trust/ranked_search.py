@@ -9,6 +9,8 @@ evaluation all search alike.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +18,7 @@ from graphiti_core.search.search_config import EdgeReranker, NodeReranker, Searc
 
 from graph_trust.composite import RankedRecord, max_rrf, rank_composite
 from graph_trust.config import RANKING_KEYS, Settings
+from graph_trust.errors import InputError
 from graph_trust.trust_search import (
     EDGE_HYBRID_SEARCH_RRF_TRUST,
     NODE_HYBRID_SEARCH_RRF_TRUST,
@@ -79,6 +82,36 @@ async def search(
         group_ids = await resolve_groups(conn, groups or s.group_ids or None)
         return await trust_search(graphiti, query, config=config, group_ids=group_ids,
                                   trust_weight=trust_weight, max_query_chars=s.max_query_chars)
+
+
+def keep_confident(results: TrustSearchResults, confidences: dict[str, float],
+                   min_confidence: float) -> TrustSearchResults:
+    """``results`` without the facts whose confidence is below ``min_confidence`` or unknown
+    (absent from ``confidences``); the kept facts are renumbered 1.. in their order."""
+    keep = {u for u, c in confidences.items() if c >= min_confidence}
+    expl = [dataclasses.replace(e, rank=i) for i, e in
+            enumerate((e for e in results.edge_explanations if e.uuid in keep), start=1)]
+    return results.model_copy(update={"edges": [e for e in results.edges if e.uuid in keep],
+                                      "edge_explanations": expl})
+
+
+async def search_confident(settings: Settings, query: str, *,
+                           confidences: Callable[[list[str]], dict[str, float]], scope: str = "edges",
+                           limit: int | None = None, groups: list[str] | None = None,
+                           ) -> tuple[TrustSearchResults, dict[str, float] | None]:
+    """:func:`search`, then (``search.min_confidence`` set) without the facts below it or of
+    unknown confidence; ``confidences(edge uuids)`` gives the known ones (the review DB's,
+    handed in by ``graph_trust.api``). Returns the results and each kept fact's confidence
+    (None when no threshold is set: nothing was read)."""
+    threshold = settings.search.min_confidence
+    if threshold is not None and scope != "edges":
+        raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
+    results = await search(settings, query, scope=scope, limit=limit, groups=groups)
+    if threshold is None:
+        return results, None
+    known = confidences([e.uuid for e in results.edges])
+    kept = keep_confident(results, known, threshold)
+    return kept, {e.uuid: known[e.uuid] for e in kept.edges}
 
 
 def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",

@@ -553,6 +553,19 @@ class ConfidenceStore:
             out["decision"] = comp.decide(c.score, risk, self.cfg.risk_thresholds, self.cfg.verify_margin).to_dict()
         return out
 
+    def candidates_for_edges(self, edge_uuids: Iterable[str]) -> dict[str, list[str]]:
+        """Edge uuid -> the ids of the candidates citing it, as sync maps them (element 0's
+        ``evidence_id`` of ``evidence_refs_json``): one scan of the candidates for the whole set."""
+        ev = self._col("evidence_refs_json")
+        eid = (f"CASE WHEN typeof({ev}) = 'text' AND json_valid({ev}) "
+               f"THEN json_extract({ev}, '$[0].evidence_id') END")
+        uuids = json.dumps(sorted(set(edge_uuids)))
+        out: dict[str, list[str]] = defaultdict(list)
+        for cid, uuid in self._query(f'SELECT {self._col("id")}, {eid} FROM "{self.db.table}" '
+                                     f"WHERE {eid} IN (SELECT value FROM json_each(?))", (uuids,)):
+            out[uuid].append(str(cid))
+        return dict(out)
+
     # --- writes (one transaction each) --------------------------------------------------------
 
     def _write(self, statements: list[tuple[str, tuple]]) -> None:

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from graph_trust.config import Settings
-from graph_trust.confidence.composite import FACTORS
-from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.confidence.composite import FACTORS, composite_many
 from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import StateStore
@@ -62,29 +61,33 @@ def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str |
     (the winner, chosen as sync chooses it: highest tier, then status, then id), its tier, its
     confidence with the factor breakdown, and the trust_score ``sync.trust_mode`` gives it. Read
     from the review DB as it is now (one scan for the candidates, one set-wise score); edges no
-    usable candidate points at are left out."""
+    usable candidate points at are left out (candidates as ``ConfidenceStore.candidates_for_edges``
+    maps them)."""
     wanted = list(dict.fromkeys(uuids))
     if not wanted:
         return {}
     tiers, weight = settings.sync.tiers, blend_of(settings)
     with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=True) as cs:
-        ids_col, status_col, ev_col = (cs.db.columns[k] for k in ("id", "status", "evidence_refs_json"))
-        near = " OR ".join(f'instr(CAST("{ev_col}" AS TEXT), ?) > 0' for _ in wanted)  # (exact test below)
-        best: dict[str, tuple] = {}
-        for cid, status, ev in cs._query(f'SELECT "{ids_col}", "{status_col}", "{ev_col}" FROM "{cs.db.table}" '
-                                         f"WHERE {near}", wanted):
-            uuid, reason = edge_uuid_of(ev)
-            if reason is not None or uuid not in wanted or status not in tiers:
+        by_edge = cs.candidates_for_edges(wanted)
+        if not by_edge:
+            return {}
+        g = cs.gather(sorted({i for ids in by_edge.values() for i in ids}))
+        matrix = cs.matrix(g)
+        scores = composite_many(matrix, cs.weights)
+        weights = cs.weights
+    fids = g.ids
+    status_of = dict(zip(fids, g.statuses, strict=True))
+    best: dict[str, tuple] = {}
+    for uuid, ids in by_edge.items():
+        for cid in ids:
+            status = status_of[cid]
+            if status not in tiers:  # (sync quarantines it)
                 continue
             tier = tiers[status]
-            key = (tier is None, -(tier or 0.0), status, str(cid))
+            key = (tier is None, -(tier or 0.0), status, cid)
             if uuid not in best or key < best[uuid][0]:
-                best[uuid] = (key, str(cid), status, tier)
-        if not best:
-            return {}
-        fids, matrix, scores = cs.scores([b[1] for b in best.values()])
-        used = quantized(scores, settings.sync.confidence_step)  # (what sync blends)
-        weights = cs.weights
+                best[uuid] = (key, cid, status, tier)
+    used = quantized(scores, settings.sync.confidence_step)  # (what sync blends)
     at = {f: i for i, f in enumerate(fids)}
     out = {}
     for uuid, (_, cid, status, tier) in best.items():

@@ -452,6 +452,34 @@ async def _bench_create(c: Ctx):
     assert (await c.rel("be-plain"))["fact"] == "bench fact 0"
 
 
+@case("bench_create_search_entities", "bench_create_search_edges", "bench_drop_edge_vector_index",
+      "bench_drop_node_vector_index")
+async def _bench_search_graph(c: Ctx):
+    """The search benchmarks' graph builder (bench/synth.py): entities with a name embedding,
+    edges with a fact embedding, valid_at = created_at and an optional trust_score; dropping the
+    vector indexes (so a kept graph can be re-indexed) is harmless when there are none."""
+    group = "bench-search"
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    nodes = [{"uuid": f"bs-{i}", "name": f"search node {i}", "group_id": group, "summary": f"s{i}",
+              "created_at": created, "name_embedding": [0.5, -0.25, float(i)]} for i in range(3)]
+    await c.g.write("bench_create_search_entities", nodes=nodes)
+    got = sorted([await c.node(n["uuid"]) for n in nodes], key=lambda p: p["uuid"])
+    assert [(p["name"], p["group_id"], list(p["labels"])) for p in got] == [(n["name"], group, ["Entity"]) for n in nodes]
+    edges = [{"uuid": f"bse-{i}", "source_uuid": f"bs-{i}", "target_uuid": f"bs-{i + 1}", "name": "NEXT",
+              "fact": f"search fact {i}", "group_id": group, "created_at": created,
+              "fact_embedding": [0.25, 0.5, float(i)], "trust_score": [0.9, None][i]} for i in range(2)]
+    await c.g.write("bench_create_search_edges", edges=edges)
+    read = {r["uuid"]: r for r in await c.g.query("edge_trust_read", uuids=["bse-0", "bse-1"])}
+    assert {u: (r["source_uuid"], r["target_uuid"]) for u, r in read.items()} == \
+        {"bse-0": ("bs-0", "bs-1"), "bse-1": ("bs-1", "bs-2")}
+    first, second = await c.rel("bse-0"), await c.rel("bse-1")
+    assert (first["fact"], first["trust_score"], "trust_score" in second) == ("search fact 0", 0.9, False)
+    emb = {r["uuid"]: list(r["embedding"]) for r in await c.g.query("relink_edge_embeddings", uuids=["bse-1"])}
+    assert emb["bse-1"] == pytest.approx([0.25, 0.5, 1.0], rel=1e-6)
+    for name in ("bench_drop_edge_vector_index", "bench_drop_node_vector_index"):
+        assert await c.g.write(name) == []  # (none exists on ArcadeDB: IF EXISTS makes it a no-op)
+
+
 @case("bench_reference_aggregate")
 async def _bench_reference_aggregate(c: Ctx):
     # billing-db touches facts 0 and 1 (0.25 and 0.75): max 0.75; an entity with no trusted edge keeps none

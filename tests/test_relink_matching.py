@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_trust.embedder import HashingEmbedder
+from graph_trust.sync.relink import matching
 from graph_trust.sync.relink.matching import (EdgeIndex, Matcher, RelinkCandidate, fact_key, name_key, normalize_name,
                                        settle_claims, tokenize)
 from graph_trust.sync.relink.text_index import BM25Index
@@ -315,3 +316,28 @@ def test_the_issue_example_renamed_predicate_and_a_dropped_reversed_pair():
     assert (r.outcome, r.edge.uuid) == ("exact", "d")
     r = _match(m, _cand("redis-cache", "DEPENDS_ON", "auth-service", "redis-cache depends on auth-service", group="g"))
     assert r.outcome == "unmatched" and r.edge is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(word=st.sampled_from(sorted(matching._CONNECTIVES)), years=st.lists(st.integers(1990, 2030), min_size=2,
+                                                                            max_size=2, unique=True))
+def test_sharing_only_a_connective_is_no_evidence_of_the_same_relation(word, years):
+    """Two edges join the pair (a renamed relation and another one); the candidate shares nothing
+    with either but a connective (and a differing number) with the wrong one: never written there."""
+    ix = _group("g", [("right", "Wyndal Narhix", "ESTABLISHED", "Yorrenrix", "Yorrenrix was established by Wyndal Narhix"),
+                      ("wrong", "Wyndal Narhix", "WORKS_AT", "Yorrenrix", f"Wyndal Narhix works at Yorrenrix {word} {years[0]}")])
+    r = _match(Matcher({"g": ix}), _cand("Wyndal Narhix", "FOUNDED", "Yorrenrix",
+                                         f"Wyndal Narhix founded Yorrenrix {word} {years[1]}", group="g"))
+    assert not (r.written and r.edge.uuid == "wrong"), r
+
+
+def test_a_sole_edge_one_way_is_not_taken_when_the_pair_is_also_joined_the_other_way():
+    """The relation was renamed: the one edge from subject to object would be the match, unless edges
+    join the two the other way too (then the renamed fact may be one of those): a miss, not a guess."""
+    ix = _group("g", [("ab", "Ann", "WORKS_WITH", "Ben", "Ann works with Ben"),
+                      ("ba", "Ben", "MENTORS", "Ann", "Ben mentors Ann")])
+    r = _match(Matcher({"g": ix}), _cand("Ann", "MENTORED_BY", "Ben", "Ann is mentored by Ben", group="g"))
+    assert r.outcome == "ambiguous" and not r.written and "other way" in r.reason
+    alone = _group("g", [("ab", "Ann", "WORKS_WITH", "Ben", "Ann works with Ben")])
+    r = _match(Matcher({"g": alone}), _cand("Ann", "COLLABORATES_WITH", "Ben", "Ann collaborates with Ben", group="g"))
+    assert (r.outcome, r.edge.uuid) == ("endpoints", "ab")

@@ -72,10 +72,24 @@ def _check(table: dict[str, dict], min_recall: float) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), synthetic=st.booleans(), cosine=st.booleans())
 def test_random_migrations_never_write_a_wrong_link(seed, synthetic, cosine):
+    """No wrong link on any plan. One plan has about 35 resolvable candidates, so its recall
+    varies with the draw (over 800 plans: mean 0.983, 1st percentile 0.927, minimum 0.897); the
+    floor here is the per-plan tail, the aggregate is held to more below."""
     plan = generate(seed, per_class=8, synthetic=synthetic)
     table = score(plan, relink_in_memory(plan, cosine=cosine))
     assert set(table) == set(KINDS)
-    _check(table, 0.9)
+    _check(table, 0.85)
+
+
+def test_random_migrations_recover_nearly_every_resolvable_candidate_in_aggregate():
+    resolvable = correct = 0
+    for seed in random.Random(7).sample(range(10**6), 30):
+        plan = generate(seed, per_class=8, synthetic=seed % 2 == 0)
+        table = score(plan, relink_in_memory(plan, cosine=seed % 3 != 0))
+        _check(table, 0.85)
+        resolvable += sum(v["resolvable"] for v in table.values())
+        correct += sum(v["correct"] for v in table.values())
+    assert correct >= 0.97 * resolvable, (correct, resolvable)
 
 
 def test_fixed_fixture_per_class_in_memory():

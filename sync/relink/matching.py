@@ -55,6 +55,11 @@ from graph_trust.embedder import STOPWORDS
 from graph_trust.sync.relink.text_index import BM25Index
 
 _NON_WORD = re.compile(r"[\W_]+")
+# Words that join a relation to its time, place or manner without naming it: two facts sharing
+# only these ("works at X since 2021", "founded X since 2019") state different relations.
+_CONNECTIVES = frozenset("""since until till after before during while into onto over under
+    via per than then also about around across along among between through within without""".split())
+_NOT_EVIDENCE = STOPWORDS | _CONNECTIVES
 
 Outcome = Literal["exact", "endpoints", "similar", "ambiguous", "unmatched"]
 
@@ -320,6 +325,9 @@ class Prepared:
     mode: Literal["exact", "endpoints", "similar", "none"]
     reason: str = ""
     pools: list[tuple[EdgeIndex, np.ndarray]] = field(default_factory=list)
+    # endpoints: edges joining the same two entities the other way (never matches, but they show
+    # the pair holds more than one relation, so a sole edge the right way proves nothing alone)
+    reverse: int = 0
 
     @property
     def size(self) -> int:
@@ -376,7 +384,8 @@ class Matcher:
         if (cand.object or "").strip():
             hits = _pools(scope, lambda ix: ix.between(cand.subject, cand.object))
             if hits:
-                return Prepared(cand, "endpoints", pools=hits)
+                back = sum(p.size for _, p in _pools(scope, lambda ix: ix.between(cand.object, cand.subject)))
+                return Prepared(cand, "endpoints", pools=hits, reverse=back)
         if not (cand.fact or "").strip():
             return Prepared(cand, "none", "no edge with the same subject+predicate(+object) or endpoints "
                                           "and no fact text to compare")
@@ -415,6 +424,10 @@ class Matcher:
             ref = EdgeRef(ix.group_id, ix.uuids[i], ix.facts[i], 1.0)
             if prep.mode == "exact":
                 return MatchResult(cand.id, "exact", _exact_what(cand), ref, (ref,), sole=True)
+            if prep.reverse:  # a miss, never a guess: the renamed fact may be one of those
+                return MatchResult(cand.id, "ambiguous", f"one edge from the subject to the object, but "
+                                   f"{prep.reverse} more join them the other way (the renamed fact may read "
+                                   "either way)", None, (ref,))
             return MatchResult(cand.id, "endpoints", "the one edge from the subject to the object "
                                "(predicate renamed)", ref, (ref,))
         refs, used_cosine = self._score(prep, cand_vector, vectors or {})
@@ -487,7 +500,7 @@ def relation_tokens(cand: RelinkCandidate) -> list[str]:
     facts, so BM25 should weigh what is said about the endpoints."""
     names = set(tokenize(cand.subject)) | set(tokenize(cand.object))
     toks = tokenize(cand.fact)
-    rest = [t for t in toks if t not in names and t not in STOPWORDS]
+    rest = [t for t in toks if t not in names and t not in _NOT_EVIDENCE]
     return rest or [t for t in toks if t not in names] or toks
 
 
