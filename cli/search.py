@@ -29,7 +29,8 @@ Examples:
               help="Boost weight in [0, 1] (default: config, $GRAPHITI_TRUST_WEIGHT, or "
                    f"{RankingSettings.model_fields['trust_weight'].default}).")
 @click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
-@click.option("--explain", is_flag=True, help="Show ranks, fused score, trust, boost and the unboosted rank.")
+@click.option("--explain", is_flag=True, help="Show ranks, fused score, trust, boost and the unboosted rank (with "
+              "sync.trust_mode confidence and a review DB: also the fact, confidence and factors behind each trust).")
 @click.option("--rank", "rank_mode", type=click.Choice(["boost", "composite"]), default="boost", show_default=True,
               help="boost: RRF + trust boost. composite: then rank by trust, recency, relevance and type.")
 @click.option("--type", "memory_types", multiple=True, metavar="T",
@@ -69,9 +70,14 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         return
     explanations = results.edge_explanations if scope == "edges" else results.node_explanations
     conf = {} if confidences is None else {"min_confidence": rt.settings.search.min_confidence}
+    # in confidence mode, --explain shows the fact and factors behind each edge's trust (review DB)
+    behind = (api.confidence_behind(rt.settings, [e.uuid for e in explanations])
+              if explain and scope == "edges" and rt.settings.sync.trust_mode == "confidence"
+              and rt.settings.review.path else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
-                   "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]})}
+                   "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
+                                **({} if behind is None else {"confidence_behind": behind.get(e.uuid)})}
                                for e in explanations]})
         return
     if not explanations:
@@ -84,6 +90,12 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
                 + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"]) + [shorten(e.text, 70)]
                 for e in explanations]
         click.echo(table(rows, head + ([] if confidences is None else ["confidence"]) + ["text"]))
+        if behind:
+            click.echo("\ntrust behind each result (sync.trust_mode confidence: tier x (1 - w + w x confidence)):")
+            rows = [[e.rank, b["fact_id"], b["status"], _t(b["tier"]), f"{b['confidence']:.3f}", _t(b["trust_score"]),
+                     " ".join(f"{k[:5]} {v:.2f}" for k, v in b["factors"].items())]
+                    for e in explanations if (b := behind.get(e.uuid))]
+            click.echo(table(rows, ["#", "fact", "status", "tier", "confidence", "trust", "factors"]))
     else:
         rows = [[e.rank, f"{e.final:.4f}", _t(e.trust_score), shorten(e.text, 90)] for e in explanations]
         click.echo(table(rows, ["#", "score", "trust", "text"]))

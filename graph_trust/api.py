@@ -51,6 +51,7 @@ from graph_trust.sync import insert_rows, list_runs, prune, rollback, run_sync, 
 from graph_trust.sync import confidence_ops
 from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
+from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 
@@ -81,9 +82,7 @@ def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str 
     """Per edge uuid: the fact its trust comes from, that fact's confidence and factor breakdown,
     and the trust_score ``sync.trust_mode`` gives it (for ``search --explain``; read from the
     review DB, ``review_db`` or ``review.path``). See ``sync.confidence_trust.confidence_behind``."""
-    from graph_trust.sync.confidence_trust import confidence_behind as behind
-
-    return behind(settings, edge_uuids, review_db)
+    return _confidence_behind(settings, edge_uuids, review_db)
 
 
 async def search_confident(settings: Settings, query: str, *, review_db: str | Path | None = None,

@@ -9,10 +9,13 @@ import random
 import sqlite3
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings as hsettings
 from hypothesis import strategies as st
 
 from builders import expected_boosted, reference_recipe
+from cli_helpers import run_cli
+from graph_trust import api
 from graph_trust import trust_search as gt
 from graph_trust.config import load_settings
 from graph_trust.embedder import HashingEmbedder
@@ -297,3 +300,30 @@ async def test_confidence_step_rounds_and_spares_runs_close_together(world):
     third = await run_sync(s, review_db=db, graph=graph)
     assert third.confidence_changed >= 1 and (await edge_props(graph, group))[u[0]]["trust_score"] > \
         props[u[0]]["trust_score"]
+
+
+async def test_search_explain_shows_the_confidence_behind_each_trust(world, embedded_path, tmp_path):
+    """``graph-trust search --explain`` in confidence mode: per result, the fact its trust comes from
+    and its factors, equal to the api's and to the score sync wrote; tiers mode shows none."""
+    graph, settings, db, group, u = world
+    add_verification(db, "c1", "bob")
+    await run_sync(settings, review_db=db, graph=graph)
+    props = await edge_props(graph, group)
+    cfg = tmp_path / "graph-trust.yaml"
+    base = {"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+            "state_dir": str(settings.state_dir), "review": {"path": str(db)},
+            "sync": {"tiers": settings.sync.tiers, "trust_mode": "confidence", "confidence_step": 0.0}}
+    cfg.write_text(yaml.safe_dump(base))
+    out = run_cli("search", FACTS[0].fact, "--group", group, "--explain", "--json", "--config", str(cfg))
+    assert out.code == 0, out.err
+    results = out.json()["results"]
+    behind = {r["uuid"]: r["confidence_behind"] for r in results}
+    assert behind[u[0]]["fact_id"] == "c1"
+    want = api.confidence_behind(settings, [u[0]], review_db=db)[u[0]]
+    assert behind[u[0]]["factors"] == pytest.approx(want["factors"], abs=TOL)
+    assert behind[u[0]]["trust_score"] == pytest.approx(props[u[0]]["trust_score"], abs=TOL)
+    text = run_cli("search", FACTS[0].fact, "--group", group, "--explain", "--config", str(cfg))
+    assert text.code == 0 and "trust behind each result" in text.out and "c1" in text.out
+    cfg.write_text(yaml.safe_dump({**base, "sync": {"tiers": settings.sync.tiers}}))
+    plain = run_cli("search", FACTS[0].fact, "--group", group, "--explain", "--json", "--config", str(cfg))
+    assert plain.code == 0 and all("confidence_behind" not in r for r in plain.json()["results"])
