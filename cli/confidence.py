@@ -12,7 +12,6 @@ from graph_trust import api
 from graph_trust.api import FACTORS, OUTCOMES, RISK_THRESHOLDS, VERDICTS, VOTES
 from graph_trust.api import confidence_ops as ops
 from graph_trust.cli.common import common_options, emit_json, runtime, table
-from graph_trust.sync.confidence_trust import trust_of
 
 REVIEW_DB_HELP = "Review DB (default: review.path or $GRAPH_TRUST_REVIEW_DB). `graph-trust review init` adds the tables."
 BY_HELP = "The acting agent's id (recorded with the write)."
@@ -31,7 +30,7 @@ def _ask(review_db: str | None, call: Callable[[Any], Any], *, trust: bool = Fal
     with api.confidence_store(rt.settings, review_db) as store:
         out = call(store)
     if trust:
-        out = {**out, "trust": trust_of(rt.settings, out)}
+        out = {**out, "trust": api.confidence_trust_of(rt.settings, out)}
     if rt.json:
         emit_json(out)
     return rt, out

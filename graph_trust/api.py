@@ -52,6 +52,7 @@ from graph_trust.sync import confidence_ops
 from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
 from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
+from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 
