@@ -106,6 +106,8 @@ async def search_confident(settings: Settings, query: str, *,
     threshold = settings.search.min_confidence
     if threshold is not None and scope != "edges":
         raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
+    if threshold is not None:
+        confidences([])  # opens the review DB: a missing or unreadable one fails before the search runs
     results = await search(settings, query, scope=scope, limit=limit, groups=groups)
     if threshold is None:
         return results, None
