@@ -94,6 +94,22 @@ def table(rows: list[list[Any]], headers: list[str]) -> str:
     return "\n".join(lines)
 
 
+def trust_cell(v: float | None) -> str:
+    """A trust score in a table: two decimals, '-' for none."""
+    return "-" if v is None else f"{v:.2f}"
+
+
+# The columns of an explained result (fusion.Explanation): final = fused + boost + relation.
+EXPLAIN_HEADERS = ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#"]
+
+
+def explain_cells(e: Any, digits: int = 4) -> list[Any]:
+    """One explained result's cells under :data:`EXPLAIN_HEADERS`."""
+    return [e.rank, f"{e.final:.{digits}f}", f"{e.fused:.{digits}f}", trust_cell(e.trust_score),
+            f"{e.boost:+.{digits}f}", f"{e.relation_bonus:+.{digits}f}", e.bm25_rank or "-", e.cosine_rank or "-",
+            e.rank_without_boost]
+
+
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"

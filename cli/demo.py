@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
+from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, run, runtime, shorten,
+                                     table, trust_cell)
 
 EXAMPLES = """
 \b
@@ -46,20 +47,14 @@ def demo(limit: int) -> None:
             b = q.boosted[i] if i < len(q.boosted) else None
             rows.append([
                 i + 1,
-                _trust(v["trust_score"]) if v else "", shorten(v["text"], 44) if v else "",
-                _trust(b.trust_score) if b else "", shorten(b.text, 44) if b else "",
+                trust_cell(v["trust_score"]) if v else "", shorten(v["text"], 44) if v else "",
+                trust_cell(b.trust_score) if b else "", shorten(b.text, 44) if b else "",
                 _moved(b) if b else "",
             ])
         click.echo(table(rows, ["#", "trust", "Graphiti search_ (vanilla RRF)", "trust", "graph-trust (boosted)",
                                 "was"]))
-        ex = [[e.rank, f"{e.final:.3f}", f"{e.fused:.3f}", _trust(e.trust_score), f"{e.boost:+.3f}",
-               e.bm25_rank or "-", e.cosine_rank or "-", e.rank_without_boost] for e in q.boosted]
-        click.echo("\n" + table(ex, ["#", "final", "fused", "trust", "boost", "bm25", "cos", "unboosted#"]))
+        click.echo("\n" + table([explain_cells(e, 3) for e in q.boosted], EXPLAIN_HEADERS))
     click.echo(f"\ndone in {report.duration_s:.1f} s. Try: graph-trust search \"...\" --explain")
-
-
-def _trust(v: float | None) -> str:
-    return "-" if v is None else f"{v:.2f}"
 
 
 def _moved(e) -> str:  # noqa: ANN001

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
+from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, run, runtime, shorten,
+                                     table, trust_cell)
 from graph_trust.config import RankingSettings
 
 EXAMPLES = """
@@ -84,20 +85,18 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         click.echo("no results")
         return
     if explain:
-        head = ["#", "final", "fused", "trust", "boost", "bm25", "cos", "unboosted#"]
-        rows = [[e.rank, f"{e.final:.4f}", f"{e.fused:.4f}", _t(e.trust_score), f"{e.boost:+.4f}",
-                 e.bm25_rank or "-", e.cosine_rank or "-", e.rank_without_boost]
-                + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"]) + [shorten(e.text, 70)]
-                for e in explanations]
-        click.echo(table(rows, head + ([] if confidences is None else ["confidence"]) + ["text"]))
+        rows = [explain_cells(e) + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"])
+                + [shorten(e.text, 70)] for e in explanations]
+        click.echo(table(rows, EXPLAIN_HEADERS + ([] if confidences is None else ["confidence"]) + ["text"]))
         if behind:
             click.echo("\ntrust behind each result (sync.trust_mode confidence: tier x (1 - w + w x confidence)):")
-            rows = [[e.rank, b["fact_id"], b["status"], _t(b["tier"]), f"{b['confidence']:.3f}", _t(b["trust_score"]),
+            rows = [[e.rank, b["fact_id"], b["status"], trust_cell(b["tier"]), f"{b['confidence']:.3f}",
+                     trust_cell(b["trust_score"]),
                      " ".join(f"{k[:5]} {v:.2f}" for k, v in b["factors"].items())]
                     for e in explanations if (b := behind.get(e.uuid))]
             click.echo(table(rows, ["#", "fact", "status", "tier", "confidence", "trust", "factors"]))
     else:
-        rows = [[e.rank, f"{e.final:.4f}", _t(e.trust_score), shorten(e.text, 90)] for e in explanations]
+        rows = [[e.rank, f"{e.final:.4f}", trust_cell(e.trust_score), shorten(e.text, 90)] for e in explanations]
         click.echo(table(rows, ["#", "score", "trust", "text"]))
 
 
@@ -117,7 +116,3 @@ def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranke
     rows = [[i, f"{r.score:.3f}", f"{r.trust:.2f}", f"{r.recency:.3f}", f"{r.relevance:.3f}", f"{r.type_boost:.2f}",
              r.memory_type, shorten(r.record.text, 60)] for i, r in enumerate(ranked, start=1)]
     click.echo(table(rows, ["#", "score", "trust", "recency", "relevance", "type", "memory_type", "text"]))
-
-
-def _t(v: float | None) -> str:
-    return "-" if v is None else f"{v:.2f}"

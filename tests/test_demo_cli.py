@@ -155,3 +155,19 @@ def test_progress_bars_on_a_terminal_only(demo_dir):
     assert "%" not in quiet.split("{", 1)[0] and '"run_id"' in quiet  # --json: no bar, just JSON
     piped = run_cli("sync", "--full", "--review-db", review, cwd=demo_dir)
     assert piped.code == 0 and "%" not in piped.err  # not a terminal: no bar
+
+
+def test_explain_table_adds_up(demo_dir):
+    """Every row of ``search --explain``'s table shows each term of its final score: final = fused
+    + boost + relation (to the table's rounding), for the items without negative evidence (the
+    demo's rejected facts, trust 0.00, keep a share of their fused score instead)."""
+    t = run_cli("search", "who owns the payments api", "--explain", "--group", "ops", cwd=demo_dir)
+    assert t.code == 0, t.err
+    lines = t.out.splitlines()
+    head = lines[0].split()
+    assert head[:9] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#"]
+    rows = [line.split() for line in lines[2:] if line.strip()]
+    assert rows
+    for r in [r for r in rows if r[3] != "0.00"]:
+        final, fused, boost, relation = float(r[1]), float(r[2]), float(r[4]), float(r[5])
+        assert final == pytest.approx(fused + boost + relation, abs=2e-4), r
