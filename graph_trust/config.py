@@ -63,12 +63,21 @@ class RankingSettings(BaseModel):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
+    # negative evidence acts where it is informative (None: on every negative edge alike): an
+    # edge with negative evidence and no competitor in the pool moves down at most this many
+    # places; with one, negative_competed says what it does: "penalty" (negative_penalty) or
+    # "yield" (right below its lowest competitor)
+    negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
+    negative_competed: Literal["penalty", "yield"] = "penalty"
     # facts stating one relation of one subject share their slots: verified trust first, then
     # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
     competitors: CompetitorOrder = "trust_recency"
     # share of the fused scores of the other facts stating the same relation of the same
     # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1 (docs: concepts)
     relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    # the relation bonus is at most this share of the fact's own fused score (None: unbounded), so
+    # a fact never passes one whose fused score exceeds its own by more than 1 + relation_cap
+    relation_cap: float | None = Field(default=0.25, ge=0.0, le=10.0)
 
 
 # RankingSettings' field names: the search settings a recipe takes over by name.

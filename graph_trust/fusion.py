@@ -45,6 +45,9 @@ METHOD_NAMES = ("bm25", "cosine", "bfs")
 BoostForm = Literal["additive", "supported"]
 BOOST_FORMS: tuple[str, ...] = ("additive", "supported")
 NON_RELEVANCE_METHODS = frozenset({"bfs"})  # graph neighbourhood: says nothing about the query
+# negative reasons that say the graph holds a newer value of the fact's slot (Graphiti set
+# invalid_at/expired_at when a contradicting fact arrived): competed even with no competitor in the pool
+SUPERSEDED = frozenset({"invalidated"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +206,19 @@ class Ranked:
 @dataclass(frozen=True, slots=True)
 class NegativePolicy:
     """What negative evidence does: keep ``1 - penalty`` of the fused score (1: sink below every
-    other item), or ``drop`` the item."""
+    other item), or ``drop`` the item.
+
+    ``lone_places`` (None: off) turns on the competitor-aware rule (:func:`place_negative`):
+    the penalty then applies only to items with a competitor in the pool (a member of their
+    group without negative evidence), and an item with none moves down at most that many
+    places instead. ``competed`` ``"yield"`` places a competed item right below its lowest
+    competitor rather than applying the penalty."""
 
     penalty: float = 1.0
     drop: bool = False
+    lone_places: int | None = None
+    competed: Literal["penalty", "yield"] = "penalty"
+    superseded: frozenset[str] = SUPERSEDED
 
 
 def final_scores(fused: np.ndarray, boosts: np.ndarray, negative: np.ndarray | None,
@@ -246,6 +258,7 @@ def rank_pool(
     stamps: np.ndarray | None = None,
     reorder: bool = True,
     relation_weight: float = 0.0,
+    relation_cap: float | None = None,
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
@@ -268,20 +281,73 @@ def rank_pool(
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
     relation = None
     if competitors is not None and relation_weight > 0.0:
-        relation = relation_bonus(pool.fused, competitors, relation_weight, ok)
+        relation = relation_bonus(pool.fused, competitors, relation_weight, ok, relation_cap)
     policy = negative_policy or NegativePolicy()
-    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, neg, policy)
+    penalized, placed = neg, None
+    if neg is not None and policy.lone_places is not None:
+        superseded = np.fromiter((r in policy.superseded for r in negative), dtype=bool, count=len(negative))
+        competed = neg & (superseded | has_competitor(neg, competitors))
+        penalized = competed if policy.competed == "penalty" else None
+        placed = neg & ~competed if policy.competed == "penalty" else neg
+    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, penalized, policy)
     idx = order_sunk(final, sunk)
     if competitors is not None and reorder:
         idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
+    if placed is not None and placed.any():
+        idx = place_negative(idx, placed, neg, competitors, policy.lone_places or 0)
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
     return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative, relation)
 
 
-def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None
-                   ) -> np.ndarray:
+def has_competitor(negative: np.ndarray, groups: Sequence[Any] | None) -> np.ndarray:
+    """Per item, whether another item of its group (its competitor key) has no negative evidence."""
+    n = len(negative)
+    if groups is None or n == 0:
+        return np.zeros(n, dtype=bool)
+    gid = _group_ids(groups)
+    grouped = gid >= 0
+    clean = np.bincount(gid[grouped & ~negative], minlength=int(gid.max()) + 1) if grouped.any() else np.zeros(0)
+    out = np.zeros(n, dtype=bool)
+    out[grouped] = clean[gid[grouped]] > np.where(negative[grouped], 0, 1)
+    return out
+
+
+def place_negative(order_idx: np.ndarray, placed: np.ndarray, negative: np.ndarray, groups: Sequence[Any] | None,
+                   lone_places: int) -> np.ndarray:
+    """Move the ``placed`` items (pool mask) of ``order_idx`` (best first): one with a competitor
+    without negative evidence goes right below the lowest such competitor (it yields its slot to
+    them, and only to them); one with none moves down ``lone_places`` places. Everything else
+    keeps its relative order; ties keep the current order (stable)."""
+    n = len(order_idx)
+    pos = np.arange(n, dtype=np.float64)
+    key = pos.copy()
+    moving = placed[order_idx]
+    lowest = np.full(n, -1.0)  # per position: the lowest position of a clean competitor
+    if groups is not None:
+        gid = _group_ids(groups)[order_idx]
+        clean = (gid >= 0) & ~negative[order_idx]
+        if clean.any():
+            last = np.full(int(gid.max()) + 1, -1.0)
+            np.maximum.at(last, gid[clean], pos[clean])
+            lowest = np.where(gid >= 0, last[np.maximum(gid, 0)], -1.0)
+    competed = moving & (lowest >= 0)
+    key[competed] = np.maximum(pos[competed], lowest[competed]) + 0.5
+    lone = moving & ~competed
+    key[lone] = pos[lone] + lone_places + 0.5
+    return order_idx[np.argsort(key, kind="stable")]
+
+
+def _group_ids(groups: Sequence[Any]) -> np.ndarray:
+    """Dense ids of the competitor keys (-1: None)."""
+    ids: dict[Any, int] = {}
+    return np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
+                       count=len(groups))
+
+
+def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None,
+                   cap: float | None = None) -> np.ndarray:
     """``weight`` times the summed fused scores of the *other* members of each item's group
     (all members count, negative evidence included: their relevance says the relation is what
     the query asks about; whether they are true is decided separately); 0 for ineligible
@@ -295,6 +361,8 @@ def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, elig
         return out
     sums = np.bincount(gid[grouped], weights=fused[grouped], minlength=len(ids))
     out[grouped] = weight * (sums[gid[grouped]] - fused[grouped])
+    if cap is not None:
+        out = np.minimum(out, cap * fused)
     return out if eligible is None else np.where(eligible, out, 0.0)
 
 

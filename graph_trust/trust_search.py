@@ -97,6 +97,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
 # trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
                              "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
+                             "negative_lone_places": None, "negative_competed": "penalty", "relation_cap": None,
                              "competitors": "none", "relation_weight": 0.0}
 
 
@@ -286,7 +287,8 @@ def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
                  ) -> tuple[list[Any] | None, np.ndarray | None]:
     """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
-    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0):
+    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0
+                          and config.negative_lone_places is None):
         return None, None
     stamps = None
     if config.competitors == "trust_recency":
@@ -305,9 +307,10 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     ranked = fusion.rank_pool(
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
-        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative),
+        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative,
+                                              config.negative_lone_places, config.negative_competed),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
-        relation_weight=config.relation_weight)
+        relation_weight=config.relation_weight, relation_cap=config.relation_cap)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
