@@ -31,7 +31,7 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
     graph, rankings = await rank_configured(settings, judged, methods, progress=progress)
     return EvalReport.build(mode="judged", graph=graph, settings=dict(sets or {}),
                             rank_const=settings.search.rank_const, draws=[], judged=judged, methods=methods,
-                            rankings=[rankings])
+                            rankings=[rankings], default_weight=settings.search.trust_weight)
 
 
 async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: list[str],
@@ -64,4 +64,5 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
         settings=dict(sets or {}), rank_const=settings.search.rank_const,
         draws=[{"seed": r.seed, "coverage": coverage, "noise": noise, "review_rows": r.review_rows,
                 "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle} for r in results],
-        judged=judged, methods=methods, rankings=[r.rankings for r in results])
+        judged=judged, methods=methods, rankings=[r.rankings for r in results],
+        default_weight=settings.search.trust_weight)
