@@ -293,8 +293,10 @@ def rank_pool(
     idx = order_sunk(final, sunk)
     if competitors is not None and reorder:
         idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
-    if placed is not None and placed.any():
-        idx = place_negative(idx, placed, neg, competitors, policy.lone_places or 0)
+    if placed is not None and placed.any():  # within the items not sunk
+        head = ~sunk[idx]
+        idx = np.concatenate([place_negative(idx[head], placed, neg, competitors, policy.lone_places or 0),
+                              idx[~head]])
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]

@@ -201,3 +201,94 @@ def test_relation_bonus_is_the_share_of_the_other_members_fused_scores(lists, k,
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
         if neg is None or neg[i] is None:
             assert ranked.final[i] == pytest.approx(plain.final[i] + got, rel=1e-9, abs=1e-12)
+
+
+# --- negative evidence where it is informative (NegativePolicy.lone_places) and the bounded relation bonus ---
+
+negatives_all = st.one_of(st.none(), st.sampled_from(["rejected", "expired", "invalidated"]))
+
+
+def _lone_policy(data, competed: str = "penalty") -> fusion.NegativePolicy:
+    return fusion.NegativePolicy(lone_places=data.draw(st.integers(0, 30)), competed=competed)
+
+
+def _clean_competitors(i, keys, neg):
+    return [j for j in range(len(keys)) if j != i and keys[i] is not None and keys[j] == keys[i] and neg[j] is None]
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.sampled_from(["none", "trust"]),
+       st.data())
+def test_a_negative_fact_never_ranks_above_a_competitor_without_negative_evidence(lists, k, w, form, rw, order, data):
+    """Whatever the trust, relevance, weight, form, constant, relation bonus or lone rule."""
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    competed = data.draw(st.sampled_from(["penalty", "yield"]))
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
+                              reorder=order != "none", relation_weight=rw, relation_cap=data.draw(
+                                  st.one_of(st.none(), st.floats(0.0, 2.0))),
+                              negative_policy=_lone_policy(data, competed))
+    pos = _position(ranked)
+    for i in range(n):
+        if neg[i] is not None:
+            assert ranked.boosts[i] == 0.0
+            for j in _clean_competitors(i, keys, neg):
+                assert pos[j] < pos[i], f"negative {pool.uuids[i]} above its competitor {pool.uuids[j]}"
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
+def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, data):
+    """A rejected/expired fact with no competitor is demoted by a bounded number of places (0:
+    kept), never sunk; a superseded one (invalidated) and one with a competitor are sunk."""
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    policy = _lone_policy(data)
+    ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, negative_policy=policy)
+    plain = fusion.rank_pool(pool, trust, w, form=form, negative=[None] * n, competitors=keys)
+    after = _position(ranked)
+    sunk = {i for i in range(n) if neg[i] is not None and (neg[i] in fusion.SUPERSEDED or _clean_competitors(i, keys, neg))}
+    lone = {i for i in range(n) if neg[i] is not None and i not in sunk}
+    flags = [i in sunk for i in ranked.order]
+    assert flags == sorted(flags)  # the sunk ones after every other item
+    # among the rest, a lone negative item is passed by at most lone_places items that it was above
+    # without the rule (its boost withheld: the unboosted order among items without negative evidence)
+    rest = [int(i) for i in ranked.order if int(i) not in sunk]
+    unboosted = [int(i) for i in fusion.order(np.where(np.array([x is not None for x in neg]), pool.fused,
+                                                        plain.final)) if int(i) not in sunk]
+    for i in lone:
+        overtaken = {j for j in unboosted[unboosted.index(i) + 1:]} & set(rest[: rest.index(i)])
+        assert len(overtaken) <= policy.lone_places
+    assert all(after[i] < n for i in range(n))
+
+
+@given(uuid_lists, rank_consts, st.data())
+def test_weight_zero_with_rules_off_is_plain_rrf_and_order_is_permutation_invariant(lists, k, data):
+    pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    vanilla, _ = rrf(lists, rank_const=k)
+    off = fusion.rank_pool(pool, trust, 0.0, negative=neg, competitors=keys, stamps=stamps, reorder=False,
+                           negative_policy=fusion.NegativePolicy(penalty=0.0, lone_places=0))
+    assert [pool.uuids[i] for i in off.order] == vanilla
+    # the same pool listed in another first-appearance order ranks the same where scores differ
+    policy = _lone_policy(data)
+    ranked = fusion.rank_pool(pool, trust, 0.1, form="supported", negative=neg, competitors=keys, stamps=stamps,
+                              relation_weight=0.1, relation_cap=0.25, negative_policy=policy)
+    perm = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
+    shuffled = fusion.FusedPool([pool.uuids[i] for i in perm], pool.methods, pool.ranks[:, perm], pool.fused[perm],
+                                pool.rank_const)
+    again = fusion.rank_pool(shuffled, [trust[i] for i in perm], 0.1, form="supported", negative=[neg[i] for i in perm],
+                             competitors=[keys[i] for i in perm], stamps=stamps[perm], relation_weight=0.1,
+                             relation_cap=0.25, negative_policy=policy)
+    if len(set(np.round(ranked.final, 12))) == n and len(set(stamps.tolist())) == n:  # no ties to break
+        assert [pool.uuids[i] for i in ranked.order] == [shuffled.uuids[i] for i in again.order]
+
+
+@given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.floats(0.0, 2.0), st.data())
+def test_the_bounded_relation_bonus_never_passes_a_fact_with_clearly_more_relevance(lists, k, rw, cap, data):
+    """With relation_cap c (and no trust boost), a fact never passes one whose fused score exceeds
+    its own by more than 1 + c, however many competitors gather behind it."""
+    pool, n, trust, _, keys, _ = _competing(lists, k, data)
+    ranked = fusion.rank_pool(pool, trust, 0.0, competitors=keys, reorder=False, relation_weight=rw,
+                              relation_cap=cap)
+    assert np.all(ranked.relation <= cap * pool.fused + 1e-15) if ranked.relation is not None else True
+    pos = _position(ranked)
+    for i in range(n):
+        for j in range(n):
+            if pos[i] < pos[j] and pool.fused[j] > pool.fused[i] * (1.0 + cap) * (1 + 1e-12):
+                raise AssertionError(f"{pool.uuids[i]} passed {pool.uuids[j]} on the relation bonus alone")
