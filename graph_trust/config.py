@@ -69,6 +69,9 @@ class RankingSettings(BaseModel):
     # "yield" (right below its lowest competitor)
     negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
     negative_competed: Literal["penalty", "yield"] = "penalty"
+    # negative reasons that mean the graph holds a newer value of the slot, so they are treated
+    # as competed even when the pool holds no competitor ("invalidated": a past invalid_at/expired_at)
+    negative_superseded: list[str] = Field(default_factory=lambda: ["invalidated"])
     # facts stating one relation of one subject share their slots: verified trust first, then
     # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
     competitors: CompetitorOrder = "trust_recency"
@@ -77,7 +80,10 @@ class RankingSettings(BaseModel):
     relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     # the relation bonus is at most this share of the fact's own fused score (None: unbounded), so
     # a fact never passes one whose fused score exceeds its own by more than 1 + relation_cap
-    relation_cap: float | None = Field(default=0.25, ge=0.0, le=10.0)
+    relation_cap: float | None = Field(default=None, ge=0.0, le=10.0)
+    # the bonus comes from the best other statement of the relation ("best": a relation stated
+    # many times does not outweigh one stated once) or from all of them summed ("sum")
+    relation_mode: Literal["best", "sum"] = "best"
 
 
 # RankingSettings' field names: the search settings a recipe takes over by name.

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 METHOD_NAMES = ("bm25", "cosine", "bfs")
 BoostForm = Literal["additive", "supported"]
+RelationMode = Literal["best", "sum"]
 BOOST_FORMS: tuple[str, ...] = ("additive", "supported")
 NON_RELEVANCE_METHODS = frozenset({"bfs"})  # graph neighbourhood: says nothing about the query
 # negative reasons that say the graph holds a newer value of the fact's slot (Graphiti set
@@ -259,6 +260,7 @@ def rank_pool(
     reorder: bool = True,
     relation_weight: float = 0.0,
     relation_cap: float | None = None,
+    relation_mode: RelationMode = "sum",
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
@@ -281,7 +283,7 @@ def rank_pool(
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
     relation = None
     if competitors is not None and relation_weight > 0.0:
-        relation = relation_bonus(pool.fused, competitors, relation_weight, ok, relation_cap)
+        relation = relation_bonus(pool.fused, competitors, relation_weight, ok, relation_cap, relation_mode)
     policy = negative_policy or NegativePolicy()
     penalized, placed = neg, None
     if neg is not None and policy.lone_places is not None:
@@ -349,20 +351,31 @@ def _group_ids(groups: Sequence[Any]) -> np.ndarray:
 
 
 def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None,
-                   cap: float | None = None) -> np.ndarray:
-    """``weight`` times the summed fused scores of the *other* members of each item's group
-    (all members count, negative evidence included: their relevance says the relation is what
-    the query asks about; whether they are true is decided separately); 0 for ineligible
-    items and items that compete with nothing."""
-    ids: dict[Any, int] = {}
-    gid = np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
-                      count=len(groups))
+                   cap: float | None = None, mode: RelationMode = "sum") -> np.ndarray:
+    """``weight`` times the fused score of the best *other* member of each item's group
+    (``mode`` ``best``) or the summed fused scores of all the others (``sum``). All members
+    count, negative evidence included: their relevance says the relation is what the query asks
+    about; whether they are true is decided separately. At most ``cap`` times the item's own
+    fused score (None: unbounded); 0 for ineligible items and items that compete with nothing."""
+    gid = _group_ids(groups)
     out = np.zeros(len(fused))
     grouped = gid >= 0
     if not grouped.any():
         return out
-    sums = np.bincount(gid[grouped], weights=fused[grouped], minlength=len(ids))
-    out[grouped] = weight * (sums[gid[grouped]] - fused[grouped])
+    g, f = gid[grouped], fused[grouped]
+    if mode == "sum":
+        sums = np.bincount(g, weights=f, minlength=int(g.max()) + 1)
+        others = sums[g] - f
+    else:  # the best other member: the group's best, or its second best for the best member itself
+        first = np.full(int(g.max()) + 1, -np.inf)
+        np.maximum.at(first, g, f)
+        top = f == first[g]
+        ties = np.bincount(g[top], minlength=len(first))  # a shared best counts as the other's
+        second = np.full(len(first), -np.inf)
+        np.maximum.at(second, g[~top], f[~top])
+        best_other = np.where(top & (ties[g] < 2), second[g], first[g])
+        others = np.where(np.isfinite(best_other), best_other, 0.0)
+    out[grouped] = weight * others
     if cap is not None:
         out = np.minimum(out, cap * fused)
     return out if eligible is None else np.where(eligible, out, 0.0)

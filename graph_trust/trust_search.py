@@ -308,9 +308,11 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
         negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative,
-                                              config.negative_lone_places, config.negative_competed),
+                                              config.negative_lone_places, config.negative_competed,
+                                              frozenset(config.negative_superseded)),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
-        relation_weight=config.relation_weight, relation_cap=config.relation_cap)
+        relation_weight=config.relation_weight, relation_cap=config.relation_cap,
+        relation_mode=config.relation_mode)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
