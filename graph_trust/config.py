@@ -95,7 +95,9 @@ class SearchSettings(_Section, RankingSettings):
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
-    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
+    of an edge's fused score (1: below every other edge) where a competitor can take its place,
+    moves it down at most ``negative_lone_places`` where none can, or, with ``drop_negative``,
+    drops it."""
 
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)

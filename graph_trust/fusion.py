@@ -16,14 +16,19 @@ ranks, Graphiti's formula). Two boost forms:
 Trust below ``min_boost_trust`` boosts nothing. Items with negative evidence (a rejected or
 expired review status, or an ``invalid_at``/``expired_at`` in the past) get no boost and keep
 ``1 - penalty`` of their fused score; ``penalty`` 1 sinks them below every other item (their
-own order kept), ``drop`` removes them.
+own order kept), ``drop`` removes them. With ``NegativePolicy.lone_places`` set, the penalty
+applies only where the evidence decides between values: to items with a competitor without
+negative evidence in the pool, or superseded ones (invalidated: the graph holds a newer value);
+an item alone in its slot moves down at most ``lone_places`` places (a wrong review decision
+then costs little; there is no other value to prefer).
 
 Competitors: facts that state the same relation of the same subject (Graphiti's contradiction
 key: one source entity, one edge ``name``) compete for one answer. With competitor ordering on,
 each group of competitors keeps the slots its members reached by relevance, and the slots are
 handed out again by evidence: verified trust (``>= min_boost_trust``) first, then the newer
 ``valid_at``. Relevance still decides which slots a subject's relation gets; trust and time
-decide which of its values fills the best one. Everything is vectorized over the candidate pool; ties
+decide which of its values fills the best one. The relation bonus adds to each member a share
+of its best competitor's fused score (or of all of theirs summed). Everything is vectorized over the candidate pool; ties
 keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
 sort), so weight 0 without negative evidence reproduces Graphiti.
 """

@@ -79,13 +79,15 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     ``boost_expired`` lets edges whose ``invalid_at``/``expired_at`` is past keep their boost.
     Negative evidence: edges whose ``trust_status`` is in ``negative_statuses``, or (with
     ``demote_invalidated``) whose ``invalid_at``/``expired_at`` is past, keep ``1 -
-    negative_penalty`` of their fused score (1: below every other edge) or, with
-    ``drop_negative``, are left out. ``competitors``: edges stating the same relation of the
-    same subject (source entity and edge name) share the slots relevance gave them, filled by
-    verified trust (``trust``), then by the newer ``valid_at`` (``trust_recency``), or not at
-    all (``none``); ``relation_weight`` adds to each edge that share of the fused scores of its
-    competitors (a relation stated several times gathers their relevance). :data:`REFERENCE`
-    settings reproduce seed 002 exactly.
+    negative_penalty`` of their fused score (1: below every other edge) where a competitor
+    can take their place or they are superseded (``negative_superseded``), move down at most
+    ``negative_lone_places`` places where none can, or, with ``drop_negative``, are left out.
+    ``competitors``: edges stating the same relation of the same subject (source entity and
+    edge name) share the slots relevance gave them, filled by verified trust (``trust``), then
+    by the newer ``valid_at`` (``trust_recency``), or not at all (``none``);
+    ``relation_weight`` adds to each edge that share of its best competitor's fused score
+    (``relation_mode`` ``best``) or of all of theirs (``sum``), at most ``relation_cap`` of
+    its own. :data:`REFERENCE` settings reproduce seed 002 exactly.
     """
 
     trust_weight: TrustWeight | None = None
