@@ -259,7 +259,8 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
                               reorder=False)
     plain = fusion.rank_pool(pool, trust, w, form=form, negative=[None] * n, competitors=keys, reorder=False)
     after = _position(ranked)
-    sunk = {i for i in range(n) if neg[i] is not None and (neg[i] in fusion.SUPERSEDED or _clean_competitors(i, keys, neg))}
+    sunk = {i for i in range(n)
+            if neg[i] is not None and (neg[i] in fusion.SUPERSEDED or _clean_competitors(i, keys, neg))}
     lone = {i for i in range(n) if neg[i] is not None and i not in sunk}
     flags = [i in sunk for i in ranked.order]
     assert flags == sorted(flags)  # the sunk ones after every other item

@@ -136,7 +136,8 @@ class EvalReport:
         interval of their nDCG@10 difference to vanilla lies above 0, their wrong-answer-first
         rate is at most vanilla's, and no more clean queries lose more than CLEAN_LOSS (mean
         per draw) than at the configured settings (when those were not compared: than the
-        fewest among the compared rankings). Every other ranking is listed with the criteria it
+        fewest among the compared rankings). The configured ranking is kept when it qualifies
+        and the best beats it by TIE or less. Every other ranking is listed with the criteria it
         failed, so an empty recommendation says why."""
         rows = {r["name"]: r for r in self.method_rows}
         van = rows["vanilla"]
@@ -174,6 +175,8 @@ class EvalReport:
                               f"{against}): {detail}. Keep the current settings; compare others with --weights / "
                               "--set / --rank-const"}
         best = max(ok, key=lambda r: r["ndcg@10"]["mean"])
+        if configured in ok and best["ndcg@10"]["mean"] - configured["ndcg@10"]["mean"] <= TIE:
+            best = configured  # a gain within TIE is no reason to change the settings
         lo, hi = best["vs_vanilla"]["ci95"]
         settings = dict(self.settings)
         if best["kind"] == "trust":
