@@ -29,9 +29,9 @@ handed out again by evidence: verified trust (``>= min_boost_trust``) first, the
 ``valid_at``. Relevance still decides which slots a subject's relation gets; trust and time
 decide which of its values fills the best one. The relation bonus adds to each member a share
 of its best competitor's fused score (or of all of theirs summed). Everything is vectorized
-over the candidate pool; ties
-keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
-sort), so weight 0 without negative evidence reproduces Graphiti.
+over the candidate pool; ties keep first-appearance order, exactly as
+``graphiti_core.search.search_utils.rrf`` (a stable sort), so weight 0 without negative
+evidence reproduces Graphiti.
 """
 
 from __future__ import annotations
