@@ -96,8 +96,9 @@ def _check_plot_available() -> None:
               help="RRF constants to compare (e.g. 1,60: Graphiti's today and upstream's proposal); each trust "
                    "and composite ranking is measured once per constant. Default search.rank_const.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="A settings key for the trust and composite rankings (and sync, with --bundled), e.g. "
-                   "search.rank_const=60 or composite.w_trust=0.2. Repeatable; validated like the config file.")
+              help="A settings key for the trust, composite and confidence rankings (and sync, with --bundled), "
+                   "e.g. search.rank_const=60, composite.w_trust=0.2 or sync.confidence_weight=0.8. Repeatable; "
+                   "validated like the config file.")
 @click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Review DB the confidence ranking reads with --queries (default: review.path or "
                    "$GRAPH_TRUST_REVIEW_DB); it needs the confidence tables (graph-trust review init). "

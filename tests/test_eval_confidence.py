@@ -362,3 +362,15 @@ def test_judged_confidence_without_a_review_db_is_one_error(tmp_path):
     assert r.code == 2 and "--review-db is for --queries" in r.err
     r = run_cli("eval", "--bundled", "--rank", "confidance", cwd=tmp_path)
     assert r.code == 2 and "unknown ranking 'confidance'" in r.err and "confidence" in r.err
+
+
+def test_moved_names_keep_their_old_imports():
+    """ReviewSync lives in review_hooks (demo and eval both use it); the demo's name still imports.
+    The eval extra's check is a public function of metrics."""
+    from graph_trust import api, demo, review_hooks
+    from graph_trust.eval import metrics
+
+    assert demo.ReviewSync is review_hooks.ReviewSync
+    assert metrics.ir_measures_module().__name__ == "ir_measures"
+    api.check_eval_extra()
+    assert not hasattr(metrics, "_ir_measures")
