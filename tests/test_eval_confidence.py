@@ -286,16 +286,30 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
             trust_of = confidence_mode_trust(settings, review)
             ranked = await rank_queries(conn, settings, judged, methods, embedder=HashingEmbedder(),
                                         default_groups=["infra"], confidence_trust=trust_of)
-            expected = trust_of(sorted(edges_used))
-            conf = settings.model_copy(update={"sync": settings.sync.model_copy(update={"trust_mode": "confidence"})})
+            return ranked, trust_of(sorted(edges_used))
+
+    async def confidence_sync():
+        from graphiti_core.edges import EntityEdge
+
+        conf = settings.model_copy(update={"sync": settings.sync.model_copy(update={"trust_mode": "confidence"})})
+        async with open_graph(conf) as conn:
             await run_sync(conf, review_db=review, full=True, graph=conn)
-            from graphiti_core.edges import EntityEdge
-            written = {e.uuid: e.attributes.get("trust_score")
-                       for e in await EntityEdge.get_by_uuids(conn.for_group("infra").driver, sorted(edges_used))}
-            return ranked, expected, written
+            return {e.uuid: e.attributes.get("trust_score")
+                    for e in await EntityEdge.get_by_uuids(conn.for_group("infra").driver, sorted(edges_used))}
 
     edges_used = {w for _, w, _ in found} | {r for _, _, r in found}
-    ranked, expected, written = asyncio.run(go())
+    ranked, expected = asyncio.run(go())
+    # the same from the command line, on the user's graph (judged mode) with their review DB
+    qf, rf = tmp_path / "q.jsonl", tmp_path / "qrels.txt"
+    qf.write_text("".join(json.dumps({"id": q.id, "query": q.text, "group": q.group, "wrong": list(q.wrong)}) + "\n"
+                          for q in queries))
+    rf.write_text("".join(f"{q.id} 0 {d} {g}\n" for q in queries for d, g in judged.qrels[q.id].items()))
+    cli = run_cli("eval", "--queries", str(qf), "--qrels", str(rf), "--graph", f"embedded:{tmp_path / 'g'}",
+                  "--rank", "trust,confidence", "--review-db", str(review), "--json", cwd=tmp_path, timeout=300)
+    assert cli.code == 0, cli.err
+    by = {m["kind"]: m for m in cli.json()["methods"]}
+    assert by["confidence"]["wrong_first"]["mean"] < by["trust"]["wrong_first"]["mean"]
+    written = asyncio.run(confidence_sync())
 
     def order(name, q, w, r):
         got = ranked[name][q.id]
