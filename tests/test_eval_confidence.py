@@ -364,14 +364,14 @@ def test_judged_confidence_without_a_review_db_is_one_error(tmp_path):
     graph = f"embedded:{tmp_path / 'g'}"
     r = run_cli("eval", "--queries", str(qf), "--qrels", str(rf), "--graph", graph, "--rank", "confidence",
                 cwd=tmp_path)
-    assert r.code != 0 and "confidence ranking" in r.err and "no review DB given" in r.err
+    assert r.code == 2 and "confidence ranking" in r.err and "no review DB given" in r.err
     assert len(r.err.strip().splitlines()) == 1
     (tmp_path / "bare.sqlite3").write_bytes(b"")
     from graph_trust.sync.review_db import init_review_db
     init_review_db(tmp_path / "bare.sqlite3")
     r = run_cli("eval", "--queries", str(qf), "--qrels", str(rf), "--graph", graph, "--rank", "confidence",
                 "--review-db", str(tmp_path / "bare.sqlite3"), cwd=tmp_path)
-    assert r.code != 0 and "lacks the confidence tables" in r.err and "review init" in r.err
+    assert r.code == 2 and "lacks the confidence tables" in r.err and "review init" in r.err
     r = run_cli("eval", "--bundled", "--rank", "confidence", "--review-db", "x.sqlite3", cwd=tmp_path)
     assert r.code == 2 and "--review-db is for --queries" in r.err
     r = run_cli("eval", "--bundled", "--rank", "confidance", cwd=tmp_path)
