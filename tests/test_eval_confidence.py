@@ -73,6 +73,8 @@ def test_record_distribution_matches_the_tables_over_many_seeds(data, pairs):
     contradictions = Counter()
     as_of = datetime.fromisoformat(data.graph["as_of"])
     created = {e["uuid"]: datetime.fromisoformat(e["created_at"]) for e in data.graph["edges"]}
+    group = {e["uuid"]: e["group_id"] for e in data.graph["edges"]}
+    index = {e["uuid"]: i for i, e in enumerate(data.graph["edges"])}
     for seed in range(40):
         rows, rec = _records(data, pairs, seed, coverage=0.6)
         verdict = _verdict_of(data, rows)
@@ -82,8 +84,8 @@ def test_record_distribution_matches_the_tables_over_many_seeds(data, pairs):
             v = verdict[s["fact_id"]]
             authors[(v, dr.AGENTS[s["agent_id"]][2])] += 1
             stypes.setdefault(v, Counter())[s["source_type"]] += 1
-            assert s["category"] == dr.CATEGORY_BY_GROUP[data.graph["edges"][0]["group_id"]] or \
-                s["category"] in dr.CATEGORY_BY_GROUP.values()
+            assert s["category"] == dr.CATEGORY_BY_GROUP[group[edge_of[s["fact_id"]]]]
+            assert s["created_at"].startswith(data.graph["edges"][index[edge_of[s["fact_id"]]]]["created_at"][:10])
         for x in rec["fact_verifications"]:
             assert x["verifier_id"] != author[x["fact_id"]]
             t = datetime.fromisoformat(x["verified_at"].replace("Z", "+00:00"))
@@ -388,3 +390,22 @@ def test_moved_names_keep_their_old_imports():
     assert metrics.ir_measures_module().__name__ == "ir_measures"
     api.check_eval_extra()
     assert not hasattr(metrics, "_ir_measures")
+
+
+def test_the_recommendation_of_a_confidence_ranking_names_the_trust_mode():
+    """When the confidence ranking is the one the data supports, the recommended settings
+    switch sync to confidence mode (with the weight it was measured at)."""
+    from graph_trust.eval.dataset import Query
+    from graph_trust.eval.report import EvalReport
+    from graph_trust.eval.runner import methods_for
+
+    queries = [Query(f"q{i}", "x", wrong=("w",) if i % 2 else ()) for i in range(8)]
+    judged = JudgedSet(queries, {q.id: {"r": 2, "w": 0, "o": 0} for q in queries})
+    methods = methods_for(["trust", "confidence"], [0.05], load_settings(environ={}))
+    worse = {q.id: ["o", "w", "r"] for q in queries}
+    better = {q.id: ["r", "o", "w"] for q in queries}
+    rankings = [{"vanilla": worse, "trust@0.05": worse, "confidence": better}]
+    rep = EvalReport.build(mode="judged", graph="g", settings={}, rank_const=1.0, draws=[], judged=judged,
+                           methods=methods, rankings=rankings).to_dict()
+    assert rep["recommendation"]["method"] == "confidence"
+    assert rep["recommendation"]["settings"] == {"search.trust_weight": 0.05, "sync.trust_mode": "confidence"}

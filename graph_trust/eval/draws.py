@@ -17,6 +17,10 @@ With probability ``noise`` a covered fact's decision is flipped instead: a corre
 rejected (or expired), a wrong or outdated one promoted (or corroborated). ``candidate`` is
 not a decision (nobody checked), so unverified wrong extractions stay candidates at the rates
 above. Deterministic for a given seed.
+
+:func:`draw_confidence` adds the records the confidence model reads (sources, verifications,
+uses, votes, contradictions) for a draw's facts, from the tables below it (documented in
+docs/evaluation.md, "Confidence records").
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from graph_trust.errors import InputError
+from graph_trust.eval.dataset import Query
 
 STATUS_BY_VERDICT: dict[str, tuple[tuple[str, float], ...]] = {
     "correct": (("promoted", 0.45), ("corroborated", 0.25), ("candidate", 0.30)),
@@ -144,7 +149,7 @@ FLIPPED = {"confirmed": "incorrect", "still_valid": "incorrect", "partially_vali
            "agree": "disagree", "disagree": "agree", "unsure": "unsure"}
 
 
-def contested_pairs(queries: list[Any], qrels: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
+def contested_pairs(queries: list[Query], qrels: dict[str, dict[str, int]]) -> list[tuple[str, str, str]]:
     """(wrong or outdated fact, right fact, the query's first class) for every contested query:
     the facts a contradiction record can name."""
     out = {}
@@ -201,7 +206,7 @@ def draw_confidence(graph: dict[str, Any], verdicts: dict[str, str], rows: list[
                         "source_type": _pick(rng, SOURCE_TYPE[verdict]),
                         "category": CATEGORY_BY_GROUP.get(e["group_id"], "global"), "created_at": _iso(created)})
         others = [a for a in AGENTS if a != author]
-        n_ver = int(_pick(rng, tuple((str(k), p) for k, p in VERIFICATIONS_PER_FACT)))
+        n_ver = rng.choices([k for k, _ in VERIFICATIONS_PER_FACT], weights=[p for _, p in VERIFICATIONS_PER_FACT])[0]
         for who in rng.sample(others, n_ver):
             if rng.random() < SYSTEM_SHARE:
                 who = SYSTEM_VERIFIER
