@@ -343,8 +343,9 @@ async def trust_search(
     ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). ``trust_override`` ranks the
     pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
     facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
-    ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group is its own graph: several
-    ``group_ids`` are searched per graph and merged into one re-sorted list.
+    ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group
+    is its own graph: several ``group_ids`` are searched per graph and merged into one
+    re-sorted list.
     """
     query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)

@@ -12,5 +12,5 @@ from graph_trust.sync.runner import run_sync, sync_demo
 from graph_trust.sync.runs import list_runs, rollback
 from graph_trust.sync.verify import verify
 
-__all__ = ["ensure_indexes", "init_review_db", "insert_records", "insert_rows", "list_runs", "prune", "rollback", "run_sync",
-           "sync_demo", "verify"]
+__all__ = ["ensure_indexes", "init_review_db", "insert_records", "insert_rows", "list_runs", "prune", "rollback",
+           "run_sync", "sync_demo", "verify"]

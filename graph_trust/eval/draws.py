@@ -211,7 +211,8 @@ def draw_confidence(graph: dict[str, Any], verdicts: dict[str, str], rows: list[
             if rng.random() < SYSTEM_SHARE:
                 who = SYSTEM_VERIFIER
             table = VERDICT_BY[verdict] if who == SYSTEM_VERIFIER or AGENTS[who][2] == RELIABLE else UNRELIABLE_VERDICT
-            verifications.append({"fact_id": row["id"], "verifier_id": who, "verification_type": noisy(_pick(rng, table)),
+            verifications.append({"fact_id": row["id"], "verifier_id": who,
+                                  "verification_type": noisy(_pick(rng, table)),
                                   "verified_at": _iso(_between(rng, max(created, as_of - timedelta(days=180)),
                                                                as_of - timedelta(hours=1)))})
         for _ in range(rng.randint(*USES_PER_FACT)):
