@@ -337,8 +337,9 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
 def quick_conf(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("evalconf")
     r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust,confidence", "--settle", "0",
-                "--json", cwd=cwd, timeout=600)
+                "--json", "--plot", "q.png", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
+    assert (cwd / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the chart is written with the ranking
     return r.json()
 
 
@@ -409,3 +410,10 @@ def test_the_recommendation_of_a_confidence_ranking_names_the_trust_mode():
                            methods=methods, rankings=rankings).to_dict()
     assert rep["recommendation"]["method"] == "confidence"
     assert rep["recommendation"]["settings"] == {"search.trust_weight": 0.05, "sync.trust_mode": "confidence"}
+    from graph_trust.cli.eval import render
+
+    text = render(EvalReport.build(mode="judged", graph="g", settings={}, rank_const=1.0, draws=[], judged=judged,
+                                   methods=methods, rankings=rankings))
+    row = next(line for line in text.splitlines() if line.startswith("confidence "))
+    assert "1.000" in row and "+" in row  # its nDCG@10 and its difference to vanilla
+    assert "recommendation: confidence:" in text
