@@ -92,9 +92,9 @@ def confidence_mode_trust(settings: Settings, review_db: str | Path | None = Non
                           now: datetime | None = None) -> Callable[[list[str]], dict[str, float | None]]:
     """Edge uuids -> the trust_score a sync in ``sync.trust_mode: confidence`` writes onto each
     (:func:`~graph_trust.sync.confidence_trust.confidence_behind`, whatever mode ``settings``
-    say), read from the review DB as it is when called, ages measured from ``now`` (default
-    now). What ``graph-trust eval --rank confidence`` ranks by. The review DB is checked here:
-    a missing one, or one without the confidence tables, is one ReviewDBError."""
+    say), read from the review DB once per edge (the first call that asks for it), ages measured
+    from ``now`` (default now). What ``graph-trust eval --rank confidence`` ranks by. The review
+    DB is checked here: a missing one, or one without the confidence tables, is one ReviewDBError."""
     conf = settings.model_copy(update={"sync": settings.sync.model_copy(update={"trust_mode": "confidence"})})
     try:
         with store(conf, review_db, readonly=True):
@@ -102,6 +102,14 @@ def confidence_mode_trust(settings: Settings, review_db: str | Path | None = Non
     except ReviewDBError as exc:
         raise ReviewDBError(f"the confidence ranking reads the review DB's confidence records: {exc}") from None
 
+    known: dict[str, float | None] = {}
+    unscored: set[str] = set()  # edges no usable candidate points at: they keep their stored trust
+
     def trust(uuids: list[str]) -> dict[str, float | None]:
-        return {u: b["trust_score"] for u, b in confidence_behind(conf, uuids, review_db, now).items()}
+        new = [u for u in dict.fromkeys(uuids) if u not in known and u not in unscored]
+        if new:  # each edge is read once per evaluation (a fact's score does not depend on the others asked)
+            behind = confidence_behind(conf, new, review_db, now)
+            known.update((u, b["trust_score"]) for u, b in behind.items())
+            unscored.update(u for u in new if u not in behind)
+        return {u: known[u] for u in uuids if u in known}
     return trust
