@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -56,6 +56,8 @@ DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
 DEFAULT_COMPETITORS: CompetitorOrder = _DEFAULTS.competitors
 DEFAULT_RELATION_WEIGHT = _DEFAULTS.relation_weight
 MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
+# edge uuids of a candidate pool -> the trust each is ranked by instead of its stored trust_score
+TrustOverride = Callable[[list[str]], Mapping[str, float | None]]
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
@@ -298,10 +300,13 @@ def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
     return competitor_keys(items), stamps
 
 
-def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool
-          ) -> tuple[list[Any], list[float], list[Explanation]]:
+def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool,
+          trust_override: TrustOverride | None = None) -> tuple[list[Any], list[float], list[Explanation]]:
     items = pool.items
     trust_values = [x.attributes.get("trust_score") if x.attributes else None for x in items]
+    if trust_override is not None and kind == "edge" and items:
+        given = trust_override([x.uuid for x in items])
+        trust_values = [given[x.uuid] if x.uuid in given else v for x, v in zip(items, trust_values, strict=True)]
     invalidated = _invalidated(items) if kind == "edge" else None
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
     min_score = config.reranker_min_score if rrf_scored else -math.inf
@@ -332,6 +337,7 @@ async def trust_search(
     *,
     embedder: Any = None,
     trust_weight: float | None = None,
+    trust_override: TrustOverride | None = None,
     bfs_origin_node_uuids: list[str] | None = None,
     query_vector: list[float] | None = None,
     max_query_chars: int = MAX_QUERY_CHARS,
@@ -341,8 +347,12 @@ async def trust_search(
     ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
     ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
     mutated. ``trust_weight`` overrides the config's (which defaults to
-    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). On FalkorDB each group is its own graph: several
-    ``group_ids`` are searched per graph and merged into one re-sorted list.
+    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). ``trust_override`` ranks the
+    pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
+    facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
+    ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group
+    is its own graph: several ``group_ids`` are searched per graph and merged into one
+    re-sorted list.
     """
     query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)
@@ -379,7 +389,7 @@ async def trust_search(
                         bfs_origin_node_uuids, pool_size, max_coroutines) for d, g in routes
         ], max_coroutines=max_coroutines)
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
-        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored)
+        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored, trust_override)
 
     (edges, e_scores, e_expl), (nodes, n_scores, n_expl) = await semaphore_gather(
         scope("edge", config.edge_config), scope("node", config.node_config), max_coroutines=max_coroutines

@@ -179,8 +179,10 @@ class EvalReport:
             best = configured  # a gain within TIE is no reason to change the settings
         lo, hi = best["vs_vanilla"]["ci95"]
         settings = dict(self.settings)
-        if best["kind"] == "trust":
+        if best["kind"] in ("trust", "confidence"):
             settings["search.trust_weight"] = best["weight"]
+        if best["kind"] == "confidence":
+            settings["sync.trust_mode"] = "confidence"
         if best["rank_const"] != self.rank_const:
             settings["search.rank_const"] = best["rank_const"]
         return {"method": best["name"], "settings": settings, "significant": True, "criteria": criteria,
