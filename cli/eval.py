@@ -131,7 +131,7 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     const_list = _parse_numbers(rank_consts, "--rank-const", 1e-9, 1e6)
     if plot_path:
         _check_plot_available()
-    rt = runtime(overrides)
+    rt = runtime(explicit=overrides)
     api.check_eval_extra()  # fail before any graph work when the extra is missing
     with ProgressBars(rt.quiet) as bars:
         if bundled:

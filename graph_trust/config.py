@@ -482,13 +482,16 @@ def load_settings(
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
     override_sources: Mapping[str, str] | None = None,
+    explicit: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Build :class:`Settings` from YAML, then environment, then ``overrides`` (dotted keys).
+    """Build :class:`Settings` from YAML, then environment, then ``overrides``, then
+    ``explicit`` (dotted keys).
 
     ``config_path`` None means ``$GRAPH_TRUST_CONFIG`` or ``./graph-trust.yaml`` if present.
     ``overrides`` values of None are ignored (an unset CLI flag). ``override_sources`` names
     where an override came from in errors (e.g. ``{"search.trust_weight": "--trust-weight"}``;
-    default "command line").
+    default "command line"). ``explicit`` values are applied as given, None included (``--set
+    key=null`` clears a nullable setting).
     """
     env = os.environ if environ is None else environ
     sources: dict[str, str] = {}
@@ -514,6 +517,9 @@ def load_settings(
         if value is not None:
             _set_dotted(tree, key, value)
             sources[key] = (override_sources or {}).get(key, "command line")
+    for key, value in (explicit or {}).items():
+        _set_dotted(tree, key, value)
+        sources[key] = (override_sources or {}).get(key, "--set")
 
     _reject_nan(tree, sources)
     try:

@@ -270,5 +270,5 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
 def settings_with(config_path: str | os.PathLike[str] | None, sets: dict[str, Any],
                   base: dict[str, Any] | None = None) -> Settings:
     """Settings from the config file and environment with ``--set`` keys applied, validated
-    once (an unknown or bad key is a ConfigError naming it)."""
-    return load_settings(config_path, overrides={**(base or {}), **sets})
+    once (an unknown or bad key is a ConfigError naming it; ``key=null`` sets None)."""
+    return load_settings(config_path, overrides=base, explicit=sets)
