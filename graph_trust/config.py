@@ -160,6 +160,27 @@ class SyncSettings(_Section):
         return v
 
 
+class GuardSettings(_Section):
+    """The guard against Graphiti invalidating verified facts (``verify`` and ``sync`` report
+    ``trusted_invalidated``; docs/sync.md, "Guard against invalidated verified facts")."""
+
+    # Look for trusted edges Graphiti invalidated at all (one paged read of the invalidated edges
+    # per graph and run); false skips the read and the report.
+    enabled: bool = True
+    # Review statuses whose edges the guard protects.
+    statuses: list[str] = Field(default_factory=lambda: ["promoted", "corroborated"], min_length=1)
+    # Sync clears invalid_at and expired_at on those edges (journaled: rollback puts them back).
+    restore_trusted: bool = False
+
+    @field_validator("statuses")
+    @classmethod
+    def _statuses(cls, v: list[str]) -> list[str]:
+        v = [s.strip() for s in v]
+        if any(not s for s in v):
+            raise ValueError("statuses must be non-blank review statuses")
+        return list(dict.fromkeys(v))
+
+
 class RelinkSettings(_Section):
     """Matching orphaned candidates to edges after a migration."""
 
@@ -384,6 +405,7 @@ class Settings(_Section):
     review: ReviewSettings = Field(default_factory=ReviewSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
     relink: RelinkSettings = Field(default_factory=RelinkSettings)
+    guard: GuardSettings = Field(default_factory=GuardSettings)
     composite: CompositeSettings = Field(default_factory=CompositeSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)

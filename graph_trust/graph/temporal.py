@@ -1,0 +1,68 @@
+"""Graphiti's temporal edge properties (``valid_at``, ``invalid_at``, ``expired_at``) as the
+graph stores them, kept exactly through a JSON journal.
+
+Graphiti writes Python datetimes; FalkorDB's driver turns them into ISO 8601 strings, Neo4j stores
+them as ``DateTime`` (the neo4j driver returns ``neo4j.time.DateTime``). A value read from the
+graph goes into the journal with its type (:func:`to_json`) and comes back as the same type
+(:func:`from_json`), so writing it back restores what was there (a string as the same string, a
+``DateTime`` as a ``DateTime`` of the same instant, offset and nanoseconds).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import neo4j.time
+
+_DATETIME = "$datetime"  # a neo4j DateTime
+_PY_DATETIME = "$py_datetime"  # a Python datetime (a driver that returns those)
+
+
+def to_json(value: Any) -> Any:
+    """A stored temporal value as JSON: None and strings as they are, datetimes tagged by type."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, neo4j.time.DateTime):
+        return {_DATETIME: value.iso_format()}
+    if isinstance(value, datetime):
+        return {_PY_DATETIME: value.isoformat()}
+    raise TypeError(f"unexpected temporal value {value!r} ({type(value).__name__})")
+
+
+def from_json(value: Any) -> Any:
+    """The inverse of :func:`to_json`: the value to write back, of the type it was read as."""
+    if isinstance(value, dict):
+        if _DATETIME in value:
+            return neo4j.time.DateTime.from_iso_format(value[_DATETIME])
+        return datetime.fromisoformat(value[_PY_DATETIME])
+    return value
+
+
+def as_datetime(value: Any) -> datetime | None:
+    """An aware datetime for comparing instants (naive ones are UTC, as Graphiti writes them);
+    None for None or a string that is not ISO 8601."""
+    if value is None:
+        return None
+    if isinstance(value, neo4j.time.DateTime):
+        value = value.to_native()
+    elif isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    elif not isinstance(value, datetime):
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+
+
+def iso(value: Any) -> str | None:
+    """A temporal value as ISO 8601 text for reports (strings as stored)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, neo4j.time.DateTime):
+        return value.iso_format()
+    return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+__all__ = ["as_datetime", "from_json", "iso", "to_json"]

@@ -1,0 +1,188 @@
+"""The guard against Graphiti invalidating verified facts: verify and sync report promoted and
+corroborated edges Graphiti invalidated (``trusted_invalidated``) with the edge that superseded
+them, sync records each as a contradiction for review once, and with ``guard.restore_trusted``
+restores them, journaled, so rollback re-invalidates them exactly. Real embedded FalkorDB, edges
+invalidated through graphiti-core's own API, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from graphiti_core.edges import EntityEdge
+
+from builders import Fact, build_graph
+from graph_trust.config import load_settings
+from graph_trust.embedder import HashingEmbedder
+from graph_trust.graph.temporal import as_datetime
+from graph_trust.sync import rollback, run_sync, verify
+from graph_trust.sync.confidence_store import init_confidence_tables
+from graph_trust.sync.guard import superseder
+from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.state import StateStore
+from graph_trust.sync.writer import VALIDITY_KIND, Change, insert_journal, write_validity
+from sync_fixtures import FACTS, bulk_graph, review_db, row
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NEWER = Fact("billing-db", "RUNS_ON", "db-host-2", "billing-db moved to db-host-2", at=T0 + timedelta(days=60))
+OTHER = Fact("billing-db", "OWNED_BY", "team-pay", "billing-db is owned by team-pay", at=T0 + timedelta(days=90))
+
+
+async def invalidate(driver, uuid: str, invalid_at: datetime | None, expired_at: datetime | None) -> None:
+    """What Graphiti's contradiction step does to an edge, through graphiti-core's own API."""
+    edge = await EntityEdge.get_by_uuid(driver, uuid)
+    await edge.load_fact_embedding(driver)
+    edge.invalid_at, edge.expired_at = invalid_at, expired_at
+    await edge.save(driver)
+
+
+async def validity(graph, group: str) -> dict[str, tuple]:
+    """{edge uuid: (invalid_at, expired_at)} exactly as stored."""
+    rows = await graph.for_group(group).run_text(
+        "MATCH ()-[r:RELATES_TO]->() RETURN r.uuid AS uuid, r.invalid_at AS i, r.expired_at AS x", {}, write=False)
+    return {r["uuid"]: (r["i"], r["x"]) for r in rows}
+
+
+def contradictions(db) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT fact_a_id, fact_b_id, contradiction_type, resolved_at, resolution_strategy, detail "
+                           "FROM fact_contradictions ORDER BY id").fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+async def world(graph, settings, tmp_path, unique):
+    group = f"g_{unique}"
+    driver = graph.for_group(group).driver
+    uuids = await build_graph(driver, HashingEmbedder(), [*FACTS, NEWER, OTHER], group)
+    u = [uuids[f.fact] for f in FACTS]
+    rows = [row("c1", u[0], "promoted", group), row("c2", u[1], "promoted", group),
+            row("c3", u[2], "corroborated", group), row("c4", u[3], "candidate", group),
+            row("c5", u[4], "rejected", group)]
+    db = review_db(tmp_path / "review.sqlite3", rows)
+    init_confidence_tables(db)
+    # Graphiti's contradiction step: the newer edge's valid_at becomes the old one's invalid_at
+    at = NEWER.at
+    await invalidate(driver, u[1], at, at + timedelta(hours=1))  # promoted, superseded by NEWER
+    await invalidate(driver, u[2], None, OTHER.at + timedelta(minutes=5))  # corroborated, expired only
+    await invalidate(driver, u[3], at, at)  # candidate: not the guard's business
+    await invalidate(driver, u[4], at, at)  # rejected
+    await invalidate(driver, u[5], at, at)  # no review row
+    return graph, settings, db, group, u, uuids
+
+
+async def test_verify_and_sync_report_trusted_invalidated_edges_with_their_superseder(world):
+    graph, settings, db, group, u, uuids = world
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.trusted_invalidated_count == 2 and "trusted_invalidated" in v.hint
+    by = {i["uuid"]: i for i in v.trusted_invalidated}
+    assert set(by) == {u[1], u[2]}
+    moved = by[u[1]]
+    assert moved["fact"] == FACTS[1].fact and moved["group_id"] == group and moved["candidate_ids"] == ["c2"]
+    assert as_datetime(moved["invalid_at"]) == NEWER.at
+    assert as_datetime(moved["expired_at"]) == NEWER.at + timedelta(hours=1)
+    assert moved["superseded_by"]["uuid"] == uuids[NEWER.fact]  # same source, same relation, valid from then
+    assert moved["superseded_by"]["fact"] == NEWER.fact
+    # expired only: the invalidation time is expired_at, after OTHER became valid: no superseder
+    assert by[u[2]]["invalid_at"] is None and by[u[2]]["superseded_by"] is None
+    before = await validity(graph, group)
+    dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True)
+    assert {i["uuid"] for i in dry.trusted_invalidated} == {u[1], u[2]} and dry.trusted_restored == 0
+    assert dry.contradictions_recorded == 0 and contradictions(db) == [] and await validity(graph, group) == before
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.trusted_invalidated_count == 2 and rep.trusted_restored == 0
+    assert [i["superseded_by"] for i in rep.trusted_invalidated] == [i["superseded_by"] for i in v.trusted_invalidated]
+    assert await validity(graph, group) == before  # the setting is off: reported, never written
+    assert "guard.restore_trusted" in rep.guard_hint
+
+
+async def test_the_contradiction_is_recorded_once_across_runs_and_left_open(world):
+    graph, settings, db, group, u, _ = world
+    first = await run_sync(settings, review_db=db, graph=graph)
+    second = await run_sync(settings, review_db=db, graph=graph)
+    assert (first.contradictions_recorded, second.contradictions_recorded) == (2, 0)
+    recorded = contradictions(db)
+    assert sorted(r[0] for r in recorded) == ["c2", "c3"]
+    assert {r[2] for r in recorded} == {"graphiti_invalidation"}
+    assert all(r[3] is None and r[4] is None for r in recorded)  # flagged for review: unresolved
+    detail = json.loads(next(r[5] for r in recorded if r[0] == "c2"))
+    assert detail["uuid"] == u[1] and detail["superseded_by"]["fact"] == NEWER.fact
+    # Graphiti invalidates the edge again, at another time: a new invalidation, a new record
+    driver = graph.for_group(group).driver
+    await invalidate(driver, u[1], NEWER.at + timedelta(days=1), NEWER.at + timedelta(days=1))
+    third = await run_sync(settings, review_db=db, graph=graph)
+    assert third.contradictions_recorded == 1 and len(contradictions(db)) == 3
+
+
+async def test_without_confidence_tables_sync_reports_and_says_why_nothing_was_recorded(graph, settings, tmp_path,
+                                                                                        unique):
+    group = f"g_{unique}"
+    driver = graph.for_group(group).driver
+    uuids = await build_graph(driver, HashingEmbedder(), FACTS[:2], group)
+    u = uuids[FACTS[0].fact]
+    db = review_db(tmp_path / "review.sqlite3", [row("c1", u, "promoted", group)])
+    await invalidate(driver, u, T0 + timedelta(days=1), T0 + timedelta(days=1))
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.trusted_invalidated_count == 1 and rep.contradictions_recorded == 0
+    assert "review init" in rep.guard_hint
+
+
+async def test_restore_then_rollback_puts_the_invalidation_back_exactly(world):
+    graph, settings, db, group, u, _ = world
+    settings = settings.model_copy(update={"guard": settings.guard.model_copy(update={"restore_trusted": True})})
+    before = await validity(graph, group)
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.trusted_restored == 2 and all(i["restored"] for i in rep.trusted_invalidated)
+    after = await validity(graph, group)
+    assert after[u[1]] == (None, None) and after[u[2]] == (None, None)
+    assert {k: v for k, v in after.items() if k not in (u[1], u[2])} == \
+        {k: v for k, v in before.items() if k not in (u[1], u[2])}  # candidate, rejected, unreviewed untouched
+    driver = graph.for_group(group).driver
+    edge = await EntityEdge.get_by_uuid(driver, u[1])  # Graphiti still loads it, valid again
+    assert edge.invalid_at is None and edge.expired_at is None and edge.fact == FACTS[1].fact
+    assert (await verify(settings, review_db=db, graph=graph)).trusted_invalidated_count == 0
+    assert (await run_sync(settings, review_db=db, graph=graph)).trusted_invalidated_count == 0
+    rb = await rollback(settings, rep.run_id, graph=graph)
+    assert rb.invalidations_restored == 2
+    restored = await validity(graph, group)
+    assert restored == before  # byte for byte: the same strings
+    assert all(type(a) is type(b) for k in before for a, b in zip(restored[k], before[k], strict=True))
+    edge = await EntityEdge.get_by_uuid(driver, u[1])
+    assert edge.invalid_at == NEWER.at and edge.expired_at == NEWER.at + timedelta(hours=1)
+
+
+async def test_a_restore_interrupted_between_journal_and_write_is_settled_by_the_next_run(world):
+    graph, settings, db, group, u, _ = world
+    store = StateStore.for_settings(settings)
+    key = graph_key(graph)
+    gname = graph.for_group(group).database
+    current = await validity(graph, group)
+    written = Change(u[1], {"invalid_at": current[u[1]][0], "expired_at": current[u[1]][1]},
+                     {"invalid_at": None, "expired_at": None})
+    unwritten = Change(u[2], {"invalid_at": None, "expired_at": current[u[2]][1]},
+                       {"invalid_at": None, "expired_at": None})
+    try:
+        dead, _ = store.start_run(kind="sync", graph_key=key, graph=graph.address.display, dry_run=False, full=False,
+                                  config_hash="x", pid=2 ** 22 + 7)
+        with store.tx() as c:  # journaled, then the process died: one batch written, one not
+            insert_journal(c, dead, 1, key, gname, VALIDITY_KIND, [written], "pending")
+            insert_journal(c, dead, 2, key, gname, VALIDITY_KIND, [unwritten], "pending")
+        assert await write_validity(graph.for_group(group), [written]) == {u[1]}
+    finally:
+        store.close()
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert rep.recovered_journal_rows == 2
+    assert {i["uuid"] for i in rep.trusted_invalidated} == {u[2]}  # the written one is valid now
+    store = StateStore.for_settings(settings)
+    try:
+        states = dict(store.con.execute("SELECT batch, state FROM sync_journal WHERE run_id = ?", (dead,)).fetchall())
+    finally:
+        store.close()
+    assert states == {1: "applied", 2: "void"}
+    rb = await rollback(settings, dead, graph=graph, force=True)  # the applied restore is undone exactly
+    assert rb.invalidations_restored == 1 and (await validity(graph, group))[u[1]] == current[u[1]]
