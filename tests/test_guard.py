@@ -186,3 +186,109 @@ async def test_a_restore_interrupted_between_journal_and_write_is_settled_by_the
     assert states == {1: "applied", 2: "void"}
     rb = await rollback(settings, dead, graph=graph, force=True)  # the applied restore is undone exactly
     assert rb.invalidations_restored == 1 and (await validity(graph, group))[u[1]] == current[u[1]]
+
+
+async def test_cli_text_and_json_show_the_guard(world, tmp_path, embedded_path):
+    import yaml
+
+    from cli_helpers import run_cli
+
+    graph, settings, db, group, u, uuids = world
+    cfg = tmp_path / "graph-trust.yaml"
+    cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+                                   "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers},
+                                   "guard": {"restore_trusted": True}}))
+    v = run_cli("verify", "--review-db", str(db), "--config", str(cfg), "--json")
+    assert v.code == 1 and set(k for k, n in v.json()["drift"].items() if n) == {"edge_missing_trust"}  # (unsynced)
+    assert {i["uuid"] for i in v.json()["trusted_invalidated"]} == {u[1], u[2]}
+    text = run_cli("verify", "--review-db", str(db), "--config", str(cfg))
+    assert "trusted_invalidated: 2" in text.out and f"superseded by {uuids[NEWER.fact]}" in text.out
+    dry = run_cli("sync", "--review-db", str(db), "--config", str(cfg), "--dry-run")
+    assert dry.code == 0 and "trusted_invalidated: 2" in dry.out and "restored" not in dry.out
+    real = run_cli("sync", "--review-db", str(db), "--config", str(cfg), "--json")
+    d = real.json()
+    assert d["trusted_restored"] == 2 and d["contradictions_recorded"] == 2 and d["guard_hint"] is None
+    v = run_cli("verify", "--review-db", str(db), "--config", str(cfg), "--json")
+    assert v.code == 0 and v.json()["trusted_invalidated_count"] == 0  # synced and restored
+    rb = run_cli("rollback", d["run_id"], "--config", str(cfg))
+    assert rb.code == 0 and "2 invalidations put back" in rb.out
+
+
+# --- which edge superseded an invalidated one (pure) ---------------------------------------------
+
+def _item(**kw):
+    return {"uuid": "old", "source_uuid": "a", "target_uuid": "b", "name": "RUNS_ON",
+            "invalid_at": "2026-03-01T00:00:00+00:00", "expired_at": "2026-03-02T00:00:00+00:00", **kw}
+
+
+def _edge(uuid, source="a", target="c", name="RUNS_ON", valid_at="2026-03-01T00:00:00+00:00"):
+    return {"uuid": uuid, "source_uuid": source, "target_uuid": target, "name": name, "fact": uuid,
+            "valid_at": valid_at}
+
+
+def test_superseder_rules():
+    item = _item()
+    assert superseder(item, []) is None
+    assert superseder(item, [_edge("old")]) is None  # itself
+    assert superseder(item, [_edge("n1")])["uuid"] == "n1"  # same source, same relation, valid from then
+    assert superseder(item, [_edge("n1", valid_at="2026-02-28T23:59:59+00:00")]) is None  # valid before
+    assert superseder(item, [_edge("n1", name="OWNED_BY")]) is None  # another relation, other ends
+    assert superseder(item, [_edge("n1", source="x", target="a")]) is None  # not from the same source
+    assert superseder(item, [_edge("n2", source="b", target="a", name="HOSTS")])["uuid"] == "n2"  # same ends
+    # the one valid first wins; on a tie the same relation beats the same ends, then the uuid
+    assert superseder(item, [_edge("n3", valid_at="2026-04-01T00:00:00Z"), _edge("n4")])["uuid"] == "n4"
+    assert superseder(item, [_edge("n5", target="b", name="HOSTS"), _edge("n9")])["uuid"] == "n9"
+    assert superseder(item, [_edge("n7"), _edge("n6")])["uuid"] == "n6"
+    # expired only: the invalidation time is expired_at
+    only_expired = _item(invalid_at=None)
+    assert superseder(only_expired, [_edge("n1")]) is None
+    assert superseder(only_expired, [_edge("n1", valid_at="2026-03-02T00:00:00+00:00")])["uuid"] == "n1"
+    assert superseder(_item(invalid_at=None, expired_at=None), [_edge("n1")]) is None
+
+
+# --- randomized: many edges, random statuses and invalidations ----------------------------------
+
+STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired", None]  # None: no review row
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_random_statuses_and_invalidations(graph, settings, tmp_path, unique, seed):
+    """Reported == the promoted/corroborated invalidated edges; restore then rollback is the identity."""
+    rnd = random.Random(seed)
+    group = f"g_{unique}"
+    edges = await bulk_graph(graph, group, 300)
+    conn = graph.for_group(group)
+    rows, want = [], set()
+    invalid = []
+    for i, u in enumerate(edges):
+        status = rnd.choice(STATUSES)
+        if status is not None:
+            rows.append(row(f"c{i:04d}", u, status, group))
+        if rnd.random() < 0.2 and status is not None:  # a second row on the same edge
+            rows.append(row(f"d{i:04d}", u, rnd.choice(STATUSES[:-1]), group))
+        how = rnd.choice(["valid", "valid", "invalid", "expired", "both"])
+        if how == "valid":
+            continue
+        t = (T0 + timedelta(minutes=rnd.randrange(100000))).isoformat()
+        invalid.append({"uuid": u, "i": t if how in ("invalid", "both") else None,
+                        "x": t if how in ("expired", "both") else None})
+        statuses = {r["status"] for r in rows if json.loads(r["evidence_refs_json"])[0]["evidence_id"] == u}
+        if statuses & {"promoted", "corroborated"}:
+            want.add(u)
+    await conn.run_text("UNWIND $rows AS row MATCH ()-[r:RELATES_TO {uuid: row.uuid}]->() "
+                        "SET r.invalid_at = row.i, r.expired_at = row.x", {"rows": invalid}, write=True)
+    db = review_db(tmp_path / "review.sqlite3", rows)
+    init_confidence_tables(db)
+    before = await validity(graph, group)
+    settings = settings.model_copy(update={"guard": settings.guard.model_copy(update={"restore_trusted": True}),
+                                           "sync": settings.sync.model_copy(update={"batch_size": 17})})
+    v = await verify(settings, review_db=db, graph=graph)
+    assert {i["uuid"] for i in v.trusted_invalidated} == want and v.trusted_invalidated_count == len(want)
+    rep = await run_sync(settings, review_db=db, graph=graph)
+    assert {i["uuid"] for i in rep.trusted_invalidated} == want and rep.trusted_restored == len(want)
+    assert rep.contradictions_recorded == len(want)
+    after = await validity(graph, group)
+    assert {u for u, v in after.items() if v != (None, None)} == {x["uuid"] for x in invalid} - want
+    assert all(after[u] == before[u] for u in after if u not in want)
+    rb = await rollback(settings, rep.run_id, graph=graph)
+    assert rb.invalidations_restored == len(want) and await validity(graph, group) == before
