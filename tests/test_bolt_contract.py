@@ -387,6 +387,54 @@ async def _indexes(c: Ctx):
     assert (by_name["entity_uuid"]["labelsOrTypes"], by_name["entity_uuid"]["properties"]) == (["Entity"], ["uuid"])
 
 
+# --- the guard (sync/guard.py) -------------------------------------------------------------------
+
+@case("edge_validity_set", "edge_validity_read", "edges_invalidated_page", "valid_edges_at_entities")
+async def _guard_statements(c: Ctx):
+    from datetime import timedelta
+
+    from graph_trust.graph.temporal import as_datetime, from_json, to_json
+
+    e1, e2, e3 = c.e(0), c.e(1), c.e(2)  # billing-db RUNS_ON / OWNED_BY; auth-service DEPENDS_ON billing-db
+    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    rows = {e1: {"invalid_at": at, "expired_at": at + timedelta(hours=1)}, e2: {"invalid_at": None, "expired_at": at},
+            "no-such-edge": {"invalid_at": at, "expired_at": at}}
+    assert await c.g.write("edge_validity_set", uuids=list(rows), by_uuid=rows) == [{"matched": 2}]
+    read = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2, e3, "no-such-edge"])}
+    assert sorted(read) == sorted([e1, e2, e3])
+    assert as_datetime(read[e1]["invalid_at"]) == at and as_datetime(read[e1]["expired_at"]) == at + timedelta(hours=1)
+    assert read[e2]["invalid_at"] is None and as_datetime(read[e2]["expired_at"]) == at
+    assert read[e3]["invalid_at"] is None and read[e3]["expired_at"] is None
+    assert (read[e1]["source_uuid"], read[e1]["target_uuid"]) == (c.edges[e1]["source"], c.edges[e1]["target"])
+    # keyset pages of the invalidated edges, in uuid order, with their endpoints
+    seen, after = [], ""
+    while page := await c.g.query("edges_invalidated_page", after=after, limit=1):
+        seen += page
+        after = page[-1]["uuid"]
+    assert [r["uuid"] for r in seen] == sorted([e1, e2])
+    first = next(r for r in seen if r["uuid"] == e1)
+    assert (first["group_id"], first["name"], first["fact"]) == (c.groups[0], c.edges[e1]["name"], c.edges[e1]["fact"])
+    assert (first["source_uuid"], first["target_uuid"]) == (c.edges[e1]["source"], c.edges[e1]["target"])
+    # the valid edges at billing-db, either direction: only auth-service DEPENDS_ON billing-db is left
+    db = c.n("billing-db")
+    valid = await c.g.query("valid_edges_at_entities", uuids=[db, "no-such-node"])
+    assert [r["uuid"] for r in valid] == [e3]
+    assert (valid[0]["source_uuid"], valid[0]["target_uuid"]) == (c.edges[e3]["source"], db)
+    assert valid[0]["name"] == c.edges[e3]["name"] and as_datetime(valid[0]["valid_at"]) is not None
+    # what a restore journals and a rollback writes back: the same values, of the same type
+    journal = {u: {p: to_json(read[u][p]) for p in ("invalid_at", "expired_at")} for u in (e1, e2)}
+    cleared = {u: {"invalid_at": None, "expired_at": None} for u in (e1, e2)}
+    assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=cleared) == [{"matched": 2}]
+    assert not {"invalid_at", "expired_at"} & set(await c.rel(e1))
+    assert await c.g.query("edges_invalidated_page", after="", limit=10) == []
+    back = {u: {p: from_json(v) for p, v in j.items()} for u, j in journal.items()}
+    assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=back) == [{"matched": 2}]
+    again = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2])}
+    for u in (e1, e2):
+        for p in ("invalid_at", "expired_at"):
+            assert again[u][p] == read[u][p] and type(again[u][p]) is type(read[u][p])
+
+
 # --- relink --------------------------------------------------------------------------------------
 
 @case("relink_edges_page")

@@ -13,6 +13,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from graphiti_core.edges import EntityEdge
+from hypothesis import given
+from hypothesis import strategies as st
 
 from builders import Fact, build_graph
 from graph_trust.config import load_settings
@@ -246,6 +248,27 @@ def test_superseder_rules():
     assert superseder(_item(invalid_at=None, expired_at=None), [_edge("n1")]) is None
 
 
+# --- journal values: every stored type back as itself ------------------------------------------
+
+@given(st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1)), st.integers(0, 999),
+       st.one_of(st.none(), st.integers(-14 * 60, 14 * 60)), st.sampled_from(["neo4j", "python", "string"]))
+def test_temporal_values_survive_the_journal(when, nanos, offset, kind):
+    import neo4j.time
+
+    from graph_trust.graph.temporal import from_json, to_json
+
+    tz = None if offset is None else timezone(timedelta(minutes=offset))
+    value = when.replace(tzinfo=tz)
+    if kind == "neo4j":
+        value = neo4j.time.DateTime.from_native(value) + neo4j.time.Duration(nanoseconds=nanos)
+    elif kind == "string":
+        value = value.isoformat()
+    back = from_json(json.loads(json.dumps(to_json(value))))
+    assert back == value and type(back) is type(value)
+    if kind == "neo4j":
+        assert back.iso_format() == value.iso_format()
+
+
 # --- randomized: many edges, random statuses and invalidations ----------------------------------
 
 STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired", None]  # None: no review row
@@ -292,3 +315,46 @@ async def test_random_statuses_and_invalidations(graph, settings, tmp_path, uniq
     assert all(after[u] == before[u] for u in after if u not in want)
     rb = await rollback(settings, rep.run_id, graph=graph)
     assert rb.invalidations_restored == len(want) and await validity(graph, group) == before
+
+
+# --- over Bolt (ArcadeDB in CI; real Neo4j with GRAPH_TRUST_TEST_NEO4J_URI): DateTime values ----
+
+@pytest.mark.bolt
+async def test_restore_and_rollback_over_bolt_keep_datetime_values(bolt, bolt_settings, tmp_path, unique):
+    from builders import _save
+    from graph_trust.graph.connection import open_graph
+
+    group = f"b{unique}"
+    async with open_graph(bolt_settings) as g:
+        await g.settle()
+        driver = g.for_group(group).driver
+        uuids = await build_graph(driver, HashingEmbedder(), [*FACTS[:3], NEWER], group, indices=False,
+                                  vector_procedure=not bolt.arcadedb)
+        u = [uuids[f.fact] for f in FACTS[:3]]
+        for uuid, status in zip(u, ("promoted", "corroborated", "candidate"), strict=True):
+            edge = await EntityEdge.get_by_uuid(driver, uuid)  # Graphiti's contradiction step, saved as it saves
+            edge.invalid_at, edge.expired_at = NEWER.at, NEWER.at + timedelta(seconds=1, microseconds=250)
+            await _save(edge, driver, not bolt.arcadedb)
+        db = review_db(tmp_path / "r.sqlite3", [row(f"c{i}", x, s, group) for i, (x, s) in
+                                                 enumerate(zip(u, ("promoted", "corroborated", "candidate")))])
+        init_confidence_tables(db)
+        before = await validity(g, group)
+        loaded = await EntityEdge.get_by_uuid(driver, u[1])  # (ArcadeDB hands DateTime back without its zone)
+        assert as_datetime(loaded.invalid_at) == NEWER.at
+        settings = bolt_settings.model_copy(
+            update={"guard": bolt_settings.guard.model_copy(update={"restore_trusted": True})})
+        v = await verify(settings, review_db=db, graph=g)
+        assert {i["uuid"] for i in v.trusted_invalidated} == {u[0], u[1]}
+        assert next(i for i in v.trusted_invalidated if i["uuid"] == u[1])["superseded_by"]["uuid"] == uuids[NEWER.fact]
+        rep = await run_sync(settings, review_db=db, graph=g)
+        assert rep.trusted_restored == 2 and rep.contradictions_recorded == 2
+        after = await validity(g, group)
+        assert after[u[0]] == after[u[1]] == (None, None) and after[u[2]] == before[u[2]]
+        assert (await EntityEdge.get_by_uuid(driver, u[0])).invalid_at is None
+        rb = await rollback(settings, rep.run_id, graph=g)
+        assert rb.invalidations_restored == 2
+        restored = await validity(g, group)
+        assert restored == before
+        assert all(type(a) is type(b) for k in before for a, b in zip(restored[k], before[k], strict=True))
+        edge = await EntityEdge.get_by_uuid(driver, u[1])
+        assert (edge.invalid_at, edge.expired_at) == (loaded.invalid_at, loaded.expired_at)

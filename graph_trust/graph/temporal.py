@@ -15,7 +15,8 @@ from typing import Any
 
 import neo4j.time
 
-_DATETIME = "$datetime"  # a neo4j DateTime
+_NEO4J = "$neo4j"  # a neo4j.time value: {"$neo4j": "DateTime" | "Date" | "Time", "iso": ...}
+_NEO4J_TYPES = (neo4j.time.DateTime, neo4j.time.Date, neo4j.time.Time)
 _PY_DATETIME = "$py_datetime"  # a Python datetime (a driver that returns those)
 
 
@@ -23,8 +24,8 @@ def to_json(value: Any) -> Any:
     """A stored temporal value as JSON: None and strings as they are, datetimes tagged by type."""
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, neo4j.time.DateTime):
-        return {_DATETIME: value.iso_format()}
+    if isinstance(value, _NEO4J_TYPES):  # (a zone-less LocalDateTime is a DateTime without tzinfo)
+        return {_NEO4J: type(value).__name__, "iso": value.iso_format()}
     if isinstance(value, datetime):
         return {_PY_DATETIME: value.isoformat()}
     raise TypeError(f"unexpected temporal value {value!r} ({type(value).__name__})")
@@ -33,8 +34,9 @@ def to_json(value: Any) -> Any:
 def from_json(value: Any) -> Any:
     """The inverse of :func:`to_json`: the value to write back, of the type it was read as."""
     if isinstance(value, dict):
-        if _DATETIME in value:
-            return neo4j.time.DateTime.from_iso_format(value[_DATETIME])
+        if _NEO4J in value:
+            kind = next(t for t in _NEO4J_TYPES if t.__name__ == value[_NEO4J])
+            return kind.from_iso_format(value["iso"])
         return datetime.fromisoformat(value[_PY_DATETIME])
     return value
 
@@ -60,7 +62,7 @@ def iso(value: Any) -> str | None:
     """A temporal value as ISO 8601 text for reports (strings as stored)."""
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, neo4j.time.DateTime):
+    if isinstance(value, _NEO4J_TYPES):
         return value.iso_format()
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
