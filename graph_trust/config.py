@@ -161,8 +161,8 @@ class SyncSettings(_Section):
 
 
 class GuardSettings(_Section):
-    """The guard against Graphiti invalidating verified facts (``verify`` and ``sync`` report
-    ``trusted_invalidated``; docs/sync.md, "Guard against invalidated verified facts")."""
+    """The guard against Graphiti invalidating verified facts: ``verify`` and ``sync`` report
+    promoted or corroborated edges Graphiti invalidated as ``trusted_invalidated``."""
 
     # Look for trusted edges Graphiti invalidated at all (one paged read of the invalidated edges
     # per graph and run); false skips the read and the report.

@@ -12,7 +12,9 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
    (:mod:`~graph_trust.sync.work`), and write them in journaled batches, pipelined
    (:mod:`~graph_trust.sync.writer`; when every edge is compared, the desired trust is
    computed one uuid range at a time, the next while the previous is written);
-5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
+5. the guard (:mod:`~graph_trust.sync.guard`): report trusted edges Graphiti invalidated, record
+   them for review, restore them with ``guard.restore_trusted``;
+6. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
    or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
 """
 
@@ -127,7 +129,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
 
 
 class _SyncJob:
-    """One sync run's steps 2-5 (module docstring) and the edge phase's pipeline."""
+    """One sync run's steps 2-6 (module docstring) and the edge phase's pipeline."""
 
     def __init__(self, g: Any, settings: Settings, store: StateStore, review: ReviewDB, report: SyncReport,
                  graph_key: str, batch_size: int, progress: Progress) -> None:

@@ -9,7 +9,8 @@ Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge 
 ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
 ``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
 (entity trust differs from the aggregate of its edges, or is missing), ``entity_stale_trust``
-(the entity has trust but no edge carrying any). Unmatched candidates are counted, not drift.
+(the entity has trust but no edge carrying any). Unmatched candidates are counted, not drift;
+so are the guard's ``trusted_invalidated`` edges (:mod:`~graph_trust.sync.guard`).
 """
 
 from __future__ import annotations
