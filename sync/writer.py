@@ -193,7 +193,8 @@ VALIDITY = ("invalid_at", "expired_at")
 async def read_validity(graph_conn: Any, uuids: list[str]) -> list[Change]:
     """The edges' current ``invalid_at`` / ``expired_at`` as journal values (in ``Change.old``;
     uuids the graph lacks: none)."""
-    return [Change(r["uuid"], {p: to_json(r.get(p)) for p in VALIDITY}, {}, (r.get("source_uuid"), r.get("target_uuid")))
+    return [Change(r["uuid"], {p: to_json(r.get(p)) for p in VALIDITY}, {},
+                   (r.get("source_uuid"), r.get("target_uuid")))
             for r in await graph_conn.query("edge_validity_read", uuids=uuids)]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import neo4j.exceptions
 import pytest
@@ -23,6 +23,8 @@ from graph_trust.config import VectorIndexSettings
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.graph import vector_index
+from graph_trust.graph.temporal import from_json, to_json
+from graph_trust.records import as_datetime
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()
@@ -391,10 +393,6 @@ async def _indexes(c: Ctx):
 
 @case("edge_validity_set", "edge_validity_read", "edges_invalidated_page", "valid_edges_at_entities")
 async def _guard_statements(c: Ctx):
-    from datetime import timedelta
-
-    from graph_trust.graph.temporal import as_datetime, from_json, to_json
-
     e1, e2, e3 = c.e(0), c.e(1), c.e(2)  # billing-db RUNS_ON / OWNED_BY; auth-service DEPENDS_ON billing-db
     at = datetime(2026, 3, 1, tzinfo=timezone.utc)
     rows = {e1: {"invalid_at": at, "expired_at": at + timedelta(hours=1)}, e2: {"invalid_at": None, "expired_at": at},

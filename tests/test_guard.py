@@ -11,15 +11,19 @@ import random
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
+import neo4j.time
 import pytest
+import yaml
 from graphiti_core.edges import EntityEdge
 from hypothesis import given
 from hypothesis import strategies as st
 
-from builders import Fact, build_graph
-from graph_trust.config import load_settings
+from builders import Fact, _save, build_graph
+from cli_helpers import run_cli
 from graph_trust.embedder import HashingEmbedder
-from graph_trust.graph.temporal import as_datetime
+from graph_trust.graph.connection import open_graph
+from graph_trust.graph.temporal import from_json, to_json
+from graph_trust.records import as_datetime
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.confidence_store import init_confidence_tables
 from graph_trust.sync.guard import superseder
@@ -191,10 +195,6 @@ async def test_a_restore_interrupted_between_journal_and_write_is_settled_by_the
 
 
 async def test_cli_text_and_json_show_the_guard(world, tmp_path, embedded_path):
-    import yaml
-
-    from cli_helpers import run_cli
-
     graph, settings, db, group, u, uuids = world
     cfg = tmp_path / "graph-trust.yaml"
     cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
@@ -253,10 +253,6 @@ def test_superseder_rules():
 @given(st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1)), st.integers(0, 999),
        st.one_of(st.none(), st.integers(-14 * 60, 14 * 60)), st.sampled_from(["neo4j", "python", "string"]))
 def test_temporal_values_survive_the_journal(when, nanos, offset, kind):
-    import neo4j.time
-
-    from graph_trust.graph.temporal import from_json, to_json
-
     tz = None if offset is None else timezone(timedelta(minutes=offset))
     value = when.replace(tzinfo=tz)
     if kind == "neo4j":
@@ -321,9 +317,6 @@ async def test_random_statuses_and_invalidations(graph, settings, tmp_path, uniq
 
 @pytest.mark.bolt
 async def test_restore_and_rollback_over_bolt_keep_datetime_values(bolt, bolt_settings, tmp_path, unique):
-    from builders import _save
-    from graph_trust.graph.connection import open_graph
-
     group = f"b{unique}"
     async with open_graph(bolt_settings) as g:
         await g.settle()

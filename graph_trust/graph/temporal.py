@@ -5,12 +5,13 @@ Graphiti writes Python datetimes; FalkorDB's driver turns them into ISO 8601 str
 them as ``DateTime`` (the neo4j driver returns ``neo4j.time.DateTime``). A value read from the
 graph goes into the journal with its type (:func:`to_json`) and comes back as the same type
 (:func:`from_json`), so writing it back restores what was there (a string as the same string, a
-``DateTime`` as a ``DateTime`` of the same instant, offset and nanoseconds).
+``DateTime`` as a ``DateTime`` of the same instant, offset and nanoseconds). Instants to compare:
+``graph_trust.records.as_datetime``.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import neo4j.time
@@ -41,23 +42,6 @@ def from_json(value: Any) -> Any:
     return value
 
 
-def as_datetime(value: Any) -> datetime | None:
-    """An aware datetime for comparing instants (naive ones are UTC, as Graphiti writes them);
-    None for None or a string that is not ISO 8601."""
-    if value is None:
-        return None
-    if isinstance(value, neo4j.time.DateTime):
-        value = value.to_native()
-    elif isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    elif not isinstance(value, datetime):
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-
-
 def iso(value: Any) -> str | None:
     """A temporal value as ISO 8601 text for reports (strings as stored)."""
     if value is None or isinstance(value, str):
@@ -67,4 +51,4 @@ def iso(value: Any) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
-__all__ = ["as_datetime", "from_json", "iso", "to_json"]
+__all__ = ["from_json", "iso", "to_json"]
