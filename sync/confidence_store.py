@@ -722,13 +722,14 @@ class ConfidenceStore:
 
     def flag_for_review(self, rows: Sequence[tuple[str, str, str, str, str | None]]) -> int:
         """Record contradictions ``(fact_a_id, fact_b_id, type, severity, detail)`` left open for
-        review (no resolution), one transaction; a ``fact_b_id`` already recorded is skipped (the
+        review (no resolution), in one statement; a ``fact_b_id`` already recorded is skipped (the
         guard names one invalidation of one edge by it). Returns how many were added."""
-        at = _now_iso(self.now)
-        return self._write([("INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, "
-                             "detail, detected_at) SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
-                             "fact_contradictions WHERE fact_b_id = ?)", (a, b, kind, severity, detail, at, b))
-                            for a, b, kind, severity, detail in rows])
+        col = lambda i: f"json_extract(n.value, '$[{i}]')"  # noqa: E731
+        return self._write([(
+            "INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, detail, detected_at) "
+            f"SELECT {', '.join(col(i) for i in range(5))}, ? FROM json_each(?) n WHERE NOT EXISTS "
+            f"(SELECT 1 FROM fact_contradictions f WHERE f.fact_b_id = {col(1)})",
+            (_now_iso(self.now), json.dumps([list(r) for r in rows])))])
 
     def _created_age(self, fact_id: str, now_j: float) -> float:
         """Days since the fact was asserted (its source time, else its candidate row's time)."""

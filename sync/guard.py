@@ -5,12 +5,13 @@ believes a newer fact contradicts, and it invalidates correct facts as collatera
 issue 1728). An edge a reviewer promoted or corroborated (``guard.statuses``) that Graphiti has
 invalidated is what the guard finds, set-wise:
 
-1. one paged read of the invalidated edges per graph (``cypher/edges_invalidated_page``) into
-   ``temp.guard_edges`` of the state store;
+1. one paged read of the invalidated edges' uuids per graph (``cypher/edges_invalidated_page``)
+   into ``temp.guard_edges`` of the state store;
 2. one SQLite join with the review rows as sync reads them (``sync_candidates``; ``verify``: the
    review DB as it is), matched by graph and edge uuid;
-3. for the few found, the valid edges at their source entities (``cypher/valid_edges_at_entities``,
-   one query per thousand) and, for each, the newer edge that superseded it (:func:`superseder`).
+3. for those found, their details (``cypher/edge_validity_read``) and the valid edges at their
+   source entities (``cypher/valid_edges_at_entities``), one query each per thousand, and for each
+   the newer edge that superseded it (:func:`superseder`).
 
 ``sync`` then records each as a contradiction left open for review in the review DB's
 ``fact_contradictions`` (once per edge and invalidation), and with ``guard.restore_trusted``
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +37,17 @@ from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
 CONTRADICTION_TYPE = "graphiti_invalidation"
-PAGE = 5000  # edges per page of the invalidated-edge read
-_CHUNK = 1000  # uuids per read of superseders and of current validity
+PAGE = 20000  # uuids per page of the invalidated-edge read
+_CHUNK = 1000  # uuids per read of details and of superseders
 
-_EDGE_COLS = ("graph", "uuid", "group_id", "name", "fact", "invalid_at", "expired_at", "source_uuid", "target_uuid")
+_DETAILS = ("invalid_at", "expired_at", "source_uuid", "target_uuid", "group_id", "name", "fact")
 
 
 async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[str]) -> int:
-    """Every invalidated RELATES_TO edge of the graphs ``names`` into ``temp.guard_edges``
-    (temporal values as :func:`~graph_trust.graph.temporal.to_json` JSON); returns how many."""
+    """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
+    ``temp.guard_edges`` (graph, uuid); returns how many."""
     con.execute("DROP TABLE IF EXISTS temp.guard_edges")
-    con.execute(f"CREATE TEMP TABLE guard_edges ({', '.join(_EDGE_COLS)}, PRIMARY KEY (graph, uuid))")
+    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
     n = 0
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
@@ -53,10 +55,7 @@ async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[
         after = ""
         while True:
             page = await graphs(graph).query("edges_invalidated_page", after=after, limit=PAGE)
-            con.executemany(f"INSERT OR REPLACE INTO temp.guard_edges VALUES ({', '.join('?' * len(_EDGE_COLS))})",
-                            [(graph, e["uuid"], e.get("group_id"), e.get("name"), e.get("fact"),
-                              json.dumps(to_json(e.get("invalid_at"))), json.dumps(to_json(e.get("expired_at"))),
-                              e.get("source_uuid"), e.get("target_uuid")) for e in page])
+            con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in page])
             n += len(page)
             if len(page) < PAGE:
                 break
@@ -66,22 +65,44 @@ async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[
 
 def trusted(con: sqlite3.Connection, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
     """The edges of ``temp.guard_edges`` that a usable review row of ``rows`` (a table with the
-    columns of ``sync_candidates``) in one of ``statuses`` points at, in (graph, uuid) order."""
-    marks = ", ".join("?" * len(statuses))
-    out = []
-    for r in con.execute(
-            f"SELECT g.graph, g.uuid, g.group_id, g.name, g.fact, g.invalid_at, g.expired_at, g.source_uuid, "
-            f"g.target_uuid, json_group_array(c.id), json_group_array(c.status) FROM temp.guard_edges g "
-            f"JOIN {rows} ON c.source = ? AND c.graph = g.graph AND c.edge_uuid = g.uuid "
-            f"WHERE c.reason IS NULL AND c.status IN ({marks}) GROUP BY g.graph, g.uuid ORDER BY g.graph, g.uuid",
-            (source, *statuses)):
-        item = dict(zip(_EDGE_COLS, r[:9], strict=True))
-        item["invalid_at"], item["expired_at"] = json.loads(item["invalid_at"]), json.loads(item["expired_at"])
-        ids = json.loads(r[9])
-        item["candidate_ids"] = sorted(map(str, ids))
-        item["statuses"] = sorted(set(json.loads(r[10])))
-        out.append(item)
+    columns of ``sync_candidates``, as ``c``) in one of ``statuses`` points at, in (graph, uuid)
+    order, with those rows' ids and statuses."""
+    out: list[dict[str, Any]] = []
+    for (graph, uuid), hits in groupby(con.execute(
+            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g JOIN {rows} ON c.source = ? "
+            f"AND c.graph = g.graph AND c.edge_uuid = g.uuid WHERE c.reason IS NULL AND c.status IN "
+            f"({', '.join('?' * len(statuses))}) ORDER BY g.graph, g.uuid", (source, *statuses)),
+            key=lambda r: (r[0], r[1])):
+        hits = list(hits)
+        out.append({"graph": graph, "uuid": uuid, "candidate_ids": sorted(str(h[2]) for h in hits),
+                    "statuses": sorted({h[3] for h in hits})})
     return out
+
+
+async def read_details(graphs: Graphs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items with their edge's times (journal values), endpoints, group, name and fact read
+    now, one query per graph and thousand; an edge gone or valid again since is left out."""
+    out = []
+    for graph, group in _by_graph(items).items():
+        for k in range(0, len(group), _CHUNK):
+            chunk = group[k:k + _CHUNK]
+            found = {r["uuid"]: r for r in await graphs(graph).query("edge_validity_read",
+                                                                    uuids=[i["uuid"] for i in chunk])}
+            for item in chunk:
+                r = found.get(item["uuid"])
+                if r is None or (r.get("invalid_at") is None and r.get("expired_at") is None):
+                    continue
+                item.update({p: r.get(p) for p in _DETAILS})
+                item["invalid_at"], item["expired_at"] = to_json(r.get("invalid_at")), to_json(r.get("expired_at"))
+                out.append(item)
+    return out
+
+
+def _by_graph(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    by: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by.setdefault(item["graph"], []).append(item)
+    return by
 
 
 def invalidated_at(item: dict[str, Any]) -> datetime | None:
@@ -124,10 +145,7 @@ def superseder(item: dict[str, Any], edges: list[dict[str, Any]]) -> dict[str, A
 async def find_superseders(graphs: Graphs, items: list[dict[str, Any]]) -> None:
     """Set ``superseded_by`` on every item: one read of the valid edges at the items' source
     entities per graph and thousand entities."""
-    by_graph: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        by_graph.setdefault(item["graph"], []).append(item)
-    for graph, group in by_graph.items():
+    for graph, group in _by_graph(items).items():
         sources = sorted({i["source_uuid"] for i in group if i["source_uuid"]})
         at_entity: dict[str, list[dict[str, Any]]] = {}
         for k in range(0, len(sources), _CHUNK):
@@ -150,7 +168,7 @@ async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: 
                settings: Settings) -> list[dict[str, Any]]:
     """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their superseders."""
     await read_invalidated(con, graphs, names)
-    items = trusted(con, rows, source, settings.guard.statuses)
+    items = await read_details(graphs, trusted(con, rows, source, settings.guard.statuses))
     await find_superseders(graphs, items)
     return items
 
@@ -183,11 +201,8 @@ def record(settings: Settings, review_path: Path, items: list[dict[str, Any]]) -
 async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str, Any]], batch_size: int) -> int:
     """Clear ``invalid_at`` and ``expired_at`` of the items' edges in journaled batches (the values
     read back just before each batch is journaled); returns edges restored. Marks items ``restored``."""
-    by_graph: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        by_graph.setdefault(item["graph"], []).append(item)
     n = 0
-    for graph, group in by_graph.items():
+    for graph, group in _by_graph(items).items():
         graph_conn = graphs(graph)
         for k in range(0, len(group), batch_size):
             chunk = {i["uuid"]: i for i in group[k:k + batch_size]}
@@ -204,5 +219,5 @@ async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str,
 
 
 __all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders",
-           "invalidated_at", "read_invalidated", "record", "report_item", "restore", "superseder",
+           "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
            "trusted"]
