@@ -17,21 +17,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_sync import build, make_review_db, no_background_saves  # noqa: E402
+from bench_sync import bench_world  # noqa: E402
 
 from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.graph.connection import open_graph  # noqa: E402
-from graph_trust.sync.confidence_store import init_confidence_tables  # noqa: E402
 from graph_trust.sync.rollback import rollback_sync  # noqa: E402
 from graph_trust.sync.runner import run_sync  # noqa: E402
 from graph_trust.sync.verify import verify  # noqa: E402
@@ -64,36 +59,22 @@ async def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--invalidated", type=float, default=0.41)
     args = ap.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="bench-guard-"))
-    rng = random.Random(args.edges)
-    try:
-        base = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "state_dir": str(root / "s")},
-                             environ={})
-        async with open_graph(base) as g0:
-            g = g0.for_group(f"bench_{args.edges}")
-            await no_background_saves(g)
-            t = time.perf_counter()
-            world = await build(g, args.edges, rng)
-            review = root / "review.sqlite3"
-            make_review_db(review, world[1], g.database, rng)
-            init_confidence_tables(review)
-            hit = [u for u in world[1] if rng.random() < args.invalidated]
-            for i in range(0, len(hit), 5000):
-                rows = [{"uuid": u, "invalid_at": "2026-03-01T00:00:00+00:00",
-                         "expired_at": "2026-03-01T00:05:00+00:00"} for u in hit[i:i + 5000]]
-                await g.write("edge_validity_set", rows=rows)
-            build_s = round(time.perf_counter() - t, 1)
-            settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": g.database,
-                                                "state_dir": str(root / "state")}, environ={})
-            unguarded = settings.model_copy(update={"guard": settings.guard.model_copy(update={"enabled": False})})
-            first_s, _ = await timed(run_sync(unguarded, review_db=review, full=True, graph=g))
-            rounds = [await one_round(g, settings, review, r) for r in range(args.rounds)]
-            restoring = settings.model_copy(
-                update={"guard": settings.guard.model_copy(update={"restore_trusted": True})})
-            restore_s, rep = await timed(run_sync(restoring, review_db=review, graph=g))
-            rollback_s, rb = await timed(rollback_sync(restoring, rep.run_id, graph=g))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    async with bench_world(args.edges, "bench-guard-") as (root, g, world, review, build_s, rng):
+        t = time.perf_counter()
+        hit = [u for u in world[1] if rng.random() < args.invalidated]
+        for i in range(0, len(hit), 5000):
+            rows = [{"uuid": u, "invalid_at": "2026-03-01T00:00:00+00:00",
+                     "expired_at": "2026-03-01T00:05:00+00:00"} for u in hit[i:i + 5000]]
+            await g.write("edge_validity_set", rows=rows)
+        build_s = round(build_s + time.perf_counter() - t, 1)
+        settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": g.database,
+                                            "state_dir": str(root / "state")}, environ={})
+        unguarded = settings.model_copy(update={"guard": settings.guard.model_copy(update={"enabled": False})})
+        first_s, _ = await timed(run_sync(unguarded, review_db=review, full=True, graph=g))
+        rounds = [await one_round(g, settings, review, r) for r in range(args.rounds)]
+        restoring = settings.model_copy(update={"guard": settings.guard.model_copy(update={"restore_trusted": True})})
+        restore_s, rep = await timed(run_sync(restoring, review_db=review, graph=g))
+        rollback_s, rb = await timed(rollback_sync(restoring, rep.run_id, graph=g))
     keys = [k for k, v in rounds[0].items() if isinstance(v, (int, float))]
     res = {"edges": args.edges, "invalidated": len(hit), "rounds": rounds, "build_s": build_s,
            "first_full_s": first_s, "median": {k: statistics.median(r[k] for r in rounds) for k in keys},
