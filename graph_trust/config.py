@@ -395,6 +395,9 @@ class McpSettings(_Section):
         return v
 
 
+_CROSS_KEY = "key "  # a Settings-level check's message: "key <dotted key>: <what is wrong>"
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -411,6 +414,15 @@ class Settings(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+
+    @model_validator(mode="after")
+    def _guarded_statuses_are_tiers(self) -> "Settings":
+        unknown = [s for s in self.guard.statuses if s not in self.sync.tiers]
+        if unknown and "statuses" in self.guard.model_fields_set:  # a typo would silently guard nothing (the
+            # default names statuses custom tiers may lack: rows of those are quarantined anyway)
+            raise ValueError(f"{_CROSS_KEY}guard.statuses: {', '.join(map(repr, unknown))} is no status of "
+                             f"sync.tiers ({', '.join(self.sync.tiers)})")
+        return self
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.
@@ -566,6 +578,9 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     err = exc.errors()[0]
     key = prefix + ".".join(str(p) for p in err["loc"] if p != "__root__")
     msg = err["msg"].removeprefix("Value error, ")
+    if msg.startswith(_CROSS_KEY):  # a check across sections names its key itself
+        key, msg = msg.removeprefix(_CROSS_KEY).split(": ", 1)
+        key = prefix + key
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
     got = err.get("input")

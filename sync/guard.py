@@ -176,7 +176,7 @@ async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: 
 def contradiction_key(item: dict[str, Any]) -> str:
     """The review DB's name for one invalidation of one edge (``fact_b_id`` of its record): a
     later invalidation of the same edge (other times) is another record, a rerun the same one."""
-    return (f"graphiti-invalidation:{item['uuid']}:{iso(from_json(item['invalid_at'])) or ''}:"
+    return (f"graphiti-invalidation:{item['graph']}/{item['uuid']}:{iso(from_json(item['invalid_at'])) or ''}:"
             f"{iso(from_json(item['expired_at'])) or ''}")
 
 

@@ -351,3 +351,19 @@ async def test_restore_and_rollback_over_bolt_keep_datetime_values(bolt, bolt_se
         assert all(type(a) is type(b) for k in before for a, b in zip(restored[k], before[k], strict=True))
         edge = await EntityEdge.get_by_uuid(driver, u[1])
         assert (edge.invalid_at, edge.expired_at) == (loaded.invalid_at, loaded.expired_at)
+
+
+def test_guard_settings_are_checked_once_and_name_the_key():
+    from graph_trust.config import load_settings
+    from graph_trust.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"config key guard.statuses: 'promotd' is no status of sync.tiers"):
+        load_settings(overrides={"guard.statuses": ["promoted", "promotd"]}, environ={})
+    with pytest.raises(ConfigError, match="config key guard.restore_trusted"):
+        load_settings(overrides={"guard.restore_trusted": "perhaps"}, environ={})
+    with pytest.raises(ConfigError, match="config key guard.statuses"):
+        load_settings(overrides={"guard.statuses": []}, environ={})
+    custom = load_settings(overrides={"sync.tiers": {"verified": 1.0}, "guard.statuses": ["verified"]}, environ={})
+    assert custom.guard.statuses == ["verified"] and not custom.guard.restore_trusted
+    # custom tiers without the default statuses still load (the guard then finds nothing to guard)
+    assert load_settings(overrides={"sync.tiers": {"verified": 1.0}}, environ={}).guard.enabled
