@@ -177,6 +177,27 @@ class SyncSettings(_Section):
         return v
 
 
+class GuardSettings(_Section):
+    """The guard against Graphiti invalidating verified facts: ``verify`` and ``sync`` report
+    promoted or corroborated edges Graphiti invalidated as ``trusted_invalidated``."""
+
+    # Look for trusted edges Graphiti invalidated at all (one paged read of the invalidated edges
+    # per graph and run); false skips the read and the report.
+    enabled: bool = True
+    # Review statuses whose edges the guard protects.
+    statuses: list[str] = Field(default_factory=lambda: ["promoted", "corroborated"], min_length=1)
+    # Sync clears invalid_at and expired_at on those edges (journaled: rollback puts them back).
+    restore_trusted: bool = False
+
+    @field_validator("statuses")
+    @classmethod
+    def _statuses(cls, v: list[str]) -> list[str]:
+        v = [s.strip() for s in v]
+        if any(not s for s in v):
+            raise ValueError("statuses must be non-blank review statuses")
+        return list(dict.fromkeys(v))
+
+
 class RelinkSettings(_Section):
     """Matching orphaned candidates to edges after a migration."""
 
@@ -391,6 +412,9 @@ class McpSettings(_Section):
         return v
 
 
+_CROSS_KEY = "key "  # a Settings-level check's message: "key <dotted key>: <what is wrong>"
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -401,11 +425,21 @@ class Settings(_Section):
     review: ReviewSettings = Field(default_factory=ReviewSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
     relink: RelinkSettings = Field(default_factory=RelinkSettings)
+    guard: GuardSettings = Field(default_factory=GuardSettings)
     composite: CompositeSettings = Field(default_factory=CompositeSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+
+    @model_validator(mode="after")
+    def _guarded_statuses_are_tiers(self) -> "Settings":
+        unknown = [s for s in self.guard.statuses if s not in self.sync.tiers]
+        if unknown and "statuses" in self.guard.model_fields_set:  # a typo would silently guard nothing (the
+            # default names statuses custom tiers may lack: rows of those are quarantined anyway)
+            raise ValueError(f"{_CROSS_KEY}guard.statuses: {', '.join(map(repr, unknown))} is no status of "
+                             f"sync.tiers ({', '.join(self.sync.tiers)})")
+        return self
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.
@@ -567,6 +601,9 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     err = exc.errors()[0]
     key = prefix + ".".join(str(p) for p in err["loc"] if p != "__root__")
     msg = err["msg"].removeprefix("Value error, ")
+    if msg.startswith(_CROSS_KEY):  # a check across sections names its key itself
+        key, msg = msg.removeprefix(_CROSS_KEY).split(": ", 1)
+        key = prefix + key
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
     got = err.get("input")
