@@ -39,7 +39,9 @@ def _cli(config: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *args, "--config", str(config)], capture_output=True, text=True, timeout=300)
 
 
-async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, unique, embedded_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+async def test_sigint_mid_run_then_rerun_converges(sig, graph, settings, tmp_path, unique, embedded_path):
+    """Ctrl-C, or SIGTERM (a scheduler's timeout), stops the run the same way."""
     group = f"g_{unique}"
     edges = await bulk_graph(graph, group, 3000)
     rows = bulk_rows(edges, group)
@@ -60,7 +62,7 @@ async def test_sigint_mid_run_then_rerun_converges(graph, settings, tmp_path, un
             if n >= 5:
                 break
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, (out, err)
     assert "interrupted" in err and err.count("\n") == 1  # one clear line

@@ -1,0 +1,51 @@
+"""SIGTERM (a scheduler's timeout, ``kill``) stops a command like Ctrl-C: clean-up runs, so the
+embedded FalkorDB a command started is stopped, and the exit code says it was terminated."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_sigterm_stops_the_command_and_the_embedded_server_it_started():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    # eval --bundled builds a temporary embedded FalkorDB per draw: a command that holds a server
+    proc = subprocess.Popen([sys.executable, "-m", "graph_trust", "eval", "--bundled", "--draws", "3",
+                             "--settle", "30", "--rank", "trust"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, server = time.monotonic() + 120, None
+        while server is None and time.monotonic() < deadline and proc.poll() is None:
+            server = next((c for c in _children(proc.pid)
+                           if "redis-server" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")), None)
+            time.sleep(0.2)
+        assert server is not None, "the eval never started its embedded server"
+        time.sleep(1.0)  # let it get going
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert "terminated" in err
+    deadline = time.monotonic() + 30
+    while _alive(server) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    outlived = _alive(server)
+    if outlived:
+        os.kill(server, signal.SIGKILL)  # leave nothing running, then fail
+    assert not outlived, "the embedded server outlived the command"
