@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -277,12 +277,13 @@ class ConfidenceStore:
         actual = self.db.columns.get(logical)
         return f'"{actual}"' if actual else "NULL"
 
-    def _cand_sql(self, where: str = "", text: bool = False, keys: bool = True) -> str:
+    def _cand_sql(self, where: str = "", text: bool = False, normalized: bool = False) -> str:
         """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
-        without ``keys`` the four key columns read as NULL (the set-wise read groups them in SQL)."""
+        ``normalized``: subject, predicate and object as their consensus keys, SQLite's
+        ``lower(trim(...))`` (what ``_key`` gives in Python)."""
         c = self._col
-        k = (lambda name: c(name)) if keys else (lambda name: "NULL")
-        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {k('evidence_refs_json')}, "
+        k = (lambda name: f"lower(trim({c(name)}))") if normalized else c
+        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {c('evidence_refs_json')}, "
                 f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
 
@@ -367,10 +368,15 @@ class ConfidenceStore:
         """Factor inputs of ``ids`` (every candidate when None): grouped queries, then columns.
 
         Per fact the review DB is asked only through ``fact_id`` lookups and GROUP BYs, so one
-        fact costs a few index probes and every fact a few table scans."""
+        fact costs a few index probes and every fact a few table scans; the consensus clusters
+        are grouped in Python on the keys SQLite normalizes (``lower(trim(...))``)."""
         c = self._col
-        if ids is None:
-            rows = self._query(self._cand_sql(keys=False))
+        src_sql = ("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
+                   "julianday(created_at) FROM fact_sources")
+        none = (None, None, None, "global", None)
+        if ids is None:  # (id, s, p, o, evidence, julian updated_at, status), keys normalized by SQLite
+            rows = self._query(self._cand_sql(normalized=True))
+            sources = self._by_fact(src_sql, None)
             cluster_rows = rows
         else:
             rows = []
@@ -386,11 +392,17 @@ class ConfidenceStore:
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
                     f"AND lower(trim({c('object')})) IS ?"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
+            sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]
+        src = [sources.get(f, none) for f in fids]
+        if ids is None:
+            keys = [r[1:4] for r in rows]
+            cluster_src, cluster_keys = src, keys
+        else:
+            keys = [(_key(r[1]), _key(r[2]), _key(r[3])) for r in rows]
+            cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
+            cluster_keys = [(_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows]
         only = None if ids is None else fids
-        sources = self._by_fact("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
-                                "julianday(created_at) FROM fact_sources",
-                                None if ids is None else [str(r[0]) for r in cluster_rows])
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = _in(repr(v) for v in verification.POSITIVE)
         verified = {str(r[0]): r[1:] for r in self._rows_for(
@@ -419,8 +431,6 @@ class ConfidenceStore:
         votes = self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}", "fact_id", only,
                                extra="vote IN ('agree', 'disagree')")
 
-        none = (None, None, None, "global", None)
-        src = [sources.get(f, none) for f in fids]
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
         records = (self.track_records(None, sources) if ids is None else
@@ -445,35 +455,27 @@ class ConfidenceStore:
         # consensus clusters: active facts with the same subject, predicate and object; an
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
         agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
-        if ids is None:  # every fact: SQLite groups (same keys as _key, see candidates_spo)
-            for members, a_n, r_n, indep in self._query(self._clusters_sql()):
-                at = [pos_of[str(f)] for f in json.loads(members)]
-                agents_n[at], specs_n[at], independent[at] = a_n, r_n, bool(indep)
-        else:  # a few facts: their clusters were read by index above
-            groups: dict[tuple, tuple[set, set, set, list]] = {}
-            keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
-            for r in cluster_rows:
-                k = keys[str(r[0])]
-                if k[0] and k[1] and r[6] not in INACTIVE:
-                    g = groups.setdefault(k, (set(), set(), set(), [0]))
-                    sr = sources.get(str(r[0]), none)
+        members = Counter(k for r, k in zip(cluster_rows, cluster_keys, strict=True)
+                          if k[0] and k[1] and r[6] not in INACTIVE)
+        groups: dict[tuple, tuple[set, set, set]] = {k: (set(), set(), set()) for k, m in members.items() if m > 1}
+        if groups:
+            for r, k, sr in zip(cluster_rows, cluster_keys, cluster_src, strict=True):
+                g = groups.get(k)
+                if g is not None and r[6] not in INACTIVE:
                     g[0].add(sr[0] or f"fact:{r[0]}")
                     if sr[1]:
                         g[1].add(sr[1])
                     g[2].add(r[4] or "")
-                    g[3][0] += 1
-            for i, (f, r) in enumerate(zip(fids, rows, strict=True)):
-                m = groups.get(keys[f]) if r[6] not in INACTIVE else None
-                if m is not None and m[3][0] > 1:
-                    agents_n[i], specs_n[i], independent[i] = len(m[0]), len(m[1]), len(m[2]) == m[3][0]
-
-        def col(values: Iterable[Any]) -> np.ndarray:
-            return np.array(list(values), dtype=float)
+            for i, (r, k) in enumerate(zip(rows, keys, strict=True)):
+                g = groups.get(k) if r[6] not in INACTIVE else None
+                if g is not None:
+                    agents_n[i], specs_n[i], independent[i] = len(g[0]), len(g[1]), len(g[2]) == members[k]
 
         vz = (0, 0, 0, 0, None, None)
         ver = np.array([verified.get(f, vz) for f in fids], dtype=float).reshape(n, 6)  # None -> nan
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
-        created = col(x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True))
+        created = np.array([x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True)],
+                           dtype=float).reshape(n)
         ref = np.fmax(created, confirmed_at)
         refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
         counts = np.nan_to_num(ver[:, :4])
@@ -482,30 +484,20 @@ class ConfidenceStore:
         hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
         roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
         stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
+        agent_of = {k: agent_cred(*k) for k in set(zip(authors, cats))}
+        per_fact = np.array([(agent_of[(x[0], x[3])], roles[x[1]], stypes[x[2]], hl[x[3]]) for x in src],
+                            dtype=float).reshape(n, 4)
         use = np.array([usage.get(f, (0, 0, 0)) for f in fids], dtype=float).reshape(n, 3)
         inputs = FactorInputs(
             age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
-            half_life=col(hl[k] for k in cats),
-            agent=col(map(agent_cred, authors, cats)),
-            role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
+            half_life=per_fact[:, 3], agent=per_fact[:, 0], role=per_fact[:, 1], source_type=per_fact[:, 2],
             level=level, verifiers=np.where(refuted, 0.0, confirming),
             agents=agents_n, specializations=specs_n, independent=independent,
             agree=agree, disagree=disagree,
-            losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
+            losses=np.array([losses.get(f, 0) for f in fids], dtype=float).reshape(n),
+            unresolved=np.array([unresolved.get(f, 0.0) for f in fids], dtype=float).reshape(n),
             successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
-
-    def _clusters_sql(self) -> str:
-        """(member ids as JSON, agents, roles, independent) of every cluster of two or more active facts."""
-        c = self._col
-        inactive = _in(repr(x) for x in INACTIVE)
-        return (f"WITH c AS (SELECT {c('id')} AS id, lower(trim({c('subject')})) AS s, "
-                f"lower(trim({c('predicate')})) AS p, lower(trim({c('object')})) AS o, "
-                f"coalesce({c('evidence_refs_json')}, '') AS e FROM \"{self.db.table}\" "
-                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> '') "
-                f"SELECT json_group_array(c.id), count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)), "
-                f"count(DISTINCT nullif(fs.role, '')), count(DISTINCT c.e) = count(*) "
-                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING count(*) > 1")
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
