@@ -1,6 +1,6 @@
 """Benchmark of the confidence model on a review DB of N candidates (issue 18, Speed).
 
-    python bench/bench_confidence.py [--candidates 100000] [--rounds 5] [--sample 200] [--seed 1]
+    python bench/bench_confidence.py [--candidates 100000] [--rounds 5] [--sample 200] [--seed 1] [--agents N]
 
 Builds a review DB of N candidates with the confidence records a busy deployment would have:
 a source row per candidate (N/200 agents, 10 categories), N/2 verifications, N usage outcomes
@@ -54,7 +54,7 @@ def iso(days_ago: float) -> str:
     return (NOW - timedelta(days=days_ago)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def build(path: Path, n: int, rng: random.Random) -> None:
+def build(path: Path, n: int, rng: random.Random, agents: int | None = None) -> None:
     init_review_db(path)
     init_confidence_tables(path)
     statuses = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
@@ -66,13 +66,14 @@ def build(path: Path, n: int, rng: random.Random) -> None:
              f"fact {i}", rng.choice(statuses), json.dumps([f"edge-{i}"]), "g", iso(rng.uniform(0, 400)),
              None, None, None, None) for i in range(n)))
     con.close()
-    add_records(path, [f"c{i:07d}" for i in range(n)], rng)
+    add_records(path, [f"c{i:07d}" for i in range(n)], rng, agents)
 
 
-def add_records(path: Path, ids: list[str], rng: random.Random) -> None:
-    """The confidence records of the candidates ``ids`` (see the module docstring for the shares)."""
+def add_records(path: Path, ids: list[str], rng: random.Random, n_agents: int | None = None) -> None:
+    """The confidence records of the candidates ``ids`` (see the module docstring for the shares;
+    ``n_agents`` authors and verifiers instead of one per 200 facts)."""
     n = len(ids)
-    agents = [f"agent-{i}" for i in range(max(2, n // 200))]
+    agents = [f"agent-{i}" for i in range(n_agents or max(2, n // 200))]
     cats, roles, stypes = list(HALF_LIVES), list(ROLE_TRUST_WEIGHTS), list(SOURCE_TYPE_WEIGHTS)
     con = sqlite3.connect(path)
     with con:
@@ -118,12 +119,14 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=200)
     ap.add_argument("--cli-runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--agents", type=int, default=None,
+                    help="authors (and verifiers) of the facts; default one per 200 facts (1: one pipeline agent)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     review, cfg = ReviewSettings(), ConfidenceSettings()
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "review.sqlite3"
-        build_s, _ = timed(lambda: build(path, args.candidates, rng))
+        build_s, _ = timed(lambda: build(path, args.candidates, rng, args.agents))
         ids = [f"c{rng.randrange(args.candidates):07d}" for _ in range(args.sample)]
 
         def one(fid: str) -> float:
