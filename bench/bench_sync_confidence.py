@@ -107,7 +107,10 @@ async def main() -> None:
             init_confidence_tables(review)
             add_records(review, [f"cand-{i:07d}" for i in range(args.edges)], rng)
             build_s = round(time.perf_counter() - t, 1)
-            rounds = [await one_round(g, root, review, world, r, args.batch_size) for r in range(args.rounds)]
+            rounds = []
+            for r in range(args.rounds):  # (each round on stderr as it ends: a long run shows its progress)
+                rounds.append(await one_round(g, root, review, world, r, args.batch_size))
+                print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     keys = [k for k, v in rounds[0].items() if isinstance(v, (int, float))]

@@ -137,7 +137,7 @@ def store_confidence(store: StateStore, source: str, ids: list[str], scores: np.
         if touch:
             c.execute("DROP TABLE IF EXISTS temp.conf_edges")
             c.execute("CREATE TEMP TABLE conf_edges (source TEXT, graph TEXT, uuid TEXT, PRIMARY KEY (source, graph, uuid))")
-            c.execute("INSERT OR IGNORE INTO temp.conf_edges SELECT c.source, c.graph, c.edge_uuid FROM json_each(?) j "
+            c.execute("INSERT OR IGNORE INTO temp.conf_edges SELECT c.source, c.graph, c.edge_uuid FROM json_each(?) j CROSS "
                       "JOIN sync_candidates c ON c.source = ? AND c.id = j.value WHERE c.edge_uuid IS NOT NULL",
                       (json.dumps([i for i, _ in upsert] + gone), source))
             c.execute("INSERT OR IGNORE INTO sync_touched SELECT * FROM temp.conf_edges")

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from graph_trust.config import load_settings
 from graph_trust.sync.confidence_store import TABLES
 from graph_trust.sync.confidence_trust import EPSILON, store_confidence
+from graph_trust.sync.desired import load_tiers
+from graph_trust.sync.policy import policy_of
 from graph_trust.sync.state import StateStore
 from test_confidence_store import NOW, fact, iso, make_db, sources, store
 
@@ -107,5 +109,29 @@ def test_store_confidence_writes_only_what_moved(tmp_path_factory, seed):
             for i in ids:  # a move within EPSILON keeps the stored value (and leaves the edge alone)
                 assert now[i] == (scores[i] if i in moved else before[i])
             before = now
+    finally:
+        st_store.close()
+
+
+def test_storing_moved_scores_finds_their_edges_by_key(tmp_path):
+    """A normal run's store of the moved scores looks their candidates and edges up by key:
+    no statement scans ``sync_candidates`` or ``sync_desired`` (a scan per moved candidate made
+    a run with 18k moved scores take minutes)."""
+    s = load_settings(overrides={"state_dir": str(tmp_path)}, environ={})
+    st_store = StateStore.for_settings(s)
+    try:
+        load_tiers(st_store.con, policy_of(s))
+        statements: list[str] = []
+        st_store.con.set_trace_callback(statements.append)
+        store_confidence(st_store, "src", ["a", "b"], np.array([0.5, 0.7]), touch=True, params={"source": "src", "cw": 0.5})
+        st_store.con.set_trace_callback(None)
+        writes = [q for q in statements if q.lstrip().upper().startswith(("INSERT", "DELETE"))]
+        assert any("sync_desired" in q for q in writes) and any("sync_touched" in q for q in writes)
+        for q in writes:
+            for *_, detail in st_store.con.execute("EXPLAIN QUERY PLAN " + q):
+                words = detail.split()
+                if words[0] in ("SCAN", "SEARCH") and words[1] in ("c", "sync_candidates", "sync_desired"):
+                    # a search on the whole key, not on the source alone (every candidate of it)
+                    assert words[0] == "SEARCH" and ("id=?" in detail or "uuid=?" in detail), (detail, q)
     finally:
         st_store.close()
