@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS fact_sources (
     category TEXT,
     created_at TEXT
 );
-CREATE INDEX IF NOT EXISTS fact_sources_agent ON fact_sources (agent_id, category);
+-- one agent's track record in one category: its facts, their times (covering, no table reads)
+CREATE INDEX IF NOT EXISTS fact_sources_agent_category ON fact_sources (agent_id, coalesce(lower(category), 'global'), created_at, fact_id);
 CREATE TABLE IF NOT EXISTS fact_verifications (
     id INTEGER PRIMARY KEY,
     fact_id TEXT NOT NULL,
@@ -138,6 +139,7 @@ TABLES = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_vot
           "agent_credibility", "confidence_predictions", "confidence_weight_changes")
 INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in consensus or contradictions
 _ID_CHUNK = 500
+_PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
 _key = contra.norm  # SQLite's lower(trim(v)): the candidates_spo index and the SQL clusters agree
 
 
@@ -313,42 +315,55 @@ class ConfidenceStore:
 
     # --- agents -------------------------------------------------------------------------------
 
-    def track_records(self, agents: Iterable[str] | None = None,
-                      sources: dict[str, tuple] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
+    def track_records(self, agents: Iterable[str] | None = None, sources: dict[str, tuple] | None = None,
+                      categories: Iterable[str] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
         """Track records per (agent, category) from the records (all agents when None; then
-        ``sources``, every ``fact_sources`` row already read, saves reading them again)."""
+        ``sources``, every ``fact_sources`` row already read, saves reading them again). With
+        ``categories`` (and a few agents), each agent's facts in each of those categories are
+        read through ``fact_sources_agent_category`` alone (one fact's confidence: a prolific
+        author's other categories are never read); the profiles in ``agent_credibility``, where
+        expertise falls back to ``global``, are read whole."""
         agents = None if agents is None else sorted(set(agents))
         if agents == []:
             return {}
-        where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
-        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
-        params = agents or ()
         pos = _in(repr(v) for v in verification.POSITIVE)
+        cat_sql = "coalesce(lower(s.category), 'global')"  # (the expression fact_sources_agent_category indexes)
+        count_sql = "count(*), min(julianday(s.created_at)) FROM fact_sources s"
+        verified_sql = (f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
+                        "FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id "
+                        "AND v.verifier_id != s.agent_id")
         out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
-        if agents is None and sources is not None:
-            contributions: dict[tuple, list] = {}
-            for agent, _, _, cat, created in sources.values():
-                if agent is not None:
-                    acc = contributions.setdefault((agent, cat), [0, None])
-                    acc[0] += 1
-                    if created is not None and (acc[1] is None or created < acc[1]):
-                        acc[1] = created
-            counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+        pairs = ([(a, c) for a in agents for c in sorted(set(categories))]
+                 if agents is not None and categories is not None else None)
+        if pairs is not None and len(pairs) <= _PAIR_QUERIES:
+            one = f"WHERE s.agent_id = ? AND {cat_sql} = ?"
+            counted = [(a, c, *self._query(f"SELECT {count_sql} {one}", (a, c))[0]) for a, c in pairs]
+            counted = [r for r in counted if r[2]]
+            verified = [(a, c, *self._query(f"SELECT {verified_sql} {one}", (a, c))[0]) for a, c in pairs]
+            verified = [r for r in verified if r[2] is not None]
         else:
-            counted = self._query(
-                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), count(*), min(julianday(s.created_at)) "
-                f"FROM fact_sources s {where_s} GROUP BY 1, 2", params)
+            where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
+            if agents is None and sources is not None:
+                contributions: dict[tuple, list] = {}
+                for agent, _, _, cat, created in sources.values():
+                    if agent is not None:
+                        acc = contributions.setdefault((agent, cat), [0, None])
+                        acc[0] += 1
+                        if created is not None and (acc[1] is None or created < acc[1]):
+                            acc[1] = created
+                counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+            else:
+                counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
+                                      agents or ())
+            verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2", agents or ())
         for agent, cat, n, first in counted:
             out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
-        for agent, cat, good, bad in self._query(
-                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), "
-                f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
-                f"FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id AND v.verifier_id != s.agent_id "
-                f"{where_s} GROUP BY 1, 2", params):
+        for agent, cat, good, bad in verified:
             out[(agent, cat)].update(verified_correct=good, total_verified=good + bad)
+        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
         for agent, cat, expertise, corrections in self._query(
                 f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility {where_p}",
-                params):
+                agents or ()):
             out[(agent, cat)].update(expertise=expertise, corrections_issued=corrections or 0)
         return {k: cred.TrackRecord(**v) for k, v in out.items()}
 
@@ -434,7 +449,7 @@ class ConfidenceStore:
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
         records = (self.track_records(None, sources) if ids is None else
-                   self.track_records({a for a in authors if a} | {v[1] for v in votes}))
+                   self.track_records({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         cred_cache: dict[tuple[str | None, str], float] = {}
 
         def agent_cred(agent: str | None, cat: str) -> float:
