@@ -54,10 +54,14 @@ import tempfile
 import time
 import tracemalloc
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
+from graph_trust.sync.confidence_store import init_confidence_tables
 from graph_trust.sync.review_db import COLUMNS, init_review_db
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync.runner import run_sync
@@ -240,6 +244,31 @@ async def _ceiling_into(out: dict, g, root: Path, review: Path, world, entity_uu
         g, review, world, entity_uuids, bs, root)
     out.update(ceiling_edges_s=round(edges_s, 3), ceiling_s=round(ceiling_s, 3),
                ceiling_reference_s=round(reference_s, 3), ceiling_rows=n_rows, ceiling_entity_rows=len(entity_uuids))
+
+
+@asynccontextmanager
+async def bench_world(n_edges: int, prefix: str) -> AsyncIterator[tuple[Path, Any, tuple[list[str], list[str]], Path,
+                                                                       float, random.Random]]:
+    """A temporary embedded server holding :func:`build`'s graph of ``n_edges`` edges (group
+    ``bench_<n>``) and its review DB (one candidate per edge, with the confidence tables): yields
+    ``(root, graph connection, (entities, edges), review DB path, build seconds, the random
+    generator that built them, for more data)``; all removed after."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    rng = random.Random(n_edges)
+    try:
+        base = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "state_dir": str(root / "s")},
+                             environ={})
+        async with open_graph(base) as g0:
+            g = g0.for_group(f"bench_{n_edges}")
+            await no_background_saves(g)
+            t = time.perf_counter()
+            world = await build(g, n_edges, rng)
+            review = root / "review.sqlite3"
+            make_review_db(review, world[1], g.database, rng)
+            init_confidence_tables(review)
+            yield root, g, world, review, round(time.perf_counter() - t, 1), rng
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 async def trusted_entities(g, review: Path) -> list[str]:

@@ -20,23 +20,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
-import shutil
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_confidence import add_records  # noqa: E402
-from bench_sync import build, clear_trust, make_review_db, no_background_saves  # noqa: E402
+from bench_sync import bench_world, clear_trust  # noqa: E402
 
 from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.graph.connection import open_graph  # noqa: E402
-from graph_trust.sync.confidence_store import init_confidence_tables  # noqa: E402
 from graph_trust.sync.runner import run_sync  # noqa: E402
 
 
@@ -92,27 +87,14 @@ async def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=1000)
     args = ap.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="bench-sync-conf-"))
-    rng = random.Random(args.edges)
-    try:
-        base = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "state_dir": str(root / "s")},
-                             environ={})
-        async with open_graph(base) as g0:
-            g = g0.for_group(f"bench_{args.edges}")
-            await no_background_saves(g)
-            t = time.perf_counter()
-            world = await build(g, args.edges, rng)
-            review = root / "review.sqlite3"
-            make_review_db(review, world[1], g.database, rng)
-            init_confidence_tables(review)
-            add_records(review, [f"cand-{i:07d}" for i in range(args.edges)], rng)
-            build_s = round(time.perf_counter() - t, 1)
-            rounds = []
-            for r in range(args.rounds):  # (each round on stderr as it ends: a long run shows its progress)
-                rounds.append(await one_round(g, root, review, world, r, args.batch_size))
-                print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    async with bench_world(args.edges, "bench-sync-conf-") as (root, g, world, review, build_s, rng):
+        t = time.perf_counter()
+        add_records(review, [f"cand-{i:07d}" for i in range(args.edges)], rng)
+        build_s = round(build_s + time.perf_counter() - t, 1)
+        rounds = []
+        for r in range(args.rounds):  # (each round on stderr as it ends: a long run shows its progress)
+            rounds.append(await one_round(g, root, review, world, r, args.batch_size))
+            print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
     keys = [k for k, v in rounds[0].items() if isinstance(v, (int, float))]
     res = {"candidates": args.edges, "rounds": rounds, "build_s": build_s,
            "median": {k: statistics.median(r[k] for r in rounds) for k in keys},

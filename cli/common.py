@@ -54,14 +54,16 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | None = None) -> Runtime:
-    """Settings for the current command: YAML, then env, then --graph and ``overrides``, validated
-    once. ``flags`` names the option each override came from (dotted key -> ``--flag``), so a bad
-    value's error names the flag the user typed."""
+def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | None = None,
+            explicit: Mapping[str, Any] | None = None) -> Runtime:
+    """Settings for the current command: YAML, then env, then --graph and ``overrides`` (None: an
+    unset flag), then ``explicit`` (``--set`` values, None included), validated once. ``flags``
+    names the option each override came from (dotted key -> ``--flag``), so a bad value's error
+    names the flag the user typed."""
     meta = click.get_current_context().meta["graph_trust.common"]
     all_overrides = {"graph.uri": meta["graph.uri"], **(overrides or {})}
     settings = load_settings(meta["config"], overrides=all_overrides,
-                             override_sources=flags)
+                             override_sources=flags, explicit=explicit)
     return Runtime(settings=settings, json=meta["json"], debug=meta["debug"])
 
 

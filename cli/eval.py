@@ -20,6 +20,8 @@ Examples:
   graph-trust eval --bundled --set search.rank_const=60     # the same, one constant
   graph-trust eval --queries q.jsonl --qrels qrels.txt --json > eval.json   # your graph, as synced
   graph-trust eval --bundled --plot quality.png             # needs graph-trust[plot]
+  graph-trust eval --bundled --rank trust,composite,confidence   # confidence mode too
+  graph-trust eval --queries q.jsonl --qrels qrels.txt --rank trust,confidence --review-db review.sqlite3
 
 \b
 queries (JSON Lines): {"id": "q1", "query": "...", "group": "ops", "wrong": ["<fact uuid>"]}
@@ -85,25 +87,33 @@ def _check_plot_available() -> None:
               help="Longest wait, per draw, for FalkorDB's fulltext statistics to settle after the sync "
                    "(its index garbage collection, ~30 s); 0 measures right after the sync (--bundled).")
 @click.option("--rank", "ranks", default="trust,composite", show_default=True,
-              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite.")
+              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite, "
+                   "confidence (the trust a sync in sync.trust_mode: confidence writes, from the review DB's "
+                   "confidence records, at search.trust_weight).")
 @click.option("--weights", default=None, metavar="W1,W2,...",
               help="Trust weights to compare (one 'trust@W' ranking each); default search.trust_weight.")
 @click.option("--rank-const", "rank_consts", default=None, metavar="C1,C2",
               help="RRF constants to compare (e.g. 1,60: Graphiti's today and upstream's proposal); each trust "
                    "and composite ranking is measured once per constant. Default search.rank_const.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="A settings key for the trust and composite rankings (and sync, with --bundled), e.g. "
-                   "search.rank_const=60 or composite.w_trust=0.2. Repeatable; validated like the config file.")
+              help="A settings key for the trust, composite and confidence rankings (and sync, with --bundled), "
+                   "e.g. search.rank_const=60, composite.w_trust=0.2 or sync.confidence_weight=0.8. Repeatable; "
+                   "validated like the config file.")
+@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Review DB the confidence ranking reads with --queries (default: review.path or "
+                   "$GRAPH_TRUST_REVIEW_DB); it needs the confidence tables (graph-trust review init). "
+                   "--bundled makes its own per draw.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
              coverage: float, seed: int, quick: bool, settle_s: float, ranks: str, weights: str | None, rank_consts: str | None,
-             sets: tuple[str, ...], plot_path: str | None) -> None:
+             sets: tuple[str, ...], review_db: str | None, plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
     Compares Graphiti's own search_ (vanilla RRF), the trust-boosted search at one or more
-    weights, and the composite rank, on the same graph state, over judged queries. Reports
+    weights, the composite rank and, with --rank confidence, the trust of confidence mode, on
+    the same graph state, over judged queries. Reports
     nDCG@10, MRR@10 and P@5 of correct answers (grade 2), the wrong-answer-first rate on
     contested queries, per-query wins and losses against vanilla with a paired bootstrap 95%
     interval, losses on clean queries (no wrong answer in the graph), and the settings the
@@ -113,13 +123,15 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         raise click.UsageError("give either --bundled or both --queries and --qrels")
     if not bundled and not (queries_path and qrels_path):
         raise click.UsageError("--queries and --qrels go together")
+    if bundled and review_db:
+        raise click.UsageError("--review-db is for --queries/--qrels: --bundled builds a review DB per draw")
     overrides = _parse_sets(sets)
     rank_list = [r.strip() for r in ranks.split(",") if r.strip() and r.strip() != "vanilla"]
     weight_list = _parse_numbers(weights, "--weights", 0.0, 1.0)
     const_list = _parse_numbers(rank_consts, "--rank-const", 1e-9, 1e6)
     if plot_path:
         _check_plot_available()
-    rt = runtime(overrides)
+    rt = runtime(explicit=overrides)
     api.check_eval_extra()  # fail before any graph work when the extra is missing
     with ProgressBars(rt.quiet) as bars:
         if bundled:
@@ -129,7 +141,7 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         else:
             report = run(api.evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
                                          weights=weight_list, sets=overrides, rank_consts=const_list,
-                                         progress=bars))
+                                         review_db=review_db, progress=bars))
     if plot_path:
         api.write_plot(report, plot_path)
     if rt.json:

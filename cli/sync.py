@@ -47,6 +47,11 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     content differs from the last run's copy (whatever its updated_at says), plus any edge whose
     trust disagrees with the review DB. A group_id with no graph is reported, never created.
     Every change is journaled for 'graph-trust rollback RUN_ID'.
+
+    The guard: promoted or corroborated edges Graphiti invalidated (invalid_at / expired_at set)
+    are reported as trusted_invalidated with the edge that superseded them, recorded as
+    contradictions for review in the review DB, and restored to valid when the setting
+    guard.restore_trusted is true (journaled: rollback re-invalidates them).
     """
     rt = runtime({"review.path": review_db, "sync.max_clear": max_clear})
     bars = ProgressBars(rt.quiet)
@@ -86,11 +91,35 @@ def render_sync(d: dict) -> str:
         lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
                      + ", ".join(u["id"] for u in d["unmatched"][:10]))
         lines.append(f"hint: {d['unmatched_hint']}")
+    lines += render_trusted_invalidated(d)
+    if d.get("guard_hint"):
+        lines.append(f"hint: {d['guard_hint']}")
     if d.get("clear_limit"):
         lines.append(f"note: {d['clear_limit']}")
     if d.get("lock_takeover_pid"):
         lines.append(f"note: took over a sync lock left by dead process {d['lock_takeover_pid']}")
     return "\n".join(lines)
+
+
+def render_trusted_invalidated(d: dict, shown: int = 10) -> list[str]:
+    """The guard's findings (sync and verify reports), one line per edge."""
+    n = d.get("trusted_invalidated_count", 0)
+    if not n:
+        return []
+    restored = d.get("trusted_restored", 0)
+    lines = [f"trusted_invalidated: {n} promoted or corroborated edge(s) invalidated by Graphiti"
+             + (f", {restored} restored" if restored else "")
+             + (f"; {d['contradictions_recorded']} contradiction(s) recorded for review"
+                if d.get("contradictions_recorded") else "")]
+    for i in d["trusted_invalidated"][:shown]:
+        when = ", ".join(f"{k} {i[k]}" for k in ("invalid_at", "expired_at") if i[k])
+        newer = i["superseded_by"]
+        lines.append(f"  {i['uuid']} ({i['group_id']}; {'/'.join(i['candidate_ids'])}): {i['fact']!r}; {when}"
+                     + (f"; superseded by {newer['uuid']}: {newer['fact']!r}" if newer else "")
+                     + ("; restored" if i.get("restored") else ""))
+    if n > shown:
+        lines.append(f"  ... and {n - shown} more (--json lists up to 1000)")
+    return lines
 
 
 @click.command(epilog="""
@@ -112,7 +141,8 @@ def verify(review_db: str | None, examples: int) -> None:
     trust and every entity holding trust. Drift kinds: edge_missing_trust, edge_wrong_trust,
     edge_stale_trust, entity_wrong_trust, entity_stale_trust. Names the group_ids that have no
     graph (their candidates are unmatched; nothing is created), and review rows that changed
-    while verify read them (the next sync reads them).
+    while verify read them (the next sync reads them). Also reports trusted_invalidated:
+    promoted or corroborated edges Graphiti invalidated (not drift: the exit code ignores them).
     """
     rt = runtime({"review.path": review_db})
     result = run(api.verify(rt.settings, examples=examples))
@@ -129,6 +159,8 @@ def verify(review_db: str | None, examples: int) -> None:
                 click.echo(f"  {kind}: {n}")
                 for ex in report["examples"][kind]:
                     click.echo(f"    {ex}")
+        for line in render_trusted_invalidated(report):
+            click.echo(line)
         ids = report["missed_candidate_ids"]
         for i, hint in enumerate(result.hints):
             click.echo(f"hint: {hint}" + (f" (e.g. {', '.join(ids)})" if ids and i == 0 else ""))
@@ -188,7 +220,9 @@ def rollback(run_id: str, force: bool) -> None:
         emit_json(d)
     elif "edges_restored" in d:
         click.echo(f"rolled back {d['rolled_back']} as {d['run_id']}: {d['edges_restored']} edges and "
-                   f"{d['entities_restored']} entities restored" + (" (forced)" if d["forced"] else ""))
+                   f"{d['entities_restored']} entities restored"
+                   + (f", {d['invalidations_restored']} invalidations put back" if d.get("invalidations_restored")
+                      else "") + (" (forced)" if d["forced"] else ""))
     else:
         click.echo(f"rolled back {run_id}: {d}")
 

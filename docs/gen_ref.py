@@ -182,6 +182,7 @@ GUIDES = {
     "review": "[Sync: the review DB](../sync.md#the-review-db)",
     "sync": "[Sync](../sync.md) and [Concepts: tiers](../concepts.md#tiers)",
     "relink": "[Relink](../relink.md#how-a-candidate-is-matched)",
+    "guard": "[Sync: the guard](../sync.md#guard-against-invalidated-verified-facts)",
     "composite": "[Agent context: composite rank](../context.md#composite-rank)",
     "context": "[Agent context](../context.md#trust-context)",
 }

@@ -36,7 +36,7 @@ from graph_trust.context.metrics import write_textfile as write_metrics
 from graph_trust.context.service import get_context
 from graph_trust.demo import DemoReport, run_demo
 from graph_trust.eval import evaluate as _evaluate
-from graph_trust.eval.metrics import _ir_measures
+from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
 from graph_trust.eval.report import EvalReport
 from graph_trust.mcp_server import serve_stdio
@@ -47,7 +47,7 @@ from graph_trust.ranked_search import composite_rank, search, search_config
 from graph_trust.ranked_search import search_confident as _search_confident
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
-from graph_trust.sync import insert_rows, list_runs, prune, rollback, run_sync, verify
+from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync import confidence_ops
 from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
@@ -113,13 +113,17 @@ def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RA
 
 
 async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path: Path,
-                           graph: GraphConnection) -> Any:
-    """Write ``rows`` as a fresh review DB at ``path`` (replaced atomically) and run a full sync
-    of it onto the open ``graph``: the sync the demo and the bundled evaluation are handed."""
+                           graph: GraphConnection, *, records: dict[str, list[dict[str, Any]]] | None = None) -> Any:
+    """Write ``rows`` (and ``records``, ``{confidence table: rows}``) as a fresh review DB at
+    ``path`` (replaced atomically) and run a full sync of it onto the open ``graph``: the sync the
+    demo and the bundled evaluation are handed (:data:`graph_trust.review_hooks.ReviewSync`)."""
     tmp = Path(path).with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     _init_review_db(tmp)
     insert_rows(tmp, rows)
+    if records:
+        init_confidence_tables(tmp)
+        insert_records(tmp, records)
     os.replace(tmp, path)
     return await run_sync(settings, review_db=path, full=True, graph=graph)
 
@@ -132,15 +136,21 @@ async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:
 async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
     """The shipped evaluation set over review draws (``graph-trust eval --bundled``); ``options``
     are :func:`graph_trust.eval.evaluate.evaluate_bundled`'s (ranks, weights, draws, ...)."""
-    return await _evaluate.evaluate_bundled(settings, sync_rows=sync_review_rows, **options)
+    return await _evaluate.evaluate_bundled(settings, sync_rows=sync_review_rows,
+                                            confidence_trust=confidence_ops.confidence_mode_trust, **options)
 
 
-evaluate_judged = _evaluate.evaluate_judged  # graph-trust eval --queries --qrels
+async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, **options: Any) -> EvalReport:
+    """The user's judged queries on the configured graph (``graph-trust eval --queries --qrels``);
+    ``options`` are :func:`graph_trust.eval.evaluate.evaluate_judged`'s (ranks, weights,
+    review_db for the confidence ranking, ...)."""
+    return await _evaluate.evaluate_judged(settings, queries, qrels,
+                                           confidence_trust=confidence_ops.confidence_mode_trust, **options)
 
 
 def check_eval_extra() -> None:
     """ConfigError naming the install command when the ``eval`` extra (ir-measures) is missing."""
-    _ir_measures()
+    ir_measures_module()
 
 
 __all__ = [

@@ -63,12 +63,27 @@ class RankingSettings(BaseModel):
     demote_invalidated: bool = True
     negative_penalty: float = Field(default=1.0, ge=0.0, le=1.0)
     drop_negative: bool = False
+    # negative evidence acts where it is informative (None: on every negative edge alike): an
+    # edge with negative evidence and no competitor in the pool moves down at most this many
+    # places; with one, negative_competed says what it does: "penalty" (negative_penalty) or
+    # "yield" (right below its lowest competitor)
+    negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
+    negative_competed: Literal["penalty", "yield"] = "penalty"
+    # negative reasons that mean the graph holds a newer value of the slot, so they are treated
+    # as competed even when the pool holds no competitor ("invalidated": a past invalid_at/expired_at)
+    negative_superseded: list[str] = Field(default_factory=lambda: ["invalidated"])
     # facts stating one relation of one subject share their slots: verified trust first, then
     # the newer valid_at ("trust_recency"), trust alone ("trust"), or no reordering ("none")
     competitors: CompetitorOrder = "trust_recency"
     # share of the fused scores of the other facts stating the same relation of the same
     # subject added to each fact's (0: off); chosen by the bundled eval at rank_const 1 (docs: concepts)
     relation_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    # the relation bonus is at most this share of the fact's own fused score (None: unbounded), so
+    # a fact never passes one whose fused score exceeds its own by more than 1 + relation_cap
+    relation_cap: float | None = Field(default=None, ge=0.0, le=10.0)
+    # the bonus comes from the best other statement of the relation ("best": a relation stated
+    # many times does not outweigh one stated once) or from all of them summed ("sum")
+    relation_mode: Literal["best", "sum"] = "best"
 
 
 # RankingSettings' field names: the search settings a recipe takes over by name.
@@ -80,7 +95,9 @@ class SearchSettings(_Section, RankingSettings):
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
-    of an edge's fused score (1: below every other edge) or, with ``drop_negative``, drops it."""
+    of an edge's fused score (1: below every other edge) where a competitor can take its place,
+    moves it down at most ``negative_lone_places`` where none can, or, with ``drop_negative``,
+    drops it."""
 
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
@@ -158,6 +175,27 @@ class SyncSettings(_Section):
             if score is not None and not (0.0 <= score <= 1.0):
                 raise ValueError(f"tier {status!r} must be in [0, 1] or null, got {score}")
         return v
+
+
+class GuardSettings(_Section):
+    """The guard against Graphiti invalidating verified facts: ``verify`` and ``sync`` report
+    promoted or corroborated edges Graphiti invalidated as ``trusted_invalidated``."""
+
+    # Look for trusted edges Graphiti invalidated at all (one paged read of the invalidated edges
+    # per graph and run); false skips the read and the report.
+    enabled: bool = True
+    # Review statuses whose edges the guard protects.
+    statuses: list[str] = Field(default_factory=lambda: ["promoted", "corroborated"], min_length=1)
+    # Sync clears invalid_at and expired_at on those edges (journaled: rollback puts them back).
+    restore_trusted: bool = False
+
+    @field_validator("statuses")
+    @classmethod
+    def _statuses(cls, v: list[str]) -> list[str]:
+        v = [s.strip() for s in v]
+        if any(not s for s in v):
+            raise ValueError("statuses must be non-blank review statuses")
+        return list(dict.fromkeys(v))
 
 
 class RelinkSettings(_Section):
@@ -374,6 +412,9 @@ class McpSettings(_Section):
         return v
 
 
+_CROSS_KEY = "key "  # a Settings-level check's message: "key <dotted key>: <what is wrong>"
+
+
 class Settings(_Section):
     """Everything graph-trust reads from config. Sections mirror the YAML file."""
 
@@ -384,11 +425,21 @@ class Settings(_Section):
     review: ReviewSettings = Field(default_factory=ReviewSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
     relink: RelinkSettings = Field(default_factory=RelinkSettings)
+    guard: GuardSettings = Field(default_factory=GuardSettings)
     composite: CompositeSettings = Field(default_factory=CompositeSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+
+    @model_validator(mode="after")
+    def _guarded_statuses_are_tiers(self) -> "Settings":
+        unknown = [s for s in self.guard.statuses if s not in self.sync.tiers]
+        if unknown and "statuses" in self.guard.model_fields_set:  # a typo would silently guard nothing (the
+            # default names statuses custom tiers may lack: rows of those are quarantined anyway)
+            raise ValueError(f"{_CROSS_KEY}guard.statuses: {', '.join(map(repr, unknown))} is no status of "
+                             f"sync.tiers ({', '.join(self.sync.tiers)})")
+        return self
 
 
 # Environment variables and the dotted key each sets. Later entries win over earlier ones.
@@ -465,13 +516,16 @@ def load_settings(
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
     override_sources: Mapping[str, str] | None = None,
+    explicit: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Build :class:`Settings` from YAML, then environment, then ``overrides`` (dotted keys).
+    """Build :class:`Settings` from YAML, then environment, then ``overrides``, then
+    ``explicit`` (dotted keys).
 
     ``config_path`` None means ``$GRAPH_TRUST_CONFIG`` or ``./graph-trust.yaml`` if present.
     ``overrides`` values of None are ignored (an unset CLI flag). ``override_sources`` names
     where an override came from in errors (e.g. ``{"search.trust_weight": "--trust-weight"}``;
-    default "command line").
+    default "command line"). ``explicit`` values are applied as given, None included (``--set
+    key=null`` clears a nullable setting).
     """
     env = os.environ if environ is None else environ
     sources: dict[str, str] = {}
@@ -497,6 +551,9 @@ def load_settings(
         if value is not None:
             _set_dotted(tree, key, value)
             sources[key] = (override_sources or {}).get(key, "command line")
+    for key, value in (explicit or {}).items():
+        _set_dotted(tree, key, value)
+        sources[key] = (override_sources or {}).get(key, "--set")
 
     _reject_nan(tree, sources)
     try:
@@ -544,6 +601,9 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     err = exc.errors()[0]
     key = prefix + ".".join(str(p) for p in err["loc"] if p != "__root__")
     msg = err["msg"].removeprefix("Value error, ")
+    if msg.startswith(_CROSS_KEY):  # a check across sections names its key itself
+        key, msg = msg.removeprefix(_CROSS_KEY).split(": ", 1)
+        key = prefix + key
     if err["type"] == "extra_forbidden":
         msg = "unknown key"
     got = err.get("input")

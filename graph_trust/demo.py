@@ -4,32 +4,28 @@ Loads the bundled operations graph (idempotently), writes the bundled review DB 
 state directory and syncs it onto the graph, then runs the demo queries twice: Graphiti's
 vanilla ``search_`` (EDGE_HYBRID_SEARCH_RRF) and ``trust_search`` with explanations.
 
-The sync is a piece the caller hands in (:data:`ReviewSync`; :func:`graph_trust.api.demo`
+The sync is a piece the caller hands in (:data:`graph_trust.review_hooks.ReviewSync`; :func:`graph_trust.api.demo`
 passes the real sync job), so this module, beside search, does not import the sync job.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, state_path
-from graph_trust.graph.connection import GraphConnection, open_graph
+from graph_trust.graph.connection import open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.fusion import Explanation
 from graph_trust.trust_search import trust_search
 from graph_trust.offline import make_graphiti
+from graph_trust.review_hooks import ReviewSync  # (it lived here: graph_trust.demo.ReviewSync still imports)
 from graph_trust.ranked_search import search_config
 from graph_trust.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
 
-# (settings, review rows, review DB path, open graph) -> the sync report: write the rows as a
-# fresh review DB at the path and run a full sync of it onto the graph.
-ReviewSync = Callable[[Settings, list[dict[str, Any]], Path, GraphConnection], Awaitable[Any]]
 
 
 @dataclass

@@ -16,16 +16,22 @@ ranks, Graphiti's formula). Two boost forms:
 Trust below ``min_boost_trust`` boosts nothing. Items with negative evidence (a rejected or
 expired review status, or an ``invalid_at``/``expired_at`` in the past) get no boost and keep
 ``1 - penalty`` of their fused score; ``penalty`` 1 sinks them below every other item (their
-own order kept), ``drop`` removes them.
+own order kept), ``drop`` removes them. With ``NegativePolicy.lone_places`` set, the penalty
+applies only where the evidence decides between values: to items with a competitor without
+negative evidence in the pool, or superseded ones (invalidated: the graph holds a newer value);
+an item alone in its slot moves down at most ``lone_places`` places (a wrong review decision
+then costs little; there is no other value to prefer).
 
 Competitors: facts that state the same relation of the same subject (Graphiti's contradiction
 key: one source entity, one edge ``name``) compete for one answer. With competitor ordering on,
 each group of competitors keeps the slots its members reached by relevance, and the slots are
 handed out again by evidence: verified trust (``>= min_boost_trust``) first, then the newer
 ``valid_at``. Relevance still decides which slots a subject's relation gets; trust and time
-decide which of its values fills the best one. Everything is vectorized over the candidate pool; ties
-keep first-appearance order, exactly as ``graphiti_core.search.search_utils.rrf`` (a stable
-sort), so weight 0 without negative evidence reproduces Graphiti.
+decide which of its values fills the best one. The relation bonus adds to each member a share
+of its best competitor's fused score (or of all of theirs summed). Everything is vectorized
+over the candidate pool; ties keep first-appearance order, exactly as
+``graphiti_core.search.search_utils.rrf`` (a stable sort), so weight 0 without negative
+evidence reproduces Graphiti.
 """
 
 from __future__ import annotations
@@ -43,8 +49,12 @@ log = logging.getLogger(__name__)
 
 METHOD_NAMES = ("bm25", "cosine", "bfs")
 BoostForm = Literal["additive", "supported"]
+RelationMode = Literal["best", "sum"]
 BOOST_FORMS: tuple[str, ...] = ("additive", "supported")
 NON_RELEVANCE_METHODS = frozenset({"bfs"})  # graph neighbourhood: says nothing about the query
+# negative reasons that say the graph holds a newer value of the fact's slot (Graphiti set
+# invalid_at/expired_at when a contradicting fact arrived): competed even with no competitor in the pool
+SUPERSEDED = frozenset({"invalidated"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +213,19 @@ class Ranked:
 @dataclass(frozen=True, slots=True)
 class NegativePolicy:
     """What negative evidence does: keep ``1 - penalty`` of the fused score (1: sink below every
-    other item), or ``drop`` the item."""
+    other item), or ``drop`` the item.
+
+    ``lone_places`` (None: off) turns on the competitor-aware rule (:func:`place_negative`):
+    the penalty then applies only to items with a competitor in the pool (a member of their
+    group without negative evidence), and an item with none moves down at most that many
+    places instead. ``competed`` ``"yield"`` places a competed item right below its lowest
+    competitor rather than applying the penalty."""
 
     penalty: float = 1.0
     drop: bool = False
+    lone_places: int | None = None
+    competed: Literal["penalty", "yield"] = "penalty"
+    superseded: frozenset[str] = SUPERSEDED
 
 
 def final_scores(fused: np.ndarray, boosts: np.ndarray, negative: np.ndarray | None,
@@ -246,6 +265,8 @@ def rank_pool(
     stamps: np.ndarray | None = None,
     reorder: bool = True,
     relation_weight: float = 0.0,
+    relation_cap: float | None = None,
+    relation_mode: RelationMode = "sum",
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
@@ -268,33 +289,101 @@ def rank_pool(
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
     relation = None
     if competitors is not None and relation_weight > 0.0:
-        relation = relation_bonus(pool.fused, competitors, relation_weight, ok)
+        relation = relation_bonus(pool.fused, competitors, relation_weight, ok, relation_cap, relation_mode)
     policy = negative_policy or NegativePolicy()
-    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, neg, policy)
+    penalized, placed = neg, None
+    if neg is not None and policy.lone_places is not None:
+        superseded = np.fromiter((r in policy.superseded for r in negative), dtype=bool, count=len(negative))
+        competed = neg & (superseded | has_competitor(neg, competitors))
+        penalized = competed if policy.competed == "penalty" else None
+        placed = neg & ~competed if policy.competed == "penalty" else neg
+    final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, penalized, policy)
     idx = order_sunk(final, sunk)
     if competitors is not None and reorder:
         idx = order_competitors(idx, competitors, trust, stamps, min_boost_trust, neg)
+    if placed is not None and placed.any():  # within the items not sunk
+        head = ~sunk[idx]
+        idx = np.concatenate([place_negative(idx[head], placed, neg, competitors, policy.lone_places or 0),
+                              idx[~head]])
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
     return Ranked(pool, trust, boosts, final, idx[keep], ranks_of(pool.fused), negative, relation)
 
 
-def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None
-                   ) -> np.ndarray:
-    """``weight`` times the summed fused scores of the *other* members of each item's group
-    (all members count, negative evidence included: their relevance says the relation is what
-    the query asks about; whether they are true is decided separately); 0 for ineligible
-    items and items that compete with nothing."""
+def has_competitor(negative: np.ndarray, groups: Sequence[Any] | None) -> np.ndarray:
+    """Per item, whether another item of its group (its competitor key) has no negative evidence."""
+    n = len(negative)
+    if groups is None or n == 0:
+        return np.zeros(n, dtype=bool)
+    gid = _group_ids(groups)
+    grouped = gid >= 0
+    clean = np.bincount(gid[grouped & ~negative], minlength=int(gid.max()) + 1) if grouped.any() else np.zeros(0)
+    out = np.zeros(n, dtype=bool)
+    out[grouped] = clean[gid[grouped]] > np.where(negative[grouped], 0, 1)
+    return out
+
+
+def place_negative(order_idx: np.ndarray, placed: np.ndarray, negative: np.ndarray, groups: Sequence[Any] | None,
+                   lone_places: int) -> np.ndarray:
+    """Move the ``placed`` items (pool mask) of ``order_idx`` (best first): one with a competitor
+    without negative evidence goes right below the lowest such competitor (it yields its slot to
+    them, and only to them); one with none moves down ``lone_places`` places. Everything else
+    keeps its relative order; ties keep the current order (stable)."""
+    n = len(order_idx)
+    pos = np.arange(n, dtype=np.float64)
+    key = pos.copy()
+    moving = placed[order_idx]
+    lowest = np.full(n, -1.0)  # per position: the lowest position of a clean competitor
+    if groups is not None:
+        gid = _group_ids(groups)[order_idx]
+        clean = (gid >= 0) & ~negative[order_idx]
+        if clean.any():
+            last = np.full(int(gid.max()) + 1, -1.0)
+            np.maximum.at(last, gid[clean], pos[clean])
+            lowest = np.where(gid >= 0, last[np.maximum(gid, 0)], -1.0)
+    competed = moving & (lowest >= 0)
+    key[competed] = np.maximum(pos[competed], lowest[competed]) + 0.5
+    lone = moving & ~competed
+    key[lone] = pos[lone] + lone_places + 0.5
+    return order_idx[np.argsort(key, kind="stable")]
+
+
+def _group_ids(groups: Sequence[Any]) -> np.ndarray:
+    """Dense ids of the competitor keys (-1: None)."""
     ids: dict[Any, int] = {}
-    gid = np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
-                      count=len(groups))
+    return np.fromiter((-1 if k is None else ids.setdefault(k, len(ids)) for k in groups), dtype=np.int64,
+                       count=len(groups))
+
+
+def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None,
+                   cap: float | None = None, mode: RelationMode = "sum") -> np.ndarray:
+    """``weight`` times the fused score of the best *other* member of each item's group
+    (``mode`` ``best``) or the summed fused scores of all the others (``sum``). All members
+    count, negative evidence included: their relevance says the relation is what the query asks
+    about; whether they are true is decided separately. At most ``cap`` times the item's own
+    fused score (None: unbounded); 0 for ineligible items and items that compete with nothing."""
+    gid = _group_ids(groups)
     out = np.zeros(len(fused))
     grouped = gid >= 0
     if not grouped.any():
         return out
-    sums = np.bincount(gid[grouped], weights=fused[grouped], minlength=len(ids))
-    out[grouped] = weight * (sums[gid[grouped]] - fused[grouped])
+    g, f = gid[grouped], fused[grouped]
+    if mode == "sum":
+        sums = np.bincount(g, weights=f, minlength=int(g.max()) + 1)
+        others = sums[g] - f
+    else:  # the best other member: the group's best, or its second best for the best member itself
+        first = np.full(int(g.max()) + 1, -np.inf)
+        np.maximum.at(first, g, f)
+        top = f == first[g]
+        ties = np.bincount(g[top], minlength=len(first))  # a shared best counts as the other's
+        second = np.full(len(first), -np.inf)
+        np.maximum.at(second, g[~top], f[~top])
+        best_other = np.where(top & (ties[g] < 2), second[g], first[g])
+        others = np.where(np.isfinite(best_other), best_other, 0.0)
+    out[grouped] = weight * others
+    if cap is not None:
+        out = np.minimum(out, cap * fused)
     return out if eligible is None else np.where(eligible, out, 0.0)
 
 

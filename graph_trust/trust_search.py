@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -56,6 +56,8 @@ DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
 DEFAULT_COMPETITORS: CompetitorOrder = _DEFAULTS.competitors
 DEFAULT_RELATION_WEIGHT = _DEFAULTS.relation_weight
 MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
+# edge uuids of a candidate pool -> the trust each is ranked by instead of its stored trust_score
+TrustOverride = Callable[[list[str]], Mapping[str, float | None]]
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
@@ -79,13 +81,15 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     ``boost_expired`` lets edges whose ``invalid_at``/``expired_at`` is past keep their boost.
     Negative evidence: edges whose ``trust_status`` is in ``negative_statuses``, or (with
     ``demote_invalidated``) whose ``invalid_at``/``expired_at`` is past, keep ``1 -
-    negative_penalty`` of their fused score (1: below every other edge) or, with
-    ``drop_negative``, are left out. ``competitors``: edges stating the same relation of the
-    same subject (source entity and edge name) share the slots relevance gave them, filled by
-    verified trust (``trust``), then by the newer ``valid_at`` (``trust_recency``), or not at
-    all (``none``); ``relation_weight`` adds to each edge that share of the fused scores of its
-    competitors (a relation stated several times gathers their relevance). :data:`REFERENCE`
-    settings reproduce seed 002 exactly.
+    negative_penalty`` of their fused score (1: below every other edge) where a competitor
+    can take their place or they are superseded (``negative_superseded``), move down at most
+    ``negative_lone_places`` places where none can, or, with ``drop_negative``, are left out.
+    ``competitors``: edges stating the same relation of the same subject (source entity and
+    edge name) share the slots relevance gave them, filled by verified trust (``trust``), then
+    by the newer ``valid_at`` (``trust_recency``), or not at all (``none``);
+    ``relation_weight`` adds to each edge that share of its best competitor's fused score
+    (``relation_mode`` ``best``) or of all of theirs (``sum``), at most ``relation_cap`` of
+    its own. :data:`REFERENCE` settings reproduce seed 002 exactly.
     """
 
     trust_weight: TrustWeight | None = None
@@ -97,6 +101,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
 # trust_weight 0 it is Graphiti's ``search_``.
 REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
                              "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
+                             "negative_lone_places": None, "negative_competed": "penalty", "relation_cap": None,
                              "competitors": "none", "relation_weight": 0.0}
 
 
@@ -286,7 +291,8 @@ def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
                  ) -> tuple[list[Any] | None, np.ndarray | None]:
     """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
-    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0):
+    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0
+                          and config.negative_lone_places is None):
         return None, None
     stamps = None
     if config.competitors == "trust_recency":
@@ -294,10 +300,13 @@ def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
     return competitor_keys(items), stamps
 
 
-def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool
-          ) -> tuple[list[Any], list[float], list[Explanation]]:
+def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool,
+          trust_override: TrustOverride | None = None) -> tuple[list[Any], list[float], list[Explanation]]:
     items = pool.items
     trust_values = [x.attributes.get("trust_score") if x.attributes else None for x in items]
+    if trust_override is not None and kind == "edge" and items:
+        given = trust_override([x.uuid for x in items])
+        trust_values = [given[x.uuid] if x.uuid in given else v for x, v in zip(items, trust_values, strict=True)]
     invalidated = _invalidated(items) if kind == "edge" else None
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
     min_score = config.reranker_min_score if rrf_scored else -math.inf
@@ -305,9 +314,12 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     ranked = fusion.rank_pool(
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
-        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative),
+        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative,
+                                              config.negative_lone_places, config.negative_competed,
+                                              frozenset(config.negative_superseded)),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
-        relation_weight=config.relation_weight)
+        relation_weight=config.relation_weight, relation_cap=config.relation_cap,
+        relation_mode=config.relation_mode)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
@@ -325,6 +337,7 @@ async def trust_search(
     *,
     embedder: Any = None,
     trust_weight: float | None = None,
+    trust_override: TrustOverride | None = None,
     bfs_origin_node_uuids: list[str] | None = None,
     query_vector: list[float] | None = None,
     max_query_chars: int = MAX_QUERY_CHARS,
@@ -334,8 +347,12 @@ async def trust_search(
     ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
     ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
     mutated. ``trust_weight`` overrides the config's (which defaults to
-    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). On FalkorDB each group is its own graph: several
-    ``group_ids`` are searched per graph and merged into one re-sorted list.
+    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). ``trust_override`` ranks the
+    pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
+    facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
+    ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group
+    is its own graph: several ``group_ids`` are searched per graph and merged into one
+    re-sorted list.
     """
     query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)
@@ -372,7 +389,7 @@ async def trust_search(
                         bfs_origin_node_uuids, pool_size, max_coroutines) for d, g in routes
         ], max_coroutines=max_coroutines)
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
-        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored)
+        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored, trust_override)
 
     (edges, e_scores, e_expl), (nodes, n_scores, n_expl) = await semaphore_gather(
         scope("edge", config.edge_config), scope("node", config.node_config), max_coroutines=max_coroutines

@@ -7,10 +7,10 @@ own subpackage, :mod:`graph_trust.sync.relink`. See docs/sync.md and docs/develo
 
 from graph_trust.graph.schema import ensure_uuid_indexes as ensure_indexes  # moved to the graph layer
 from graph_trust.sync.prune import prune
-from graph_trust.sync.review_db import init_review_db, insert_rows
+from graph_trust.sync.review_db import init_review_db, insert_records, insert_rows
 from graph_trust.sync.runner import run_sync, sync_demo
 from graph_trust.sync.runs import list_runs, rollback
 from graph_trust.sync.verify import verify
 
-__all__ = ["ensure_indexes", "init_review_db", "insert_rows", "list_runs", "prune", "rollback", "run_sync",
-           "sync_demo", "verify"]
+__all__ = ["ensure_indexes", "init_review_db", "insert_records", "insert_rows", "list_runs", "prune", "rollback",
+           "run_sync", "sync_demo", "verify"]

@@ -5,20 +5,23 @@ reads, writes and answers, so the two front ends cannot drift apart.
 
 Each takes an open :class:`~graph_trust.sync.confidence_store.ConfidenceStore`
 (:func:`store`); the store validates ids, enums and ranges and raises the typed error naming
-what is wrong. :func:`edge_confidences` is what ``search --min-confidence`` filters by.
+what is wrong. :func:`edge_confidences` is what ``search --min-confidence`` filters by;
+:func:`confidence_mode_trust` what ``eval --rank confidence`` ranks by.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import RISK_THRESHOLDS
-from graph_trust.errors import InputError
+from graph_trust.errors import InputError, ReviewDBError
 from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.confidence_trust import confidence_behind
 
 
 @contextmanager
@@ -82,3 +85,30 @@ def edge_confidences(store: ConfidenceStore, edge_uuids: Iterable[str]) -> dict[
     score = dict(zip(ids, (float(x) for x in scores), strict=True))
     return {u: max(score[i] for i in ids) for u, ids in by_edge.items()}
 
+
+
+def confidence_mode_trust(settings: Settings, review_db: str | Path | None = None,
+                          now: datetime | None = None) -> Callable[[list[str]], dict[str, float | None]]:
+    """Edge uuids -> the trust_score a sync in ``sync.trust_mode: confidence`` writes onto each
+    (:func:`~graph_trust.sync.confidence_trust.confidence_behind`, whatever mode ``settings``
+    say), read from the review DB once per edge (the first call that asks for it), ages measured
+    from ``now`` (default now). What ``graph-trust eval --rank confidence`` ranks by. The review
+    DB is checked here: a missing one, or one without the confidence tables, is one ReviewDBError."""
+    conf = settings.model_copy(update={"sync": settings.sync.model_copy(update={"trust_mode": "confidence"})})
+    try:
+        with store(conf, review_db, readonly=True):
+            pass
+    except ReviewDBError as exc:
+        raise ReviewDBError(f"the confidence ranking reads the review DB's confidence records: {exc}") from None
+
+    known: dict[str, float | None] = {}
+    unscored: set[str] = set()  # edges no usable candidate points at: they keep their stored trust
+
+    def trust(uuids: list[str]) -> dict[str, float | None]:
+        new = [u for u in dict.fromkeys(uuids) if u not in known and u not in unscored]
+        if new:  # each edge is read once per evaluation (a fact's score does not depend on the others asked)
+            behind = confidence_behind(conf, new, review_db, now)
+            known.update((u, b["trust_score"]) for u, b in behind.items())
+            unscored.update(u for u in new if u not in behind)
+        return {u: known[u] for u in uuids if u in known}
+    return trust

@@ -575,18 +575,21 @@ class ConfidenceStore:
 
     # --- writes (one transaction each) --------------------------------------------------------
 
-    def _write(self, statements: list[tuple[str, tuple]]) -> None:
+    def _write(self, statements: list[tuple[str, tuple]]) -> int:
+        """Run ``statements`` in one transaction; returns the rows they changed."""
+        changed = 0
         try:
             self.con.execute("BEGIN IMMEDIATE")
             try:
                 for sql, params in statements:
-                    self.con.execute(sql, params)
+                    changed += max(self.con.execute(sql, params).rowcount, 0)
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
             raise review_error(self.path, exc) from None
+        return changed
 
     @staticmethod
     def _agent(by: str) -> str:
@@ -723,6 +726,17 @@ class ConfidenceStore:
         pending = [] if resolve_them else [{"a": x.a, "b": x.b, "type": x.type, "severity": x.severity,
                                             "detail": x.detail} for x in new]
         return {"recorded": listed, "detected_unrecorded": pending, "resolutions": resolutions}
+
+    def flag_for_review(self, rows: Sequence[tuple[str, str, str, str, str | None]]) -> int:
+        """Record contradictions ``(fact_a_id, fact_b_id, type, severity, detail)`` left open for
+        review (no resolution), in one statement; a ``fact_b_id`` already recorded is skipped (the
+        guard names one invalidation of one edge by it). Returns how many were added."""
+        col = lambda i: f"json_extract(n.value, '$[{i}]')"  # noqa: E731
+        return self._write([(
+            "INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, detail, detected_at) "
+            f"SELECT {', '.join(col(i) for i in range(5))}, ? FROM json_each(?) n WHERE NOT EXISTS "
+            f"(SELECT 1 FROM fact_contradictions f WHERE f.fact_b_id = {col(1)})",
+            (_now_iso(self.now), json.dumps([list(r) for r in rows])))])
 
     def _created_age(self, fact_id: str, now_j: float) -> float:
         """Days since the fact was asserted (its source time, else its candidate row's time)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,19 +61,20 @@ def trust_of(settings: Settings, confidence: dict[str, Any]) -> dict[str, Any]:
             if status in settings.sync.tiers else None}
 
 
-def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str | Path | None = None
-                      ) -> dict[str, dict[str, Any]]:
+def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str | Path | None = None,
+                      now: datetime | None = None) -> dict[str, dict[str, Any]]:
     """For ``search --explain``: per edge uuid, the candidate whose decision its trust comes from
     (the winner, chosen as sync chooses it: highest tier, then status, then id), its tier, its
     confidence with the factor breakdown, and the trust_score ``sync.trust_mode`` gives it. Read
     from the review DB as it is now (one scan for the candidates, one set-wise score); edges no
     usable candidate points at are left out (candidates as ``ConfidenceStore.candidates_for_edges``
-    maps them)."""
+    maps them). ``now`` is the instant ages are measured from (default: now; the bundled
+    evaluation scores as of its set's ``as_of``)."""
     wanted = list(dict.fromkeys(uuids))
     if not wanted:
         return {}
     tiers, weight = settings.sync.tiers, blend_of(settings)
-    with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=True) as cs:
+    with ConfidenceStore.open(review_db, settings.review, settings.confidence, now=now, readonly=True) as cs:
         by_edge = cs.candidates_for_edges(wanted)
         if not by_edge:
             return {}

@@ -17,6 +17,8 @@ def unknown_groups_hint(groups: list[str]) -> str | None:
             "graph was created; fix the review rows' group_id if it is a typo")
 
 
+GUARD_HINT = ("{n} promoted or corroborated edge(s) were invalidated by Graphiti (trusted_invalidated): review "
+              "them (`graph-trust contradictions`); `guard.restore_trusted: true` makes sync restore them")
 RELINK_HINT = ("these candidates point at edge uuids the graph does not have (re-extraction or migration?): "
                "run `graph-trust relink` to match them to the current edges, then sync again")
 
@@ -43,6 +45,13 @@ class SyncReport:
     drift_healed: int = 0
     # sync.trust_mode confidence: candidates whose confidence moved since the last run (their edges compared)
     confidence_changed: int = 0
+    # the guard (docs/sync.md): trusted edges Graphiti invalidated, those restored (guard.restore_trusted),
+    # contradictions recorded for review (new ones), and why it could not record or read (else null)
+    trusted_invalidated_count: int = 0
+    trusted_invalidated: list[dict[str, Any]] = field(default_factory=list)
+    trusted_restored: int = 0
+    contradictions_recorded: int = 0
+    guard_hint: str | None = None
     recovered_journal_rows: int = 0
     lock_takeover_pid: int | None = None
     clear_limit: str | None = None  # dry run: why a real run would stop at sync.max_clear (else null)
@@ -69,6 +78,9 @@ class VerifyReport:
     # review DB changed while verify read it): the next sync reads them
     missed_candidates: int = 0
     missed_candidate_ids: list[str] = field(default_factory=list)
+    # the guard: trusted edges Graphiti invalidated (not drift: in_sync does not count them)
+    trusted_invalidated_count: int = 0
+    trusted_invalidated: list[dict[str, Any]] = field(default_factory=list)
     duration_s: float = 0.0
 
     @property
@@ -80,6 +92,8 @@ class VerifyReport:
                          "the next 'graph-trust sync' reads them")
         if self.unknown_groups:
             hints.append(unknown_groups_hint(self.unknown_groups))
+        if self.trusted_invalidated_count:
+            hints.append(GUARD_HINT.format(n=self.trusted_invalidated_count))
         if self.drift.get("entity_wrong_trust") or self.drift.get("entity_stale_trust"):
             hints.append("a normal sync re-aggregates the entities at the ends of edges whose trust changed or "
                          "that left the graph; entity trust edited by hand needs 'graph-trust sync --full'")
@@ -99,6 +113,7 @@ class RollbackReport:
     rolled_back: str
     edges_restored: int = 0
     entities_restored: int = 0
+    invalidations_restored: int = 0  # the guard's restores undone: invalid_at / expired_at written back
     forced: bool = False
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     duration_s: float = 0.0

@@ -84,6 +84,37 @@ def insert_rows(path: str | Path, rows: list[dict[str, Any]]) -> int:
     return len(rows)
 
 
+def insert_records(path: str | Path, tables: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    """Insert rows into existing tables of the review DB at ``path`` (``{table: [row, ...]}``, rows
+    as dicts of column values), all in one transaction: the confidence records of a bulk load (the
+    evaluation's draws; ``review init`` creates the tables). A table or column the DB lacks is a
+    ReviewDBError naming it, and nothing is written. Returns the rows inserted per table."""
+    p = Path(path)
+    try:
+        con = sqlite3.connect(p)
+        try:
+            with con:
+                for table, rows in tables.items():
+                    have = ({r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
+                            if table.isidentifier() else set())
+                    if not have:
+                        raise ReviewDBError(f"review DB {p} has no table {table!r} (run graph-trust review init)")
+                    cols = list(dict.fromkeys(c for r in rows for c in r))
+                    missing = [c for c in cols if c not in have]
+                    if missing:
+                        raise ReviewDBError(f"review DB {p}: table {table!r} has no column {missing[0]!r}")
+                    if rows:
+                        names = ", ".join(f'"{c}"' for c in cols)
+                        marks = ", ".join("?" * len(cols))
+                        con.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})',
+                                        [tuple(r.get(c) for c in cols) for r in rows])
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise review_error(p, exc) from None
+    return {t: len(rows) for t, rows in tables.items()}
+
+
 def review_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:
     """One clear line for an SQLite error on the review DB."""
     text = str(exc)

@@ -25,7 +25,8 @@ from graph_trust.sync.recovery import recover_dead_runs
 from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import StateStore
-from graph_trust.sync.writer import Change, JournaledWriter, edge_values, entity_values, mark_entities_dirty
+from graph_trust.sync.writer import (VALIDITY_KIND, Change, JournaledWriter, edge_values, entity_values,
+                                     mark_entities_dirty, read_validity)
 
 CONFLICTS_SQL = """
 SELECT j2.run_id, r2.kind, count(*) AS n
@@ -109,6 +110,12 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                     report.edges_restored += len(res.applied)
                     with store.tx() as c:  # the next sync compares these edges again
                         touch_edges(c, key, graph, [ch.uuid for ch in res.applied])
+                elif kind == VALIDITY_KIND:  # the guard's restores: invalid_at / expired_at as they were
+                    before = {r[2]: json.loads(r[3]) for r in chunk}
+                    changes = [Change(c.uuid, c.old, before[c.uuid], c.endpoints)
+                               for c in await read_validity(graph_conn, uuids)]
+                    res = await writer.validity(graph_conn, graph, changes)
+                    report.invalidations_restored += len(res.applied)
                 else:
                     current = {e["uuid"]: entity_values(e) for e in await graph_conn.query("entity_trust_inputs", uuids=uuids)}
                     changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
@@ -122,7 +129,8 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                                  f"batches are journaled; run the rollback again with --force to finish") from exc
         report.duration_s = round(time.monotonic() - t0, 3)
         store.finish_run(new_id, "ok", {"edges_restored": report.edges_restored,
-                                        "entities_restored": report.entities_restored})
+                                        "entities_restored": report.entities_restored,
+                                        "invalidations_restored": report.invalidations_restored})
         with store.tx() as c:
             c.execute("UPDATE sync_runs SET status = 'rolled_back' WHERE run_id = ?", (run["run_id"],))
         return report

@@ -12,7 +12,9 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
    (:mod:`~graph_trust.sync.work`), and write them in journaled batches, pipelined
    (:mod:`~graph_trust.sync.writer`; when every edge is compared, the desired trust is
    computed one uuid range at a time, the next while the previous is written);
-5. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
+5. the guard (:mod:`~graph_trust.sync.guard`): report trusted edges Graphiti invalidated, record
+   them for review, restore them with ``guard.restore_trusted``;
+6. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
    or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
 """
 
@@ -39,12 +41,13 @@ from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
+from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.overlap import PIPELINE_DEPTH, in_thread, started
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.recovery import recover_dead_runs
-from graph_trust.sync.report import RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
+from graph_trust.sync.report import GUARD_HINT, RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
@@ -127,7 +130,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
 
 
 class _SyncJob:
-    """One sync run's steps 2-5 (module docstring) and the edge phase's pipeline."""
+    """One sync run's steps 2-6 (module docstring) and the edge phase's pipeline."""
 
     def __init__(self, g: Any, settings: Settings, store: StateStore, review: ReviewDB, report: SyncReport,
                  graph_key: str, batch_size: int, progress: Progress) -> None:
@@ -153,7 +156,7 @@ class _SyncJob:
         r = self.report
         return {k: getattr(r, k) for k in ("candidates_read", "edges_set", "edges_unchanged", "edges_cleared",
                                            "entities_updated", "unmatched_count", "quarantined_count",
-                                           "drift_healed", "batches")}
+                                           "drift_healed", "trusted_invalidated_count", "trusted_restored", "batches")}
 
     async def settle_after_failure(self) -> None:
         """Best effort: let the write in flight finish, then settle this run's pending batches now
@@ -236,6 +239,9 @@ class _SyncJob:
                 c.execute("INSERT INTO sync_unmatched SELECT ?, graph, uuid FROM temp.unmatched", (self.source,))
                 full_diff_done(c, self.source)
         self._lap("edges")
+        if self.settings.guard.enabled:
+            await self._guard(graphs)
+            self._lap("guard")
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
                 buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
@@ -247,6 +253,23 @@ class _SyncJob:
             await self.entities.aggregate_dirty(self.graphs)
         self._lap("entities")
         r.batches = self.writer.batches
+
+    async def _guard(self, graphs: list[str]) -> None:
+        """The guard (:mod:`~graph_trust.sync.guard`): report the trusted edges Graphiti invalidated,
+        record them for review and, with ``guard.restore_trusted``, restore them (not in a dry run)."""
+        r = self.report
+        items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings)
+        if items and not r.dry_run:
+            r.contradictions_recorded, why = guard.record(self.settings, self.review.path, items)
+            if self.settings.guard.restore_trusted:
+                r.trusted_restored = await guard.restore(self.writer, self.graphs, items, self.batch_size)
+        else:
+            why = None
+        r.trusted_invalidated_count = len(items)
+        r.trusted_invalidated = [guard.report_item(i) for i in items[:REPORT_LIMIT]]
+        restored = r.trusted_restored == len(items)
+        r.guard_hint = "; ".join(filter(None, (None if not items or restored else GUARD_HINT.format(n=len(items)),
+                                              why))) or None
 
     def _prepare(self, exact: bool) -> tuple[list[str], dict[str, dict]]:
         """SQLite part of a run's start (runs in a worker thread): refresh the candidates, record

@@ -9,7 +9,8 @@ Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge 
 ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
 ``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
 (entity trust differs from the aggregate of its edges, or is missing), ``entity_stale_trust``
-(the entity has trust but no edge carrying any). Unmatched candidates are counted, not drift.
+(the entity has trust but no edge carrying any). Unmatched candidates are counted, not drift;
+so are the guard's ``trusted_invalidated`` edges (:mod:`~graph_trust.sync.guard`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.confidence_trust import blend_of
 from graph_trust.sync.desired import ReviewSource, exact_candidates, refresh_candidates, source_for
+from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
@@ -72,11 +74,15 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
+    invalidated = (await guard.find(con, graphs, sorted(names), "temp.review_rows c", src.key, settings)
+                   if settings.guard.enabled else [])
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,
                         unmatched_count=unmatched, unknown_groups=unknown[:REPORT_LIMIT],
                         quarantined_count=quarantined, missed_candidates=len(missed),
-                        missed_candidate_ids=missed[:examples], duration_s=round(time.monotonic() - t0, 3))
+                        missed_candidate_ids=missed[:examples], trusted_invalidated_count=len(invalidated),
+                        trusted_invalidated=[guard.report_item(i) for i in invalidated[:REPORT_LIMIT]],
+                        duration_s=round(time.monotonic() - t0, 3))
 
 
 class _Findings:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
 from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
@@ -184,6 +185,29 @@ async def write_edge_rows(graph_conn: Any, sets: list[dict[str, Any]], clears: l
     return {r["uuid"] for r in rows}
 
 
+# The guard's restores (sync/guard.py): journal kind and properties; values as temporal.to_json.
+VALIDITY_KIND = "validity"
+VALIDITY = ("invalid_at", "expired_at")
+
+
+async def read_validity(graph_conn: Any, uuids: list[str]) -> list[Change]:
+    """The edges' current ``invalid_at`` / ``expired_at`` as journal values (in ``Change.old``;
+    uuids the graph lacks: none)."""
+    return [Change(r["uuid"], {p: to_json(r.get(p)) for p in VALIDITY}, {},
+                   (r.get("source_uuid"), r.get("target_uuid")))
+            for r in await graph_conn.query("edge_validity_read", uuids=uuids)]
+
+
+async def write_validity(graph_conn: Any, changes: list[Change]) -> set[str]:
+    """Write each change's new ``invalid_at`` / ``expired_at`` (journal values, written back as the
+    type they were read as; None removes the property); return the uuids the graph has."""
+    rows = [{"uuid": c.uuid, **{p: from_json(c.new.get(p)) for p in VALIDITY}} for c in changes]
+    matched = int((await graph_conn.write("edge_validity_set", **graph_conn.backend.bulk_params(rows)))[0]["matched"])
+    if matched == len(rows):
+        return {c.uuid for c in changes}
+    return {r["uuid"] for r in await graph_conn.query("edge_uuids_exist", uuids=[c.uuid for c in changes])}
+
+
 async def write_entities(graph_conn: Any, changes: list[Change]) -> set[str]:
     sets, clears = _sets_and_clears(changes, ENTITY_PROPS)
     if sets:
@@ -261,6 +285,15 @@ class JournaledWriter:
         batch = self.begin_edges(graph, changes)
         matched = await landed(write_edges(graph_conn, changes))
         return self.finish_edges(graph, batch, changes, matched, mark_dirty=mark_dirty)
+
+    async def validity(self, graph_conn: Any, graph: str, changes: list[Change]) -> BatchResult:
+        """Journal, write and settle one batch of the guard's validity changes (kind ``validity``)."""
+        batch = self._journal(graph, VALIDITY_KIND, changes)
+        matched = await landed(write_validity(graph_conn, changes))
+        res = BatchResult([c for c in changes if c.uuid in matched], [c for c in changes if c.uuid not in matched])
+        with self._tx() as c:
+            self._settle(c, batch, [ch.uuid for ch in res.missing])
+        return res
 
     def begin_work_edges(self, graph: str, lo: int, hi: int, now: str) -> int:
         """Step 1 for rows ``lo..hi`` (rowids, one graph) of ``temp.work`` (a ``--full`` run): SQLite
@@ -389,6 +422,13 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
         for i in range(0, len(items), 1000):
             chunk = items[i:i + 1000]
             uuids = [u for _, u, _ in chunk]
+            if kind == VALIDITY_KIND:  # the guard's restores: settled by what the edges hold now
+                current = {c.uuid: c.old for c in await read_validity(graph_conn, uuids)}
+                with store.tx() as c:
+                    for seq, uuid, new in chunk:
+                        ok = uuid in current and current[uuid] == {p: new.get(p) for p in VALIDITY}
+                        c.execute("UPDATE sync_journal SET state = ? WHERE seq = ?", ("applied" if ok else "void", seq))
+                continue
             if kind == "edge":
                 current = {r["uuid"]: r for r in await graph_conn.query("edge_trust_read", uuids=uuids)}
                 props = EDGE_PROPS
@@ -434,6 +474,6 @@ async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, row
         insert_journal(c, row.run_id, row.batch, graph_key, row.graph, "entity", changes, "applied")
 
 
-__all__ = ["FOREIGN_PROPS_TABLE", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
-           "finished_first", "journal_json", "landed", "props_equal", "read_range", "recover", "write_edge_rows",
-           "write_edges", "write_entities", "write_range"]
+__all__ = ["FOREIGN_PROPS_TABLE", "VALIDITY", "VALIDITY_KIND", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
+           "finished_first", "journal_json", "landed", "props_equal", "read_range", "read_validity", "recover", "write_edge_rows",
+           "write_edges", "write_entities", "write_range", "write_validity"]

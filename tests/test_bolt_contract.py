@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import neo4j.exceptions
 import pytest
@@ -23,6 +23,8 @@ from graph_trust.config import VectorIndexSettings
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.embedder import HashingEmbedder
 from graph_trust.graph import vector_index
+from graph_trust.graph.temporal import from_json, to_json
+from graph_trust.records import as_datetime
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()
@@ -385,6 +387,49 @@ async def _indexes(c: Ctx):
     by_name = {r["name"]: r for r in detail}
     assert (by_name["relation_uuid"]["labelsOrTypes"], by_name["relation_uuid"]["properties"]) == (["RELATES_TO"], ["uuid"])
     assert (by_name["entity_uuid"]["labelsOrTypes"], by_name["entity_uuid"]["properties"]) == (["Entity"], ["uuid"])
+
+
+# --- the guard (sync/guard.py) -------------------------------------------------------------------
+
+@case("edge_validity_set", "edge_validity_read", "edges_invalidated_page", "valid_edges_at_entities")
+async def _guard_statements(c: Ctx):
+    e1, e2, e3 = c.e(0), c.e(1), c.e(2)  # billing-db RUNS_ON / OWNED_BY; auth-service DEPENDS_ON billing-db
+    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    rows = {e1: {"invalid_at": at, "expired_at": at + timedelta(hours=1)}, e2: {"invalid_at": None, "expired_at": at},
+            "no-such-edge": {"invalid_at": at, "expired_at": at}}
+    assert await c.g.write("edge_validity_set", uuids=list(rows), by_uuid=rows) == [{"matched": 2}]
+    read = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2, e3, "no-such-edge"])}
+    assert sorted(read) == sorted([e1, e2, e3])
+    assert as_datetime(read[e1]["invalid_at"]) == at and as_datetime(read[e1]["expired_at"]) == at + timedelta(hours=1)
+    assert read[e2]["invalid_at"] is None and as_datetime(read[e2]["expired_at"]) == at
+    assert read[e3]["invalid_at"] is None and read[e3]["expired_at"] is None
+    assert (read[e1]["source_uuid"], read[e1]["target_uuid"]) == (c.edges[e1]["source"], c.edges[e1]["target"])
+    assert (read[e1]["group_id"], read[e1]["name"], read[e1]["fact"]) == \
+        (c.groups[0], c.edges[e1]["name"], c.edges[e1]["fact"])
+    # keyset pages of the invalidated edges' uuids, in uuid order
+    seen, after = [], ""
+    while page := await c.g.query("edges_invalidated_page", after=after, limit=1):
+        seen += page
+        after = page[-1]["uuid"]
+    assert seen == [{"uuid": u} for u in sorted([e1, e2])]
+    # the valid edges at billing-db, either direction: only auth-service DEPENDS_ON billing-db is left
+    db = c.n("billing-db")
+    valid = await c.g.query("valid_edges_at_entities", uuids=[db, "no-such-node"])
+    assert [r["uuid"] for r in valid] == [e3]
+    assert (valid[0]["source_uuid"], valid[0]["target_uuid"]) == (c.edges[e3]["source"], db)
+    assert valid[0]["name"] == c.edges[e3]["name"] and as_datetime(valid[0]["valid_at"]) is not None
+    # what a restore journals and a rollback writes back: the same values, of the same type
+    journal = {u: {p: to_json(read[u][p]) for p in ("invalid_at", "expired_at")} for u in (e1, e2)}
+    cleared = {u: {"invalid_at": None, "expired_at": None} for u in (e1, e2)}
+    assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=cleared) == [{"matched": 2}]
+    assert not {"invalid_at", "expired_at"} & set(await c.rel(e1))
+    assert await c.g.query("edges_invalidated_page", after="", limit=10) == []
+    back = {u: {p: from_json(v) for p, v in j.items()} for u, j in journal.items()}
+    assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=back) == [{"matched": 2}]
+    again = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2])}
+    for u in (e1, e2):
+        for p in ("invalid_at", "expired_at"):
+            assert again[u][p] == read[u][p] and type(again[u][p]) is type(read[u][p])
 
 
 # --- relink --------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Competing facts (one relation of one subject) on a real embedded FalkorDB, over random
 histories: trust_search's defaults order each relation's statements by verified trust, then
-the newer valid_at, and give each fact the relation bonus its competitors' fused scores earn;
+the newer valid_at, and give each fact the relation bonus its best competitor's fused score
+earns;
 the reference settings leave Graphiti's order alone."""
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ async def test_competitors_are_ordered_by_evidence_and_gather_relevance(graph, u
                 t = by_uuid[u].trust
                 return (t if t is not None and t >= cfg.min_boost_trust else 0.0), by_uuid[u].at
             assert [evidence(u) for u in members] == sorted((evidence(u) for u in members), reverse=True)
-            total = sum(ex[u].fused for u in members)
             for u in members:
-                assert ex[u].relation_bonus == pytest.approx(cfg.relation_weight * (total - ex[u].fused))
+                # the share of the best other statement's fused score (relation_mode best)
+                others = [ex[o].fused for o in members if o != u]
+                want = cfg.relation_weight * max(others) if others else 0.0
+                assert cfg.relation_mode == "best" and cfg.relation_cap is None
+                assert ex[u].relation_bonus == pytest.approx(want)
         assert any(e.relation_bonus > 0 for e in res.edge_explanations)
     # the reference settings (competitors off, no relation bonus) are still Graphiti's search_
     await assert_weight_zero_is_search_(graphiti, "vault port", group)

@@ -9,6 +9,7 @@ import pytest
 from graph_trust.graph.address import parse_address
 from graph_trust.config import load_settings
 from graph_trust.errors import ConfigError
+from graph_trust.eval.runner import settings_with
 
 EXAMPLE = Path(__file__).parent.parent / "graph-trust.example.yaml"
 
@@ -90,3 +91,15 @@ def test_address_kinds(uri, kind):
 def test_bad_addresses(uri):
     with pytest.raises(ConfigError, match="graph.uri"):
         parse_address(uri)
+
+
+def test_explicit_settings_apply_null_and_overrides_ignore_it(tmp_path):
+    """``--set key=null`` clears a nullable setting (explicit), an unset CLI flag (None override)
+    changes nothing, and an explicit null on a non-nullable key is one error naming the key."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("search:\n  relation_cap: 0.5\n  negative_lone_places: 3\n")
+    assert load_settings(cfg, overrides={"search.relation_cap": None}, environ={}).search.relation_cap == 0.5
+    s = settings_with(cfg, {"search.relation_cap": None, "search.negative_lone_places": None})
+    assert s.search.relation_cap is None and s.search.negative_lone_places is None
+    with pytest.raises(ConfigError, match=r"search\.trust_weight.*--set"):
+        load_settings(cfg, explicit={"search.trust_weight": None}, environ={})

@@ -80,8 +80,15 @@ async def test_search_sinks_or_drops_what_reviewers_rejected(world):
     negative = {u for u in order if ex[u].negative}
     assert negative == {uuids[WRONG], uuids[STALE]} & set(order)
     assert ex[uuids[WRONG]].negative == "rejected" and ex[uuids[WRONG]].boost == 0.0
-    assert order[-len(negative):] == [u for u in ref_order if u in negative]  # last, in their own order
-    assert [u for u in order if u not in negative] == [u for u in ref_order if u not in negative]
+    # WRONG competes with RIGHT (billing-db BACKUP_AT) and sinks; STALE (legacy-db's only
+    # BACKUP_AT, expired) has no competitor, so it keeps its place (negative_lone_places 0)
+    assert order[-1] == uuids[WRONG]
+    assert [u for u in order if u != uuids[WRONG]] == [u for u in ref_order if u != uuids[WRONG]]
+    sunk_all = await gt.trust_search(graphiti, query, group_ids=[group], config=gt.EDGE_HYBRID_SEARCH_RRF_TRUST
+                                     .model_copy(update={"negative_lone_places": None}))
+    order_all = [e.uuid for e in sunk_all.edges]  # the rule off: every negative edge sinks
+    assert order_all[-len(negative):] == [u for u in ref_order if u in negative]  # last, in their own order
+    assert [u for u in order_all if u not in negative] == [u for u in ref_order if u not in negative]
 
     cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={"drop_negative": True})
     dropped = await gt.trust_search(graphiti, query, config=cfg, group_ids=[group])

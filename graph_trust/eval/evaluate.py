@@ -12,26 +12,37 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.demo import ReviewSync
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, load_judged
-from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, draw_review
+from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, contested_pairs, draw_confidence, draw_review
 from graph_trust.eval.report import EvalReport
-from graph_trust.eval.runner import Progress, methods_for, rank_bundled_draw, rank_configured
+from graph_trust.eval.runner import Progress, methods_for, rank_bundled_draw, rank_configured, wants_confidence
+from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
 
 MAX_DRAWS = 100
 
 
 async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, *, ranks: list[str],
                           weights: list[float] | None = None, sets: dict[str, Any] | None = None,
-                          rank_consts: list[float] | None = None, progress: Progress | None = None) -> EvalReport:
-    """Compare the rankings on the configured graph (synced beforehand) over judged queries."""
+                          rank_consts: list[float] | None = None, progress: Progress | None = None,
+                          confidence_trust: ConfidenceTrust | None = None,
+                          review_db: str | Path | None = None) -> EvalReport:
+    """Compare the rankings on the configured graph (synced beforehand) over judged queries.
+
+    The ``confidence`` ranking reads the confidence records of the review DB (``review_db``,
+    default ``review.path``) through ``confidence_trust``; a missing DB, or one without the
+    confidence tables, is one error before any search."""
     judged = load_judged(queries, qrels)
     methods = methods_for(ranks, weights, settings, rank_consts)
-    graph, rankings = await rank_configured(settings, judged, methods, progress=progress)
+    override = None
+    if wants_confidence(methods):
+        if confidence_trust is None:
+            raise InputError("the confidence ranking needs the review DB's confidence records")
+        override = confidence_trust(settings, review_db, None)
+    graph, rankings = await rank_configured(settings, judged, methods, progress=progress, confidence_trust=override)
     return EvalReport.build(mode="judged", graph=graph, settings=dict(sets or {}),
                             rank_const=settings.search.rank_const, draws=[], judged=judged, methods=methods,
-                            rankings=[rankings])
+                            rankings=[rankings], default_weight=settings.search.trust_weight)
 
 
 async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: list[str],
@@ -39,29 +50,42 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
                            sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
                            rank_consts: list[float] | None = None, settle_s: float = 60.0,
-                           progress: Progress | None = None) -> EvalReport:
+                           progress: Progress | None = None,
+                           confidence_trust: ConfidenceTrust | None = None) -> EvalReport:
     """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
     keeps the first 12 queries (for smoke tests). ``settle_s`` bounds the wait for the fulltext
     index to settle after each draw's sync (:func:`~graph_trust.eval.runner.settle_fulltext`;
-    0 measures right after the sync)."""
+    0 measures right after the sync). With a ``confidence`` ranking, each draw's review DB also
+    holds the draw's confidence records (:func:`~graph_trust.eval.draws.draw_confidence`), and
+    ``confidence_trust`` reads them."""
     if not 1 <= draws <= MAX_DRAWS:
         raise InputError(f"--draws must be between 1 and {MAX_DRAWS}, got {draws}")
     data = bundled()
     judged = data.judged
+    pairs = contested_pairs(judged.queries, judged.qrels)  # every query's, --quick or not
     if quick:
         judged.queries = judged.queries[:12]
         judged.qrels = {q.id: judged.qrels[q.id] for q in judged.queries}
     methods = methods_for(ranks, weights, settings, rank_consts)
-    results = []
+    confident = wants_confidence(methods)
+    if confident and confidence_trust is None:
+        raise InputError("the confidence ranking needs the review DB's confidence records")
+    results, counts = [], []
     for d in range(draws):
         rows = draw_review(data.graph, data.verdicts, seed=seed + d, coverage=coverage, noise=noise)
+        records = draw_confidence(data.graph, data.verdicts, rows, pairs, seed=seed + d, noise=noise) \
+            if confident else None
+        counts.append({t: len(r) for t, r in records.items()} if records else None)
         results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
-                                               sync_rows=sync_rows, settle_s=settle_s, progress=progress))
+                                               sync_rows=sync_rows, settle_s=settle_s, progress=progress,
+                                               records=records, confidence_trust=confidence_trust))
     return EvalReport.build(
         mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
         settings=dict(sets or {}), rank_const=settings.search.rank_const,
         draws=[{"seed": r.seed, "coverage": coverage, "noise": noise, "review_rows": r.review_rows,
-                "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle} for r in results],
-        judged=judged, methods=methods, rankings=[r.rankings for r in results])
+                "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle}
+               | ({"confidence_records": n} if n else {}) for r, n in zip(results, counts, strict=True)],
+        judged=judged, methods=methods, rankings=[r.rankings for r in results],
+        default_weight=settings.search.trust_weight)

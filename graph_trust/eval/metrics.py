@@ -26,7 +26,9 @@ K = 10
 METRICS = ("ndcg@10", "mrr@10", "p@5")
 
 
-def _ir_measures() -> Any:
+def ir_measures_module() -> Any:
+    """The ir-measures module; a ConfigError naming the install command when the ``eval`` extra is
+    missing (``graph-trust eval`` calls it before any graph work)."""
     try:
         import ir_measures  # the optional eval extra: a missing install is one ConfigError line
     except ImportError:
@@ -41,7 +43,7 @@ def per_query(rankings: Mapping[str, Sequence[str]], judged: JudgedSet) -> dict[
     Rankings are lists of fact ids, best first; scores given to trec_eval are rank-based so its
     tie-breaking (by id) never reorders them.
     """
-    irm = _ir_measures()
+    irm = ir_measures_module()
     measures = {"ndcg@10": irm.nDCG @ K, "mrr@10": irm.RR(rel=2) @ K, "p@5": irm.P(rel=2) @ 5}
     qrels = [irm.Qrel(qid, doc, grade) for qid, docs in judged.qrels.items() for doc, grade in docs.items()]
     run = [irm.ScoredDoc(qid, doc, float(len(docs) - i))

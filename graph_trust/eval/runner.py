@@ -7,11 +7,16 @@ Methods:
 - ``trust@W``: :func:`graph_trust.trust_search.trust_search` with the configured recipe
   (:func:`graph_trust.ranked_search.search_config`) and ``trust_weight=W``;
 - ``composite``: the composite rank (:func:`graph_trust.ranked_search.composite_rank`) over the
-  trust search's pool at the configured settings.
+  trust search's pool at the configured settings;
+- ``confidence``: the trust search at the configured weight, each fact ranked by the trust a sync
+  in ``sync.trust_mode: confidence`` writes (``tier * (1 - w + w * confidence)``), read from the
+  review DB's records (a :data:`graph_trust.review_hooks.ConfidenceTrust` handed in) instead of
+  the stored ``trust_score``. Nothing is written, so it reads the same graph state as the others:
+  a second sync would re-index the edges it writes and move FalkorDB's fulltext order.
 
 Every method of one run reads the same graph state: the bundled mode syncs first and ranks
 after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike. The
-sync is handed in (a :data:`graph_trust.demo.ReviewSync`; :mod:`graph_trust.api` passes the real
+sync is handed in (a :data:`graph_trust.review_hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
 job): the evaluation, beside search, does not import the sync job.
 """
 
@@ -32,11 +37,11 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.connection import open_graph
-from graph_trust.demo import ReviewSync
 from graph_trust.embedder import HashingEmbedder, make_embedder
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
-from graph_trust.trust_search import trust_search
+from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
+from graph_trust.trust_search import TrustOverride, trust_search
 from graph_trust.offline import make_graphiti
 from graph_trust.ranked_search import composite_rank, search_config, search_config_for
 from graph_trust.sample import load_sample
@@ -45,14 +50,15 @@ from graph_trust.session import open_graphiti, resolve_groups
 LIMIT = 10
 STABLE_ATTEMPTS = 3
 log = logging.getLogger(__name__)
-RANK_KINDS = ("trust", "composite", "vanilla")
+RANK_KINDS = ("trust", "composite", "confidence", "vanilla")
 
 Progress = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
 class Method:
-    """One compared ranking: ``kind`` is vanilla, trust or composite; trust has a weight;
+    """One compared ranking: ``kind`` is vanilla, trust, composite or confidence; trust and
+    confidence have a weight;
     ``rank_const`` None means the configured ``search.rank_const``."""
 
     name: str
@@ -88,7 +94,14 @@ def methods_for(ranks: list[str], weights: list[float] | None, settings: Setting
             out += [Method(f"trust@{w:g}{tag}", "trust", w, rc) for w in dict.fromkeys(ws)]
         if "composite" in ranks:
             out.append(Method(f"composite{tag}", "composite", None, rc))
+        if "confidence" in ranks:
+            out.append(Method(f"confidence{tag}", "confidence", settings.search.trust_weight, rc))
     return out
+
+
+def wants_confidence(methods: list[Method]) -> bool:
+    """Whether a ranking reads the review DB's confidence records."""
+    return any(m.kind == "confidence" for m in methods)
 
 
 async def rank_queries(
@@ -101,8 +114,12 @@ async def rank_queries(
     default_groups: list[str] | None,
     now: datetime | None = None,
     progress: Progress | None = None,
+    confidence_trust: TrustOverride | None = None,
 ) -> dict[str, dict[str, list[str]]]:
-    """``{method: {query_id: [fact uuid, best first]}}``, the top ``LIMIT`` of each."""
+    """``{method: {query_id: [fact uuid, best first]}}``, the top ``LIMIT`` of each;
+    ``confidence_trust`` gives the confidence rankings' trust values."""
+    if confidence_trust is None and wants_confidence(methods):
+        raise InputError("the confidence ranking needs the review DB's confidence records")
     out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
     per_method = {m.name: m.settings(settings) for m in methods}
     trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
@@ -131,9 +148,10 @@ async def rank_queries(
             for m in methods:
                 if m.kind == "vanilla":
                     ranked[m.name] = before
-                elif m.kind == "trust":
+                elif m.kind in ("trust", "confidence"):
                     res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
-                                             trust_weight=m.weight)
+                                             trust_weight=m.weight,
+                                             trust_override=confidence_trust if m.kind == "confidence" else None)
                     ranked[m.name] = [e.uuid for e in res.edges]
                 else:
                     res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
@@ -189,7 +207,8 @@ def _group_of(q: Query, conn: Any, default_groups: list[str] | None) -> str | No
 
 
 async def rank_configured(settings: Settings, judged: JudgedSet, methods: list[Method], *,
-                          progress: Progress | None = None) -> tuple[str, dict[str, dict[str, list[str]]]]:
+                          progress: Progress | None = None, confidence_trust: TrustOverride | None = None,
+                          ) -> tuple[str, dict[str, dict[str, list[str]]]]:
     """Rank on the user's configured graph as it is (already synced): (graph display, rankings)."""
     async with open_graphiti(settings) as (conn, _):
         wanted = sorted({q.group for q in judged.queries if q.group})
@@ -197,7 +216,7 @@ async def rank_configured(settings: Settings, judged: JudgedSet, methods: list[M
             await resolve_groups(conn, wanted)
         groups = await resolve_groups(conn, settings.search.group_ids or None)
         rankings = await rank_queries(conn, settings, judged, methods, embedder=make_embedder(settings),
-                                      default_groups=groups, progress=progress)
+                                      default_groups=groups, progress=progress, confidence_trust=confidence_trust)
         return conn.address.display, rankings
 
 
@@ -215,11 +234,15 @@ class DrawResult:
 
 async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
                             judged: JudgedSet, methods: list[Method], *, seed: int, sync_rows: ReviewSync,
-                            settle_s: float = 60.0, progress: Progress | None = None) -> DrawResult:
+                            settle_s: float = 60.0, progress: Progress | None = None,
+                            records: dict[str, list[dict[str, Any]]] | None = None,
+                            confidence_trust: ConfidenceTrust | None = None) -> DrawResult:
     """Build a temporary embedded graph, sync this draw's review DB onto it (``sync_rows``), rank.
 
     ``settings`` supply everything but the graph and the state directory (both temporary), so
-    ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search.
+    ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search. ``records`` (the
+    draw's confidence records) go into the same review DB; the confidence rankings rank by
+    ``confidence_trust`` of it, as of the set's ``as_of``.
     """
     embedder = HashingEmbedder()  # the bundled set is embedded with it, whatever search.embedder says
     with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
@@ -229,13 +252,16 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
                                              "user": None, "password": None})
         async with open_graph(s) as conn:
             await load_sample(conn.driver, embedder, data=graph)
-            report = await sync_rows(s, review_rows, root / "review.sqlite3", conn)
+            report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
             await conn.settle()
             settled = await settle_fulltext(conn, judged, embedder=embedder, default_groups=list(graph["groups"]),
                                             max_wait_s=settle_s)
             now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
+            override = (confidence_trust(s, root / "review.sqlite3", now)
+                        if confidence_trust is not None and wants_confidence(methods) else None)
             rankings = await rank_queries(conn, s, judged, methods, embedder=embedder,
-                                          default_groups=list(graph["groups"]), now=now, progress=progress)
+                                          default_groups=list(graph["groups"]), now=now, progress=progress,
+                                          confidence_trust=override)
     return DrawResult(seed, len(review_rows), sum(1 for r in review_rows if r.get("noisy")),
                       {"edges_set": report.edges_set, "unmatched": report.unmatched_count,
                        "quarantined": report.quarantined_count}, settled, rankings)
@@ -244,5 +270,5 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
 def settings_with(config_path: str | os.PathLike[str] | None, sets: dict[str, Any],
                   base: dict[str, Any] | None = None) -> Settings:
     """Settings from the config file and environment with ``--set`` keys applied, validated
-    once (an unknown or bad key is a ConfigError naming it)."""
-    return load_settings(config_path, overrides={**(base or {}), **sets})
+    once (an unknown or bad key is a ConfigError naming it; ``key=null`` sets None)."""
+    return load_settings(config_path, overrides=base, explicit=sets)

@@ -1,0 +1,223 @@
+"""The guard against Graphiti invalidating verified facts (``trusted_invalidated``).
+
+Graphiti's LLM contradiction step sets ``invalid_at`` / ``expired_at`` on RELATES_TO edges it
+believes a newer fact contradicts, and it invalidates correct facts as collateral damage (graphiti
+issue 1728). An edge a reviewer promoted or corroborated (``guard.statuses``) that Graphiti has
+invalidated is what the guard finds, set-wise:
+
+1. one paged read of the invalidated edges' uuids per graph (``cypher/edges_invalidated_page``)
+   into ``temp.guard_edges`` of the state store;
+2. one SQLite join with the review rows as sync reads them (``sync_candidates``; ``verify``: the
+   review DB as it is), matched by graph and edge uuid;
+3. for those found, their details (``cypher/edge_validity_read``) and the valid edges at their
+   source entities (``cypher/valid_edges_at_entities``), one query each per thousand, and for each
+   the newer edge that superseded it (:func:`superseder`).
+
+``sync`` then records each as a contradiction left open for review in the review DB's
+``fact_contradictions`` (once per edge and invalidation), and with ``guard.restore_trusted``
+clears ``invalid_at`` and ``expired_at`` in journaled batches of kind ``validity`` (rollback
+writes the values back, of the type they were read as: :mod:`graph_trust.graph.temporal`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from graph_trust.config import Settings
+from graph_trust.errors import ReviewDBError
+from graph_trust.graph.routing import Graphs
+from graph_trust.graph.temporal import from_json, iso, to_json
+from graph_trust.records import as_datetime
+from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
+
+CONTRADICTION_TYPE = "graphiti_invalidation"
+PAGE = 20000  # uuids per page of the invalidated-edge read
+_CHUNK = 1000  # uuids per read of details and of superseders
+
+_DETAILS = ("invalid_at", "expired_at", "source_uuid", "target_uuid", "group_id", "name", "fact")
+
+
+async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[str]) -> int:
+    """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
+    ``temp.guard_edges`` (graph, uuid); returns how many."""
+    con.execute("DROP TABLE IF EXISTS temp.guard_edges")
+    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+    n = 0
+    for graph in sorted(names):
+        if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
+            continue
+        after = ""
+        while True:
+            page = await graphs(graph).query("edges_invalidated_page", after=after, limit=PAGE)
+            con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in page])
+            n += len(page)
+            if len(page) < PAGE:
+                break
+            after = page[-1]["uuid"]
+    return n
+
+
+def trusted(con: sqlite3.Connection, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
+    """The edges of ``temp.guard_edges`` that a usable review row of ``rows`` (a table with the
+    columns of ``sync_candidates``, as ``c``) in one of ``statuses`` points at, in (graph, uuid)
+    order, with those rows' ids and statuses."""
+    out: list[dict[str, Any]] = []
+    for (graph, uuid), hits in groupby(con.execute(
+            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g JOIN {rows} ON c.source = ? "
+            f"AND c.graph = g.graph AND c.edge_uuid = g.uuid WHERE c.reason IS NULL AND c.status IN "
+            f"({', '.join('?' * len(statuses))}) ORDER BY g.graph, g.uuid", (source, *statuses)),
+            key=lambda r: (r[0], r[1])):
+        hits = list(hits)
+        out.append({"graph": graph, "uuid": uuid, "candidate_ids": sorted(str(h[2]) for h in hits),
+                    "statuses": sorted({h[3] for h in hits})})
+    return out
+
+
+async def read_details(graphs: Graphs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items with their edge's times (journal values), endpoints, group, name and fact read
+    now, one query per graph and thousand; an edge gone or valid again since is left out."""
+    out = []
+    for graph, group in _by_graph(items).items():
+        for k in range(0, len(group), _CHUNK):
+            chunk = group[k:k + _CHUNK]
+            found = {r["uuid"]: r for r in await graphs(graph).query("edge_validity_read",
+                                                                    uuids=[i["uuid"] for i in chunk])}
+            for item in chunk:
+                r = found.get(item["uuid"])
+                if r is None or (r.get("invalid_at") is None and r.get("expired_at") is None):
+                    continue
+                item.update({p: r.get(p) for p in _DETAILS})
+                item["invalid_at"], item["expired_at"] = to_json(r.get("invalid_at")), to_json(r.get("expired_at"))
+                out.append(item)
+    return out
+
+
+def _by_graph(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    by: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by.setdefault(item["graph"], []).append(item)
+    return by
+
+
+def invalidated_at(item: dict[str, Any]) -> datetime | None:
+    """When Graphiti invalidated the edge: ``invalid_at`` (the time the fact stopped holding, which
+    Graphiti takes from the newer edge's ``valid_at``), else ``expired_at``."""
+    return as_datetime(from_json(item["invalid_at"])) or as_datetime(from_json(item["expired_at"]))
+
+
+def superseder(item: dict[str, Any], edges: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The newer edge that superseded the invalidated ``item``, among valid ``edges``, or None.
+
+    A candidate is another edge that is valid (the caller passes only those), that either has the
+    same source entity and the same relation name, or joins the same two entities (either
+    direction), and whose ``valid_at`` is at or after the invalidation (:func:`invalidated_at`).
+    Of several, the one valid first (the one that took over at the invalidation) wins; ties go to
+    the same-source-and-name match, then the smaller uuid."""
+    at = invalidated_at(item)
+    if at is None:
+        return None
+    ends = {item["source_uuid"], item["target_uuid"]}
+    best, best_key = None, None
+    for e in edges:
+        if e["uuid"] == item["uuid"]:
+            continue
+        same_relation = e.get("source_uuid") == item["source_uuid"] and e.get("name") == item["name"]
+        if not same_relation and {e.get("source_uuid"), e.get("target_uuid")} != ends:
+            continue
+        valid = as_datetime(e.get("valid_at"))
+        if valid is None or valid < at:
+            continue
+        key = (valid, not same_relation, e["uuid"])
+        if best_key is None or key < best_key:
+            best, best_key = e, key
+    if best is None:
+        return None
+    return {"uuid": best["uuid"], "name": best.get("name"), "fact": best.get("fact"),
+            "valid_at": iso(best.get("valid_at"))}
+
+
+async def find_superseders(graphs: Graphs, items: list[dict[str, Any]]) -> None:
+    """Set ``superseded_by`` on every item: one read of the valid edges at the items' source
+    entities per graph and thousand entities."""
+    for graph, group in _by_graph(items).items():
+        sources = sorted({i["source_uuid"] for i in group if i["source_uuid"]})
+        at_entity: dict[str, list[dict[str, Any]]] = {}
+        for k in range(0, len(sources), _CHUNK):
+            for e in await graphs(graph).query("valid_edges_at_entities", uuids=sources[k:k + _CHUNK]):
+                for end in {e.get("source_uuid"), e.get("target_uuid")}:
+                    at_entity.setdefault(end, []).append(e)
+        for item in group:
+            item["superseded_by"] = superseder(item, at_entity.get(item["source_uuid"], []))
+
+
+def report_item(item: dict[str, Any]) -> dict[str, Any]:
+    """An item as the reports show it (temporal values as ISO text)."""
+    return {"graph": item["graph"], "group_id": item["group_id"], "uuid": item["uuid"], "name": item["name"],
+            "fact": item["fact"], "candidate_ids": item["candidate_ids"], "statuses": item["statuses"],
+            "invalid_at": iso(from_json(item["invalid_at"])), "expired_at": iso(from_json(item["expired_at"])),
+            "superseded_by": item.get("superseded_by"), "restored": item.get("restored", False)}
+
+
+async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: str, source: str,
+               settings: Settings) -> list[dict[str, Any]]:
+    """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their superseders."""
+    await read_invalidated(con, graphs, names)
+    items = await read_details(graphs, trusted(con, rows, source, settings.guard.statuses))
+    await find_superseders(graphs, items)
+    return items
+
+
+def contradiction_key(item: dict[str, Any]) -> str:
+    """The review DB's name for one invalidation of one edge (``fact_b_id`` of its record): a
+    later invalidation of the same edge (other times) is another record, a rerun the same one."""
+    return (f"graphiti-invalidation:{item['graph']}/{item['uuid']}:{iso(from_json(item['invalid_at'])) or ''}:"
+            f"{iso(from_json(item['expired_at'])) or ''}")
+
+
+def record(settings: Settings, review_path: Path, items: list[dict[str, Any]]) -> tuple[int, str | None]:
+    """Record each item as a contradiction open for review (``fact_contradictions``), once per
+    edge and invalidation; returns (records added, why none could be written or None)."""
+    if not items:
+        return 0, None
+    rows = []
+    for item in items:
+        shown = report_item(item)
+        detail = json.dumps({k: shown[k] for k in ("graph", "group_id", "uuid", "fact", "invalid_at", "expired_at",
+                                                   "superseded_by")}, sort_keys=True)
+        rows.append((item["candidate_ids"][0], contradiction_key(item), CONTRADICTION_TYPE, "medium", detail))
+    try:
+        with ConfidenceStore.open(review_path, settings.review, settings.confidence) as store:
+            return store.flag_for_review(rows), None
+    except ReviewDBError as exc:
+        return 0, f"the contradictions were not recorded: {exc}"
+
+
+async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str, Any]], batch_size: int) -> int:
+    """Clear ``invalid_at`` and ``expired_at`` of the items' edges in journaled batches (the values
+    read back just before each batch is journaled); returns edges restored. Marks items ``restored``."""
+    n = 0
+    for graph, group in _by_graph(items).items():
+        graph_conn = graphs(graph)
+        for k in range(0, len(group), batch_size):
+            chunk = {i["uuid"]: i for i in group[k:k + batch_size]}
+            changes = [Change(c.uuid, c.old, dict.fromkeys(VALIDITY), c.endpoints)
+                       for c in await read_validity(graph_conn, list(chunk))
+                       if any(v is not None for v in c.old.values())]
+            if not changes:
+                continue
+            res = await writer.validity(graph_conn, graph, changes)
+            for ch in res.applied:
+                chunk[ch.uuid]["restored"] = True
+            n += len(res.applied)
+    return n
+
+
+__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders",
+           "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
+           "trusted"]
