@@ -6,10 +6,13 @@ Builds ``bench_sync``'s graph and review DB (N edges, one candidate each) and ad
 ``bench_confidence``'s confidence records for those candidates (a source row each, N/2
 verifications, N uses, N/5 votes, N/50 contradictions). Then, per round, on the graph cleared of
 trust and a fresh state store, in one process: a full sync in tiers mode and one in confidence
-mode (alternating which goes first), then a normal run in confidence mode (nothing changed in the
-review DB; confidence still moves with time). Reports the medians and ``overhead_full``:
-confidence-mode full sync / tiers-mode full sync - 1, with the confidence phase's own time
-(``ConfidenceStore.scores`` and loading the scores) measured apart.
+mode (alternating which goes first), each followed by two normal runs: one with nothing changed in
+the review DB (confidence still moves with time) and one with 1% changed (1% of the candidates
+change status and another 1% get a verification; each mode changes its own rows). Reports the
+medians, ``overhead_full`` (confidence-mode full sync / tiers-mode full sync - 1) and the normal
+runs' ratios (confidence mode / tiers mode), with the scoring's own time (``phase_s``:
+``confidence_scoring``, in a thread beside the candidate refresh, and ``confidence``, what storing
+the scores adds after it) and this process's CPU time beside the wall time.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import statistics
 import sys
 import time
@@ -31,25 +35,49 @@ from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.sync.runner import run_sync  # noqa: E402
 
 
+def change_one_percent(review: Path, k: int) -> int:
+    """1% of the candidates (rowid % 100 == k) change status, another 1% get a verification."""
+    con = sqlite3.connect(review)
+    with con:
+        flip = "status = CASE status WHEN 'promoted' THEN 'corroborated' ELSE 'promoted' END"
+        n = con.execute(f"UPDATE candidates SET {flip} WHERE rowid % 100 = ?", (k,)).rowcount
+        con.execute("INSERT INTO fact_verifications (fact_id, verifier_id, verification_type, verified_at) "
+                    "SELECT id, 'bench-verifier', 'confirmed', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM candidates "
+                    "WHERE rowid % 100 = ?", ((k + 50) % 100,))
+    con.close()
+    return n
+
+
+async def timed_sync(settings, review: Path, g, bs: int, full: bool = False):
+    t, cpu = time.perf_counter(), time.process_time()
+    rep = await run_sync(settings, review_db=review, full=full, batch_size=bs, graph=g)
+    return rep, round(time.perf_counter() - t, 3), round(time.process_time() - cpu, 3)
+
+
 async def one_round(g, root: Path, review: Path, world, rnd: int, bs: int) -> dict:
     out: dict = {}
-    for mode in (("tiers", "confidence") if rnd % 2 == 0 else ("confidence", "tiers")):
+    for k, mode in enumerate(("tiers", "confidence") if rnd % 2 == 0 else ("confidence", "tiers")):
         await clear_trust(g, world)
         settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": g.database,
                                             "state_dir": str(root / f"state_{mode}_{rnd}"), "sync.trust_mode": mode},
                                  environ={})
-        t = time.perf_counter()
-        rep = await run_sync(settings, review_db=review, full=True, batch_size=bs, graph=g)
-        out[f"full_{mode}_s"] = round(time.perf_counter() - t, 3)
+        rep, out[f"full_{mode}_s"], out[f"full_{mode}_cpu_s"] = await timed_sync(settings, review, g, bs, full=True)
         out[f"full_{mode}_phase_s"] = rep.phase_s
         out[f"full_{mode}_edges_set"] = rep.edges_set
+        rep, out[f"normal_{mode}_nochange_s"], out[f"normal_{mode}_nochange_cpu_s"] = await timed_sync(
+            settings, review, g, bs)
+        out[f"normal_{mode}_nochange_edges_set"] = rep.edges_set
+        out[f"normal_{mode}_nochange_phase_s"] = rep.phase_s
+        out[f"normal_{mode}_1pct_rows"] = change_one_percent(review, 2 * rnd + k)
+        rep, out[f"normal_{mode}_1pct_s"], out[f"normal_{mode}_1pct_cpu_s"] = await timed_sync(settings, review, g, bs)
+        out[f"normal_{mode}_1pct_edges_set"] = rep.edges_set
+        out[f"normal_{mode}_1pct_phase_s"] = rep.phase_s
         if mode == "confidence":
-            t = time.perf_counter()
-            again = await run_sync(settings, review_db=review, batch_size=bs, graph=g)
-            out["normal_confidence_s"] = round(time.perf_counter() - t, 3)
-            out["normal_confidence_changed"] = again.confidence_changed
-            out["normal_confidence_edges_set"] = again.edges_set
+            out["normal_confidence_1pct_changed"] = rep.confidence_changed
     out["overhead_full"] = round(out["full_confidence_s"] / out["full_tiers_s"] - 1, 3)
+    out["overhead_full_cpu"] = round(out["full_confidence_cpu_s"] / out["full_tiers_cpu_s"] - 1, 3)
+    for run in ("nochange", "1pct"):
+        out[f"normal_{run}_ratio"] = round(out[f"normal_confidence_{run}_s"] / out[f"normal_tiers_{run}_s"], 2)
     return out
 
 
@@ -63,7 +91,10 @@ async def main() -> None:
         t = time.perf_counter()
         add_records(review, [f"cand-{i:07d}" for i in range(args.edges)], rng)
         build_s = round(build_s + time.perf_counter() - t, 1)
-        rounds = [await one_round(g, root, review, world, r, args.batch_size) for r in range(args.rounds)]
+        rounds = []
+        for r in range(args.rounds):  # (each round on stderr as it ends: a long run shows its progress)
+            rounds.append(await one_round(g, root, review, world, r, args.batch_size))
+            print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
     keys = [k for k, v in rounds[0].items() if isinstance(v, (int, float))]
     res = {"candidates": args.edges, "rounds": rounds, "build_s": build_s,
            "median": {k: statistics.median(r[k] for r in rounds) for k in keys},

@@ -91,9 +91,12 @@ async def search_confident(settings: Settings, query: str, *, review_db: str | P
     """Search without the facts below ``search.min_confidence`` in the review DB (``review_db``,
     default ``review.path``): :func:`graph_trust.ranked_search.search_confident` (``options``:
     scope, limit, groups) handed the review DB's confidences. Returns (results, confidences)."""
-    return await _search_confident(
-        settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(settings, uuids, review_db),
-        **options)
+    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
+        return await _search_confident(settings, query, confidences=lambda uuids: {}, **options)  # (nothing read)
+    # the review DB is opened once, before the search (a missing one fails first), and scored once after it
+    with confidence_ops.store(settings, review_db, readonly=True) as store:
+        return await _search_confident(
+            settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
 
 
 def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:

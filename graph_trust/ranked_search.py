@@ -101,13 +101,12 @@ async def search_confident(settings: Settings, query: str, *,
                            ) -> tuple[TrustSearchResults, dict[str, float] | None]:
     """:func:`search`, then (``search.min_confidence`` set) without the facts below it or of
     unknown confidence; ``confidences(edge uuids)`` gives the known ones (the review DB's,
-    handed in by ``graph_trust.api``). Returns the results and each kept fact's confidence
-    (None when no threshold is set: nothing was read)."""
+    handed in by ``graph_trust.api``, which opens it once, before the search, so a missing one
+    fails first). Returns the results and each kept fact's confidence (None when no threshold
+    is set: nothing was read)."""
     threshold = settings.search.min_confidence
     if threshold is not None and scope != "edges":
         raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
-    if threshold is not None:
-        confidences([])  # opens the review DB: a missing or unreadable one fails before the search runs
     results = await search(settings, query, scope=scope, limit=limit, groups=groups)
     if threshold is None:
         return results, None

@@ -73,16 +73,15 @@ def credibility(store: ConfidenceStore, agent: str, category: str | None = None)
     return {"agent": agent, "categories": store.credibility(agent, category)}
 
 
-def edge_confidences(settings: Settings, edge_uuids: Iterable[str],
-                     review_db: str | Path | None = None) -> dict[str, float]:
-    """Edge uuid -> its fact's confidence, for the edges the review DB knows (mapped as sync
-    maps them; an edge several candidates cite takes the highest of their scores). The review
-    DB is opened read-only; one set-wise ``scores`` call for the whole set."""
-    with store(settings, review_db, readonly=True) as s:
-        by_edge = s.candidates_for_edges(edge_uuids)
-        if not by_edge:
-            return {}
-        ids, _, scores = s.scores(sorted({i for ids in by_edge.values() for i in ids}))
+def edge_confidences(store: ConfidenceStore, edge_uuids: Iterable[str]) -> dict[str, float]:
+    """Edge uuid -> its fact's confidence, for the edges the review DB (``store``, opened once per
+    search, read-only) knows, mapped as sync maps them; an edge several candidates cite takes the
+    highest of their scores. One set-wise ``scores`` call for the whole set; none for no edges."""
+    edge_uuids = list(edge_uuids)
+    by_edge = store.candidates_for_edges(edge_uuids) if edge_uuids else {}
+    if not by_edge:
+        return {}
+    ids, _, scores = store.scores(sorted({i for ids in by_edge.values() for i in ids}))
     score = dict(zip(ids, (float(x) for x in scores), strict=True))
     return {u: max(score[i] for i in ids) for u, ids in by_edge.items()}
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS fact_sources (
     category TEXT,
     created_at TEXT
 );
-CREATE INDEX IF NOT EXISTS fact_sources_agent ON fact_sources (agent_id, category);
+-- one agent's track record in one category: its facts, their times (covering, no table reads)
+CREATE INDEX IF NOT EXISTS fact_sources_agent_category ON fact_sources (agent_id, coalesce(lower(category), 'global'), created_at, fact_id);
 CREATE TABLE IF NOT EXISTS fact_verifications (
     id INTEGER PRIMARY KEY,
     fact_id TEXT NOT NULL,
@@ -138,6 +139,7 @@ TABLES = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_vot
           "agent_credibility", "confidence_predictions", "confidence_weight_changes")
 INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in consensus or contradictions
 _ID_CHUNK = 500
+_PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
 _key = contra.norm  # SQLite's lower(trim(v)): the candidates_spo index and the SQL clusters agree
 
 
@@ -277,12 +279,13 @@ class ConfidenceStore:
         actual = self.db.columns.get(logical)
         return f'"{actual}"' if actual else "NULL"
 
-    def _cand_sql(self, where: str = "", text: bool = False, keys: bool = True) -> str:
+    def _cand_sql(self, where: str = "", text: bool = False, normalized: bool = False) -> str:
         """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
-        without ``keys`` the four key columns read as NULL (the set-wise read groups them in SQL)."""
+        ``normalized``: subject, predicate and object as their consensus keys, SQLite's
+        ``lower(trim(...))`` (what ``_key`` gives in Python)."""
         c = self._col
-        k = (lambda name: c(name)) if keys else (lambda name: "NULL")
-        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {k('evidence_refs_json')}, "
+        k = (lambda name: f"lower(trim({c(name)}))") if normalized else c
+        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {c('evidence_refs_json')}, "
                 f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
 
@@ -312,42 +315,55 @@ class ConfidenceStore:
 
     # --- agents -------------------------------------------------------------------------------
 
-    def track_records(self, agents: Iterable[str] | None = None,
-                      sources: dict[str, tuple] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
+    def track_records(self, agents: Iterable[str] | None = None, sources: dict[str, tuple] | None = None,
+                      categories: Iterable[str] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
         """Track records per (agent, category) from the records (all agents when None; then
-        ``sources``, every ``fact_sources`` row already read, saves reading them again)."""
+        ``sources``, every ``fact_sources`` row already read, saves reading them again). With
+        ``categories`` (and a few agents), each agent's facts in each of those categories are
+        read through ``fact_sources_agent_category`` alone (one fact's confidence: a prolific
+        author's other categories are never read); the profiles in ``agent_credibility``, where
+        expertise falls back to ``global``, are read whole."""
         agents = None if agents is None else sorted(set(agents))
         if agents == []:
             return {}
-        where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
-        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
-        params = agents or ()
         pos = _in(repr(v) for v in verification.POSITIVE)
+        cat_sql = "coalesce(lower(s.category), 'global')"  # (the expression fact_sources_agent_category indexes)
+        count_sql = "count(*), min(julianday(s.created_at)) FROM fact_sources s"
+        verified_sql = (f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
+                        "FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id "
+                        "AND v.verifier_id != s.agent_id")
         out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
-        if agents is None and sources is not None:
-            contributions: dict[tuple, list] = {}
-            for agent, _, _, cat, created in sources.values():
-                if agent is not None:
-                    acc = contributions.setdefault((agent, cat), [0, None])
-                    acc[0] += 1
-                    if created is not None and (acc[1] is None or created < acc[1]):
-                        acc[1] = created
-            counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+        pairs = ([(a, c) for a in agents for c in sorted(set(categories))]
+                 if agents is not None and categories is not None else None)
+        if pairs is not None and len(pairs) <= _PAIR_QUERIES:
+            one = f"WHERE s.agent_id = ? AND {cat_sql} = ?"
+            counted = [(a, c, *self._query(f"SELECT {count_sql} {one}", (a, c))[0]) for a, c in pairs]
+            counted = [r for r in counted if r[2]]
+            verified = [(a, c, *self._query(f"SELECT {verified_sql} {one}", (a, c))[0]) for a, c in pairs]
+            verified = [r for r in verified if r[2] is not None]
         else:
-            counted = self._query(
-                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), count(*), min(julianday(s.created_at)) "
-                f"FROM fact_sources s {where_s} GROUP BY 1, 2", params)
+            where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
+            if agents is None and sources is not None:
+                contributions: dict[tuple, list] = {}
+                for agent, _, _, cat, created in sources.values():
+                    if agent is not None:
+                        acc = contributions.setdefault((agent, cat), [0, None])
+                        acc[0] += 1
+                        if created is not None and (acc[1] is None or created < acc[1]):
+                            acc[1] = created
+                counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
+            else:
+                counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
+                                      agents or ())
+            verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2", agents or ())
         for agent, cat, n, first in counted:
             out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
-        for agent, cat, good, bad in self._query(
-                f"SELECT s.agent_id, coalesce(lower(s.category), 'global'), "
-                f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
-                f"FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id AND v.verifier_id != s.agent_id "
-                f"{where_s} GROUP BY 1, 2", params):
+        for agent, cat, good, bad in verified:
             out[(agent, cat)].update(verified_correct=good, total_verified=good + bad)
+        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
         for agent, cat, expertise, corrections in self._query(
                 f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility {where_p}",
-                params):
+                agents or ()):
             out[(agent, cat)].update(expertise=expertise, corrections_issued=corrections or 0)
         return {k: cred.TrackRecord(**v) for k, v in out.items()}
 
@@ -367,10 +383,15 @@ class ConfidenceStore:
         """Factor inputs of ``ids`` (every candidate when None): grouped queries, then columns.
 
         Per fact the review DB is asked only through ``fact_id`` lookups and GROUP BYs, so one
-        fact costs a few index probes and every fact a few table scans."""
+        fact costs a few index probes and every fact a few table scans; the consensus clusters
+        are grouped in Python on the keys SQLite normalizes (``lower(trim(...))``)."""
         c = self._col
-        if ids is None:
-            rows = self._query(self._cand_sql(keys=False))
+        src_sql = ("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
+                   "julianday(created_at) FROM fact_sources")
+        none = (None, None, None, "global", None)
+        if ids is None:  # (id, s, p, o, evidence, julian updated_at, status), keys normalized by SQLite
+            rows = self._query(self._cand_sql(normalized=True))
+            sources = self._by_fact(src_sql, None)
             cluster_rows = rows
         else:
             rows = []
@@ -386,11 +407,17 @@ class ConfidenceStore:
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
                     f"AND lower(trim({c('object')})) IS ?"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
+            sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]
+        src = [sources.get(f, none) for f in fids]
+        if ids is None:
+            keys = [r[1:4] for r in rows]
+            cluster_src, cluster_keys = src, keys
+        else:
+            keys = [(_key(r[1]), _key(r[2]), _key(r[3])) for r in rows]
+            cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
+            cluster_keys = [(_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows]
         only = None if ids is None else fids
-        sources = self._by_fact("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
-                                "julianday(created_at) FROM fact_sources",
-                                None if ids is None else [str(r[0]) for r in cluster_rows])
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = _in(repr(v) for v in verification.POSITIVE)
         verified = {str(r[0]): r[1:] for r in self._rows_for(
@@ -419,12 +446,10 @@ class ConfidenceStore:
         votes = self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}", "fact_id", only,
                                extra="vote IN ('agree', 'disagree')")
 
-        none = (None, None, None, "global", None)
-        src = [sources.get(f, none) for f in fids]
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
         records = (self.track_records(None, sources) if ids is None else
-                   self.track_records({a for a in authors if a} | {v[1] for v in votes}))
+                   self.track_records({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         cred_cache: dict[tuple[str | None, str], float] = {}
 
         def agent_cred(agent: str | None, cat: str) -> float:
@@ -445,35 +470,27 @@ class ConfidenceStore:
         # consensus clusters: active facts with the same subject, predicate and object; an
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
         agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
-        if ids is None:  # every fact: SQLite groups (same keys as _key, see candidates_spo)
-            for members, a_n, r_n, indep in self._query(self._clusters_sql()):
-                at = [pos_of[str(f)] for f in json.loads(members)]
-                agents_n[at], specs_n[at], independent[at] = a_n, r_n, bool(indep)
-        else:  # a few facts: their clusters were read by index above
-            groups: dict[tuple, tuple[set, set, set, list]] = {}
-            keys = {str(r[0]): (_key(r[1]), _key(r[2]), _key(r[3])) for r in cluster_rows}
-            for r in cluster_rows:
-                k = keys[str(r[0])]
-                if k[0] and k[1] and r[6] not in INACTIVE:
-                    g = groups.setdefault(k, (set(), set(), set(), [0]))
-                    sr = sources.get(str(r[0]), none)
+        members = Counter(k for r, k in zip(cluster_rows, cluster_keys, strict=True)
+                          if k[0] and k[1] and r[6] not in INACTIVE)
+        groups: dict[tuple, tuple[set, set, set]] = {k: (set(), set(), set()) for k, m in members.items() if m > 1}
+        if groups:
+            for r, k, sr in zip(cluster_rows, cluster_keys, cluster_src, strict=True):
+                g = groups.get(k)
+                if g is not None and r[6] not in INACTIVE:
                     g[0].add(sr[0] or f"fact:{r[0]}")
                     if sr[1]:
                         g[1].add(sr[1])
                     g[2].add(r[4] or "")
-                    g[3][0] += 1
-            for i, (f, r) in enumerate(zip(fids, rows, strict=True)):
-                m = groups.get(keys[f]) if r[6] not in INACTIVE else None
-                if m is not None and m[3][0] > 1:
-                    agents_n[i], specs_n[i], independent[i] = len(m[0]), len(m[1]), len(m[2]) == m[3][0]
-
-        def col(values: Iterable[Any]) -> np.ndarray:
-            return np.array(list(values), dtype=float)
+            for i, (r, k) in enumerate(zip(rows, keys, strict=True)):
+                g = groups.get(k) if r[6] not in INACTIVE else None
+                if g is not None:
+                    agents_n[i], specs_n[i], independent[i] = len(g[0]), len(g[1]), len(g[2]) == members[k]
 
         vz = (0, 0, 0, 0, None, None)
         ver = np.array([verified.get(f, vz) for f in fids], dtype=float).reshape(n, 6)  # None -> nan
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
-        created = col(x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True))
+        created = np.array([x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True)],
+                           dtype=float).reshape(n)
         ref = np.fmax(created, confirmed_at)
         refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
         counts = np.nan_to_num(ver[:, :4])
@@ -482,30 +499,20 @@ class ConfidenceStore:
         hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
         roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
         stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
+        agent_of = {k: agent_cred(*k) for k in set(zip(authors, cats))}
+        per_fact = np.array([(agent_of[(x[0], x[3])], roles[x[1]], stypes[x[2]], hl[x[3]]) for x in src],
+                            dtype=float).reshape(n, 4)
         use = np.array([usage.get(f, (0, 0, 0)) for f in fids], dtype=float).reshape(n, 3)
         inputs = FactorInputs(
             age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
-            half_life=col(hl[k] for k in cats),
-            agent=col(map(agent_cred, authors, cats)),
-            role=col(roles[x[1]] for x in src), source_type=col(stypes[x[2]] for x in src),
+            half_life=per_fact[:, 3], agent=per_fact[:, 0], role=per_fact[:, 1], source_type=per_fact[:, 2],
             level=level, verifiers=np.where(refuted, 0.0, confirming),
             agents=agents_n, specializations=specs_n, independent=independent,
             agree=agree, disagree=disagree,
-            losses=col(losses.get(f, 0) for f in fids), unresolved=col(unresolved.get(f, 0.0) for f in fids),
+            losses=np.array([losses.get(f, 0) for f in fids], dtype=float).reshape(n),
+            unresolved=np.array([unresolved.get(f, 0.0) for f in fids], dtype=float).reshape(n),
             successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
-
-    def _clusters_sql(self) -> str:
-        """(member ids as JSON, agents, roles, independent) of every cluster of two or more active facts."""
-        c = self._col
-        inactive = _in(repr(x) for x in INACTIVE)
-        return (f"WITH c AS (SELECT {c('id')} AS id, lower(trim({c('subject')})) AS s, "
-                f"lower(trim({c('predicate')})) AS p, lower(trim({c('object')})) AS o, "
-                f"coalesce({c('evidence_refs_json')}, '') AS e FROM \"{self.db.table}\" "
-                f"WHERE {c('status')} NOT IN ({inactive}) AND s <> '' AND p <> '') "
-                f"SELECT json_group_array(c.id), count(DISTINCT coalesce(nullif(fs.agent_id, ''), 'fact:' || c.id)), "
-                f"count(DISTINCT nullif(fs.role, '')), count(DISTINCT c.e) = count(*) "
-                f"FROM c LEFT JOIN fact_sources fs ON fs.fact_id = c.id GROUP BY s, p, o HAVING count(*) > 1")
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}

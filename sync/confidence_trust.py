@@ -8,6 +8,7 @@ use reaches the graph on the next normal run although the candidate row did not 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,10 +19,14 @@ import numpy as np
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import FACTORS, composite_many
 from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.desired import BLENDED_SQL
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import StateStore
 
 EPSILON = 1e-9  # a confidence that moved by no more than this leaves its edge alone
+# the candidates on the edges whose winner's confidence may have moved (cf. desired.TOUCHED_ROWS)
+CONF_EDGE_ROWS = ("temp.conf_edges x CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge "
+                  "ON c.source = x.source AND c.graph = x.graph AND c.edge_uuid = x.uuid")
 
 
 def blend_of(settings: Settings) -> float:
@@ -100,34 +105,49 @@ def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str |
     return out
 
 
-def load_confidence(store: StateStore, review: ReviewDB, settings: Settings, source: str) -> int:
-    """Score every candidate of ``review`` (``ConfidenceStore.scores``: one set-wise read and numpy),
-    store the scores under ``source`` and touch the edges of candidates whose score moved by more
-    than ``EPSILON`` (or is new). Call before ``refresh_candidates``, which recomputes the desired
-    trust of touched edges. Returns how many candidates' confidence changed."""
+def score_all(review: ReviewDB, settings: Settings) -> tuple[list[str], np.ndarray]:
+    """Every candidate's confidence (``ConfidenceStore.scores``: one set-wise read of the review DB,
+    read-only, and numpy), rounded to ``sync.confidence_step``. Touches no state store, so it can
+    run in its own thread while the run refreshes its copy of the candidates."""
     with ConfidenceStore.open(review.path, settings.review, settings.confidence, readonly=True) as cs:
         ids, _, scores = cs.scores()
-    scores = quantized(scores, settings.sync.confidence_step)
+    return ids, quantized(scores, settings.sync.confidence_step)
+
+
+def store_confidence(store: StateStore, source: str, ids: list[str], scores: np.ndarray, *,
+                     touch: bool, params: dict[str, object] | None = None) -> int:
+    """Keep ``scores`` (from :func:`score_all`) in ``sync_confidence`` under ``source``, writing only
+    the candidates whose score moved by more than ``EPSILON``, is new, or left. With ``touch``
+    (a run that compares only touched edges), their edges are touched and, with ``params``
+    (``ReviewSource.params``), their desired trust recomputed now, after ``refresh_candidates``.
+    Returns how many candidates' confidence changed."""
+    new = dict(zip(ids, scores.tolist(), strict=True))  # (an id read twice: the last, as SQLite's upsert kept it)
     con = store.con
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS conf_new (id TEXT PRIMARY KEY, confidence REAL NOT NULL) "
-                "WITHOUT ROWID")
-    con.execute("DELETE FROM temp.conf_new")
-    con.executemany("INSERT OR REPLACE INTO temp.conf_new VALUES (?, ?)", zip(ids, scores.tolist(), strict=True))
-    p = {"source": source, "eps": EPSILON}
-    moved = ("SELECT n.id FROM temp.conf_new n LEFT JOIN sync_confidence o ON o.source = :source AND o.id = n.id "
-             "WHERE o.id IS NULL OR abs(o.confidence - n.confidence) > :eps "
-             "UNION ALL SELECT o.id FROM sync_confidence o WHERE o.source = :source "
-             "AND NOT EXISTS (SELECT 1 FROM temp.conf_new n WHERE n.id = o.id)")
+    old = dict(con.execute("SELECT id, confidence FROM sync_confidence WHERE source = ?", (source,)))
+    before = np.array([old.pop(i, np.nan) for i in new], dtype=float)  # what stays in ``old`` left the review DB
+    after = np.fromiter(new.values(), dtype=float, count=len(new))
+    moved_at = np.flatnonzero(np.isnan(before) | (np.abs(after - before) > EPSILON))
+    keys = list(new)
+    upsert = sorted((keys[i], new[keys[i]]) for i in moved_at.tolist())
+    gone = sorted(old)
+    changed = len(upsert) + len(gone)
+    if not changed:
+        return 0
     with store.tx() as c:
-        c.execute("DROP TABLE IF EXISTS temp.conf_moved")
-        c.execute(f"CREATE TEMP TABLE conf_moved AS {moved}", p)
-        c.execute("INSERT OR IGNORE INTO sync_touched SELECT c.source, c.graph, c.edge_uuid FROM temp.conf_moved m "
-                  "JOIN sync_candidates c ON c.source = :source AND c.id = m.id WHERE c.edge_uuid IS NOT NULL", p)
-        c.execute("DELETE FROM sync_confidence WHERE source = :source AND id IN (SELECT id FROM temp.conf_moved)", p)
-        c.execute("INSERT INTO sync_confidence SELECT :source, n.id, n.confidence FROM temp.conf_new n "
-                  "WHERE n.id IN (SELECT id FROM temp.conf_moved)", p)
-        changed = c.execute("SELECT count(*) FROM temp.conf_moved").fetchone()[0]
+        c.executemany("DELETE FROM sync_confidence WHERE source = ? AND id = ?", [(source, i) for i in gone])
+        c.executemany("INSERT OR REPLACE INTO sync_confidence VALUES (?, ?, ?)", [(source, i, v) for i, v in upsert])
+        if touch:
+            c.execute("DROP TABLE IF EXISTS temp.conf_edges")
+            c.execute("CREATE TEMP TABLE conf_edges (source TEXT, graph TEXT, uuid TEXT, PRIMARY KEY (source, graph, uuid))")
+            c.execute("INSERT OR IGNORE INTO temp.conf_edges SELECT c.source, c.graph, c.edge_uuid FROM json_each(?) j CROSS "
+                      "JOIN sync_candidates c ON c.source = ? AND c.id = j.value WHERE c.edge_uuid IS NOT NULL",
+                      (json.dumps([i for i, _ in upsert] + gone), source))
+            c.execute("INSERT OR IGNORE INTO sync_touched SELECT * FROM temp.conf_edges")
+            if params is not None:
+                c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN (SELECT * FROM temp.conf_edges)")
+                c.execute("INSERT INTO sync_desired " + BLENDED_SQL.format(source_rows=CONF_EDGE_ROWS, where=""), params)
     return changed
 
 
-__all__ = ["EPSILON", "blend_of", "confidence_behind", "blended", "load_confidence", "quantized", "trust_of"]
+__all__ = ["EPSILON", "blend_of", "confidence_behind", "blended", "quantized", "score_all", "store_confidence",
+           "trust_of"]

@@ -26,6 +26,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
-from graph_trust.sync.confidence_trust import blend_of, load_confidence
+from graph_trust.sync.confidence_trust import blend_of, score_all, store_confidence
 from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
@@ -277,13 +278,19 @@ class _SyncJob:
         src = ReviewSource(self.review, self.policy, self.graphs.name_for, self.source,
                            shared_graph=not self.g.backend.graph_per_group, default_graph=self.g.database,
                            blend=self.blend)
-        if self.blend:  # every candidate's confidence, set-wise; edges whose confidence moved are touched
-            t = time.monotonic()
-            r.confidence_changed = load_confidence(self.store, self.review, self.settings, self.source)
-            r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # (part of the candidates phase)
-        r.candidates_read, self._everything = refresh_candidates(
-            self.store, src, graph_key=self.graph_key, full=r.full,
-            progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
+        # confidence mode: every candidate's confidence, set-wise, scored in a thread of its own (it
+        # reads only the review DB) while the candidates are refreshed; then the moved ones are stored
+        with ThreadPoolExecutor(1) as pool:  # (on an error the pool waits for the scoring to end)
+            scoring = pool.submit(self._score) if self.blend else None
+            r.candidates_read, self._everything = refresh_candidates(
+                self.store, src, graph_key=self.graph_key, full=r.full,
+                progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
+            if scoring is not None:
+                t = time.monotonic()
+                ids, scores = scoring.result()
+                r.confidence_changed = store_confidence(self.store, self.source, ids, scores,
+                                                        touch=not self._everything, params=src.params())
+                r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # what it adds after the refresh
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
         with self.store.tx() as c:
             c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
@@ -292,6 +299,13 @@ class _SyncJob:
         graphs = self._graphs()
         own = graphstate.shadow_checksums if exact else graphstate.shadow_totals
         return graphs, {name: own(self.con, self.graph_key, name) for name in graphs}
+
+    def _score(self) -> tuple[list[str], Any]:
+        """Every candidate's confidence (:func:`score_all`), timed in ``phase_s["confidence_scoring"]``."""
+        t = time.monotonic()
+        out = score_all(self.review, self.settings)
+        self.report.phase_s["confidence_scoring"] = round(time.monotonic() - t, 3)
+        return out
 
     def _new_graphs(self, graphs: list[str]) -> bool:
         """True when a graph in scope has no shadow rows yet (a group sync has not written before)."""

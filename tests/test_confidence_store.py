@@ -66,7 +66,7 @@ def test_review_init_creates_tables_and_is_idempotent(tmp_path):
     assert init_confidence_tables(p) == []
     con = sqlite3.connect(p)
     names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
-    assert set(TABLES) <= names and {"candidates_spo", "fact_verifications_fact", "fact_sources_agent"} <= names
+    assert set(TABLES) <= names and {"candidates_spo", "fact_verifications_fact", "fact_sources_agent_category"} <= names
 
 
 def test_older_db_is_migrated_in_place_keeping_data(tmp_path):

@@ -16,6 +16,7 @@ from cli_helpers import Result, run_cli
 from test_policy_graph import FACTS, QUERY, _save
 from graph_trust.api import confidence_store, init_review_db, search, search_confident
 from graph_trust.api import VOTES
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.review_db import insert_rows
 
@@ -101,6 +102,29 @@ async def test_kept_facts_are_exactly_those_at_or_above_the_threshold(settings, 
     # no threshold: nothing read, nothing dropped
     got, conf = await search_confident(settings, QUERY, limit=20, groups=[group])
     assert conf is None and [e.uuid for e in got.edges] == order
+
+
+async def test_one_search_opens_the_review_db_once(settings, facts, tmp_path, monkeypatch):
+    """The threshold's review DB is opened once per search (before it: a missing one fails
+    first), and a search without a threshold opens none."""
+    group, uuids = facts
+    path = tmp_path / "review.sqlite3"
+    _review_db(path, uuids, random.Random(3))
+    opened: list = []
+    real_open = ConfidenceStore.open.__func__
+
+    def counting_open(cls, *args, **kwargs):  # the real open, counted
+        opened.append(args[0])
+        return real_open(cls, *args, **kwargs)
+
+    monkeypatch.setattr(ConfidenceStore, "open", classmethod(counting_open))
+    s = settings.model_copy(update={"search": settings.search.model_copy(update={"min_confidence": 0.0}),
+                                    "review": settings.review.model_copy(update={"path": path})})
+    got, conf = await search_confident(s, QUERY, limit=20, groups=[group])
+    assert len(opened) == 1 and conf and set(conf) == {e.uuid for e in got.edges}
+    opened.clear()
+    await search_confident(settings, QUERY, limit=20, groups=[group])
+    assert opened == []
 
 
 @pytest.fixture
