@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -229,6 +229,79 @@ class Gathered:
                 "uses": int(x.uses[i]), "age_days": round(float(x.age_days[i]), 3), "status": self.statuses[i]}
 
 
+def _codes(values: Iterable[Any], size: int) -> tuple[np.ndarray, int]:
+    """Integer codes of ``values`` (equal values, equal codes) and how many distinct there are."""
+    seen: dict[Any, int] = {}
+    return np.fromiter((seen.setdefault(v, len(seen)) for v in values), dtype=np.int64, count=size), len(seen)
+
+
+def _clusters(cluster_rows: list[tuple], cluster_keys: list[tuple], cluster_src: list[tuple],
+              keys: list[tuple] | None, statuses: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Consensus clusters: active facts with the same subject, predicate and object; an
+    unattributed fact counts as its own agent; independent: no two cite the same evidence.
+    Per fact (``keys``, or the cluster rows themselves when None): distinct agents, distinct
+    roles, independence. Counted on integer codes (``np.unique`` of (cluster, label) pairs)."""
+    m = len(cluster_rows)
+    seen: dict[tuple, int] = {}
+    code = np.fromiter((seen.setdefault(k, len(seen)) for k in cluster_keys), dtype=np.int64, count=m)
+    active = np.fromiter((bool(k[0] and k[1]) and r[6] not in INACTIVE for r, k in zip(cluster_rows, cluster_keys,
+                                                                                        strict=True)), bool, m)
+    groups = len(seen)
+    members = np.bincount(code[active], minlength=groups)
+
+    def distinct(labels: Iterable[Any], counted: np.ndarray) -> np.ndarray:
+        lab, size = _codes(labels, m)
+        pairs = np.unique(code[counted] * max(size, 1) + lab[counted])
+        return np.bincount(pairs // max(size, 1), minlength=groups)
+
+    agents = distinct((sr[0] or f"fact:{r[0]}" for r, sr in zip(cluster_rows, cluster_src, strict=True)), active)
+    has_role = np.fromiter((bool(sr[1]) for sr in cluster_src), bool, m)
+    roles = distinct((sr[1] for sr in cluster_src), active & has_role)
+    evidence = distinct((r[4] or "" for r in cluster_rows), active)
+    if keys is None:
+        row_code, row_active = code, active
+    else:
+        row_code = np.fromiter((seen.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+        row_active = np.fromiter((bool(k[0] and k[1]) and st not in INACTIVE for k, st in zip(keys, statuses,
+                                                                                             strict=True)),
+                                 bool, len(keys)) & (row_code >= 0)
+        row_code = np.maximum(row_code, 0)
+    n = len(row_code)
+    in_group = row_active & (members[row_code] > 1) if groups else np.zeros(n, dtype=bool)
+    if not in_group.any():
+        return np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
+    return (np.where(in_group, agents[row_code], 1).astype(float), np.where(in_group, roles[row_code], 0).astype(float),
+            np.where(in_group, evidence[row_code] == members[row_code], True))
+
+
+class _Columns:
+    """Per-fact columns from per-fact result rows, by position (no dict lookup per fact): the
+    rows of a grouped query, keyed by fact id in their first column, land on every position of
+    that id among ``ids``; ids with no row keep the default."""
+
+    def __init__(self, ids: list[str]):
+        self.n = len(ids)
+        self.first: dict[str, int] = {}
+        for i, f in enumerate(ids):
+            self.first.setdefault(f, i)
+        self.code = (np.arange(self.n) if len(self.first) == self.n else
+                     np.fromiter((self.first[f] for f in ids), dtype=np.int64, count=self.n))
+
+    def scatter(self, rows: Sequence[tuple], default: tuple) -> np.ndarray:
+        """(n, len(default)) floats: each row's values (None as nan) at its fact's positions."""
+        out = np.empty((self.n, len(default)))
+        out[:] = default
+        at = [(self.first.get(str(r[0])), r[1:]) for r in rows]
+        at = [(i, v) for i, v in at if i is not None]
+        if at:
+            out[[i for i, _ in at]] = np.array([v for _, v in at], dtype=float).reshape(len(at), len(default))
+        return self.spread(out)
+
+    def spread(self, values: np.ndarray) -> np.ndarray:
+        """``values`` filled at each id's first position, copied to its other positions."""
+        return values if len(self.first) == self.n else values[self.code]
+
+
 class ConfidenceStore:
     """Read and write the confidence records of one review DB."""
 
@@ -315,10 +388,10 @@ class ConfidenceStore:
 
     # --- agents -------------------------------------------------------------------------------
 
-    def track_records(self, agents: Iterable[str] | None = None, sources: dict[str, tuple] | None = None,
+    def track_records(self, agents: Iterable[str] | None = None,
                       categories: Iterable[str] | None = None) -> dict[tuple[str, str], cred.TrackRecord]:
-        """Track records per (agent, category) from the records (all agents when None; then
-        ``sources``, every ``fact_sources`` row already read, saves reading them again). With
+        """Track records per (agent, category) from the records (all agents when None: one scan of
+        ``fact_sources_agent_category``, already in group order, and one join). With
         ``categories`` (and a few agents), each agent's facts in each of those categories are
         read through ``fact_sources_agent_category`` alone (one fact's confidence: a prolific
         author's other categories are never read); the profiles in ``agent_credibility``, where
@@ -343,18 +416,8 @@ class ConfidenceStore:
             verified = [r for r in verified if r[2] is not None]
         else:
             where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
-            if agents is None and sources is not None:
-                contributions: dict[tuple, list] = {}
-                for agent, _, _, cat, created in sources.values():
-                    if agent is not None:
-                        acc = contributions.setdefault((agent, cat), [0, None])
-                        acc[0] += 1
-                        if created is not None and (acc[1] is None or created < acc[1]):
-                            acc[1] = created
-                counted = [(a, c, n, first) for (a, c), (n, first) in contributions.items()]
-            else:
-                counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
-                                      agents or ())
+            counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
+                                  agents or ())
             verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2", agents or ())
         for agent, cat, n, first in counted:
             out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
@@ -420,7 +483,7 @@ class ConfidenceStore:
         only = None if ids is None else fids
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = _in(repr(v) for v in verification.POSITIVE)
-        verified = {str(r[0]): r[1:] for r in self._rows_for(
+        verified = self._rows_for(
             # verified_at is ISO 8601 UTC as verify-fact writes it: text order is time order, and
             # julianday() runs once per fact, not once per record
             f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
@@ -430,11 +493,11 @@ class ConfidenceStore:
             f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
             f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)) "
             f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
-            "fact_id", only, extra_params=(*system, *truth))}
+            "fact_id", only, extra_params=(*system, *truth))
         since = _now_iso(self.now - timedelta(days=self.cfg.success_window_days))  # ISO UTC: text order is time order
-        usage = {str(r[0]): r[1:] for r in self._rows_for(
+        usage = self._rows_for(
             "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
-            "{where} GROUP BY fact_id", "fact_id", only, extra="tracked_at >= ?", extra_params=(since,))}
+            "{where} GROUP BY fact_id", "fact_id", only, extra="tracked_at >= ?", extra_params=(since,))
         losses: dict[str, int] = defaultdict(int)
         unresolved: dict[str, float] = defaultdict(float)
         for a, b, severity, resolved, loser in self._contradiction_rows(only):
@@ -448,7 +511,7 @@ class ConfidenceStore:
 
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
-        records = (self.track_records(None, sources) if ids is None else
+        records = (self.track_records(None) if ids is None else
                    self.track_records({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         cred_cache: dict[tuple[str | None, str], float] = {}
 
@@ -459,38 +522,24 @@ class ConfidenceStore:
             return v
 
         n = len(rows)
-        pos_of = {f: i for i, f in enumerate(fids)}
+        col = _Columns(fids)
         agree, disagree = np.zeros(n), np.zeros(n)
         for f, voter, vote, conf in votes:
-            i = pos_of.get(str(f))
+            i = col.first.get(str(f))
             if i is None:  # a vote on a fact no longer in the review DB
                 continue
             (agree if vote == "agree" else disagree)[i] += conf * agent_cred(voter, cats[i])
+        agree, disagree = col.spread(agree), col.spread(disagree)  # (an id read twice: each copy alike)
 
         # consensus clusters: active facts with the same subject, predicate and object; an
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
-        agents_n, specs_n, independent = np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
-        members = Counter(k for r, k in zip(cluster_rows, cluster_keys, strict=True)
-                          if k[0] and k[1] and r[6] not in INACTIVE)
-        groups: dict[tuple, tuple[set, set, set]] = {k: (set(), set(), set()) for k, m in members.items() if m > 1}
-        if groups:
-            for r, k, sr in zip(cluster_rows, cluster_keys, cluster_src, strict=True):
-                g = groups.get(k)
-                if g is not None and r[6] not in INACTIVE:
-                    g[0].add(sr[0] or f"fact:{r[0]}")
-                    if sr[1]:
-                        g[1].add(sr[1])
-                    g[2].add(r[4] or "")
-            for i, (r, k) in enumerate(zip(rows, keys, strict=True)):
-                g = groups.get(k) if r[6] not in INACTIVE else None
-                if g is not None:
-                    agents_n[i], specs_n[i], independent[i] = len(g[0]), len(g[1]), len(g[2]) == members[k]
+        agents_n, specs_n, independent = _clusters(cluster_rows, cluster_keys, cluster_src, keys if ids is not None
+                                                   else None, [r[6] for r in rows])
 
-        vz = (0, 0, 0, 0, None, None)
-        ver = np.array([verified.get(f, vz) for f in fids], dtype=float).reshape(n, 6)  # None -> nan
+        ver = col.scatter(verified, (0, 0, 0, 0, np.nan, np.nan))  # (a NULL time is nan)
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
-        created = np.array([x[4] if x[4] is not None else r[5] for x, r in zip(src, rows, strict=True)],
-                           dtype=float).reshape(n)
+        created = np.array([x[4] for x in src], dtype=float).reshape(n)  # None -> nan: the row's own time
+        created = np.where(np.isnan(created), np.array([r[5] for r in rows], dtype=float).reshape(n), created)
         ref = np.fmax(created, confirmed_at)
         refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
         counts = np.nan_to_num(ver[:, :4])
@@ -502,15 +551,15 @@ class ConfidenceStore:
         agent_of = {k: agent_cred(*k) for k in set(zip(authors, cats))}
         per_fact = np.array([(agent_of[(x[0], x[3])], roles[x[1]], stypes[x[2]], hl[x[3]]) for x in src],
                             dtype=float).reshape(n, 4)
-        use = np.array([usage.get(f, (0, 0, 0)) for f in fids], dtype=float).reshape(n, 3)
+        use = col.scatter(usage, (0, 0, 0))
         inputs = FactorInputs(
             age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
             half_life=per_fact[:, 3], agent=per_fact[:, 0], role=per_fact[:, 1], source_type=per_fact[:, 2],
             level=level, verifiers=np.where(refuted, 0.0, confirming),
             agents=agents_n, specializations=specs_n, independent=independent,
             agree=agree, disagree=disagree,
-            losses=np.array([losses.get(f, 0) for f in fids], dtype=float).reshape(n),
-            unresolved=np.array([unresolved.get(f, 0.0) for f in fids], dtype=float).reshape(n),
+            losses=col.scatter(list(losses.items()), (0,))[:, 0],
+            unresolved=col.scatter(list(unresolved.items()), (0.0,))[:, 0],
             successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
         return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
 
