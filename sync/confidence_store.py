@@ -41,6 +41,7 @@ from graph_trust.confidence.model import FactorInputs, factor_matrix
 from graph_trust.confidence.resolution import Claim, load_hook, resolve
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
+from graph_trust.sync.change_marker import install_marker
 from graph_trust.sync.review_db import LOCK_TIMEOUT_S, ReviewDB, review_error
 from graph_trust.sync.run_kinds import RunKind
 
@@ -189,6 +190,13 @@ def init_confidence_tables(path: str | Path) -> list[str]:
             if {"subject", "predicate", "object"} <= set(cols):  # consensus looks facts up by these
                 con.execute("CREATE INDEX IF NOT EXISTS candidates_spo ON candidates "
                             "(lower(trim(subject)), lower(trim(predicate)), lower(trim(object)))")
+            con.execute("BEGIN IMMEDIATE")
+            try:  # what lets sync keep the confidence inputs between runs (change_marker)
+                install_marker(con, "candidates" if cols else None)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
             return added
         finally:
             con.close()
@@ -272,6 +280,34 @@ def _clusters(cluster_rows: list[tuple], cluster_keys: list[tuple], cluster_src:
         return np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
     return (np.where(in_group, agents[row_code], 1).astype(float), np.where(in_group, roles[row_code], 0).astype(float),
             np.where(in_group, evidence[row_code] == members[row_code], True))
+
+
+_TrackRows = tuple[list[tuple], list[tuple], list[tuple]]  # counted, verified, profiles (track_records)
+
+
+@dataclass
+class Static:
+    """What :meth:`ConfidenceStore.gather` reads that does not depend on the current time."""
+
+    ids: list[str]
+    statuses: list[str]
+    authors: list[str | None]
+    cats: list[str]
+    arrays: dict[str, np.ndarray]  # STATIC_ARRAYS, one entry per fact
+    votes: list[tuple[int, str, bool, float]]  # (position, voter, agree, confidence), in read order
+    votes_read: int
+    uses: list[tuple[int, Any, int, int]]  # every use: (position, tracked_at, success, partial)
+    track: _TrackRows
+
+
+STATIC_ARRAYS = ("ref", "half_life", "role", "source_type", "level", "verifiers", "agents", "specializations",
+                 "independent", "losses", "unresolved")
+
+
+def _at_or_after(at: Any, since: str) -> bool:
+    """SQLite's ``tracked_at >= since`` for a text ``since``: text by code point (UTF-8 byte
+    order), a blob above any text, NULL and numbers below."""
+    return at >= since if isinstance(at, str) else isinstance(at, bytes)
 
 
 class _Columns:
@@ -396,16 +432,19 @@ class ConfidenceStore:
         read through ``fact_sources_agent_category`` alone (one fact's confidence: a prolific
         author's other categories are never read); the profiles in ``agent_credibility``, where
         expertise falls back to ``global``, are read whole."""
+        return self._track_from(self._track_rows(agents, categories))
+
+    def _track_rows(self, agents: Iterable[str] | None, categories: Iterable[str] | None) -> _TrackRows:
+        """The record rows behind :meth:`track_records` (nothing here depends on the current time)."""
         agents = None if agents is None else sorted(set(agents))
         if agents == []:
-            return {}
+            return [], [], []
         pos = _in(repr(v) for v in verification.POSITIVE)
         cat_sql = "coalesce(lower(s.category), 'global')"  # (the expression fact_sources_agent_category indexes)
         count_sql = "count(*), min(julianday(s.created_at)) FROM fact_sources s"
         verified_sql = (f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
                         "FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id "
                         "AND v.verifier_id != s.agent_id")
-        out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
         pairs = ([(a, c) for a in agents for c in sorted(set(categories))]
                  if agents is not None and categories is not None else None)
         if pairs is not None and len(pairs) <= _PAIR_QUERIES:
@@ -419,14 +458,20 @@ class ConfidenceStore:
             counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
                                   agents or ())
             verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2", agents or ())
+        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
+        profiles = self._query(f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility "
+                               f"{where_p}", agents or ())
+        return [tuple(r) for r in counted], [tuple(r) for r in verified], profiles
+
+    def _track_from(self, rows: _TrackRows) -> dict[tuple[str, str], cred.TrackRecord]:
+        """Track records from their rows as of ``now`` (days active)."""
+        counted, verified, profiles = rows
+        out: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
         for agent, cat, n, first in counted:
             out[(agent, cat)].update(contributions=n, days_active=max(0.0, _julian(self.now) - first) if first else 0.0)
         for agent, cat, good, bad in verified:
             out[(agent, cat)].update(verified_correct=good, total_verified=good + bad)
-        where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
-        for agent, cat, expertise, corrections in self._query(
-                f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility {where_p}",
-                agents or ()):
+        for agent, cat, expertise, corrections in profiles:
             out[(agent, cat)].update(expertise=expertise, corrections_issued=corrections or 0)
         return {k: cred.TrackRecord(**v) for k, v in out.items()}
 
@@ -448,6 +493,11 @@ class ConfidenceStore:
         Per fact the review DB is asked only through ``fact_id`` lookups and GROUP BYs, so one
         fact costs a few index probes and every fact a few table scans; the consensus clusters
         are grouped in Python on the keys SQLite normalizes (``lower(trim(...))``)."""
+        return self.timed(self.static(ids))
+
+    def static(self, ids: Sequence[str] | None = None) -> Static:
+        """The part of :meth:`gather` that does not depend on the current time (what the
+        confidence cache keeps between sync runs)."""
         c = self._col
         src_sql = ("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
                    "julianday(created_at) FROM fact_sources")
@@ -494,10 +544,9 @@ class ConfidenceStore:
             f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)) "
             f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
             "fact_id", only, extra_params=(*system, *truth))
-        since = _now_iso(self.now - timedelta(days=self.cfg.success_window_days))  # ISO UTC: text order is time order
-        usage = self._rows_for(
-            "SELECT fact_id, sum(outcome = 'success'), sum(outcome = 'partial'), count(*) FROM fact_usage_outcomes "
-            "{where} GROUP BY fact_id", "fact_id", only, extra="tracked_at >= ?", extra_params=(since,))
+        usage = self._rows_for(  # every use: which fall in the window is decided per run (``timed``)
+            "SELECT fact_id, tracked_at, coalesce(outcome = 'success', 0), coalesce(outcome = 'partial', 0) "
+            "FROM fact_usage_outcomes {where}", "fact_id", only)
         losses: dict[str, int] = defaultdict(int)
         unresolved: dict[str, float] = defaultdict(float)
         for a, b, severity, resolved, loser in self._contradiction_rows(only):
@@ -511,25 +560,13 @@ class ConfidenceStore:
 
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
-        records = (self.track_records(None) if ids is None else
-                   self.track_records({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
-        cred_cache: dict[tuple[str | None, str], float] = {}
-
-        def agent_cred(agent: str | None, cat: str) -> float:
-            v = cred_cache.get((agent, cat))
-            if v is None:
-                v = cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
-            return v
-
+        track = (self._track_rows(None, None) if ids is None else
+                 self._track_rows({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         n = len(rows)
         col = _Columns(fids)
-        agree, disagree = np.zeros(n), np.zeros(n)
-        for f, voter, vote, conf in votes:
-            i = col.first.get(str(f))
-            if i is None:  # a vote on a fact no longer in the review DB
-                continue
-            (agree if vote == "agree" else disagree)[i] += conf * agent_cred(voter, cats[i])
-        agree, disagree = col.spread(agree), col.spread(disagree)  # (an id read twice: each copy alike)
+        kept_votes = [(i, voter, vote == "agree", conf) for i, (f, voter, vote, conf) in
+                      ((col.first.get(str(v[0])), v) for v in votes) if i is not None]  # (a vote on a fact gone: dropped)
+        kept_uses = [(i, *u[1:]) for i, u in ((col.first.get(str(u[0])), u) for u in usage) if i is not None]
 
         # consensus clusters: active facts with the same subject, predicate and object; an
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
@@ -540,28 +577,59 @@ class ConfidenceStore:
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
         created = np.array([x[4] for x in src], dtype=float).reshape(n)  # None -> nan: the row's own time
         created = np.where(np.isnan(created), np.array([r[5] for r in rows], dtype=float).reshape(n), created)
-        ref = np.fmax(created, confirmed_at)
         refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
         counts = np.nan_to_num(ver[:, :4])
         confirming = counts[:, 0]
-        level = verification.levels_many(confirming, counts[:, 1], counts[:, 2] > 0, counts[:, 3] > 0, refuted)
         hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
         roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
         stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
-        agent_of = {k: agent_cred(*k) for k in set(zip(authors, cats))}
-        per_fact = np.array([(agent_of[(x[0], x[3])], roles[x[1]], stypes[x[2]], hl[x[3]]) for x in src],
-                            dtype=float).reshape(n, 4)
-        use = col.scatter(usage, (0, 0, 0))
+        per_fact = np.array([(roles[x[1]], stypes[x[2]], hl[x[3]]) for x in src], dtype=float).reshape(n, 3)
+        arrays = {
+            "ref": np.fmax(created, confirmed_at), "half_life": per_fact[:, 2], "role": per_fact[:, 0],
+            "source_type": per_fact[:, 1],
+            "level": verification.levels_many(confirming, counts[:, 1], counts[:, 2] > 0, counts[:, 3] > 0, refuted),
+            "verifiers": np.where(refuted, 0.0, confirming), "agents": agents_n, "specializations": specs_n,
+            "independent": independent, "losses": col.scatter(list(losses.items()), (0,))[:, 0],
+            "unresolved": col.scatter(list(unresolved.items()), (0.0,))[:, 0]}
+        return Static(fids, [r[6] for r in rows], authors, cats, arrays, kept_votes, len(votes), kept_uses, track)
+
+    def timed(self, st: Static) -> Gathered:
+        """The factor inputs from :meth:`static`'s part as of ``now``: ages, the usage window and
+        credibilities (an agent's days active)."""
+        records = self._track_from(st.track)
+        cred_cache: dict[tuple[str | None, str], float] = {}
+
+        def agent_cred(agent: str | None, cat: str) -> float:
+            v = cred_cache.get((agent, cat))
+            if v is None:
+                v = cred_cache[(agent, cat)] = cred.agent_credibility(self._record(records, agent, cat))
+            return v
+
+        n, cats = len(st.ids), st.cats
+        col = _Columns(st.ids)
+        agree, disagree = np.zeros(n), np.zeros(n)
+        for i, voter, is_agree, conf in st.votes:
+            (agree if is_agree else disagree)[i] += conf * agent_cred(voter, cats[i])
+        agree, disagree = col.spread(agree), col.spread(disagree)  # (an id read twice: each copy alike)
+        agent_of = {k: agent_cred(*k) for k in set(zip(st.authors, cats))}
+        since = _now_iso(self.now - timedelta(days=self.cfg.success_window_days))  # ISO UTC: text order is time order
+        uses = [u for u in st.uses if _at_or_after(u[1], since)]
+        at = np.fromiter((u[0] for u in uses), dtype=np.int64, count=len(uses))
+
+        def used(k: int | None) -> np.ndarray:
+            w = None if k is None else np.fromiter((u[k] for u in uses), dtype=float, count=len(uses))
+            return col.spread(np.bincount(at, weights=w, minlength=n).astype(float))
+
+        x = st.arrays
+        ref = x["ref"]
         inputs = FactorInputs(
             age_days=np.where(np.isnan(ref), 0.0, np.maximum(0.0, _julian(self.now) - np.nan_to_num(ref))),
-            half_life=per_fact[:, 3], agent=per_fact[:, 0], role=per_fact[:, 1], source_type=per_fact[:, 2],
-            level=level, verifiers=np.where(refuted, 0.0, confirming),
-            agents=agents_n, specializations=specs_n, independent=independent,
-            agree=agree, disagree=disagree,
-            losses=col.scatter(list(losses.items()), (0,))[:, 0],
-            unresolved=col.scatter(list(unresolved.items()), (0.0,))[:, 0],
-            successes=use[:, 0], partials=use[:, 1], uses=use[:, 2])
-        return Gathered(fids, inputs, authors, cats, [r[6] for r in rows], len(votes))
+            half_life=x["half_life"], agent=np.array([agent_of[k] for k in zip(st.authors, cats)], dtype=float).reshape(n),
+            role=x["role"], source_type=x["source_type"], level=x["level"], verifiers=x["verifiers"],
+            agents=x["agents"], specializations=x["specializations"], independent=x["independent"],
+            agree=agree, disagree=disagree, losses=x["losses"], unresolved=x["unresolved"],
+            successes=used(2), partials=used(3), uses=used(None))
+        return Gathered(list(st.ids), inputs, list(st.authors), list(cats), list(st.statuses), st.votes_read)
 
     def _by_fact(self, sql: str, ids: Sequence[str] | None) -> dict[str, tuple]:
         return {str(r[0]): r[1:] for r in self._rows_for(sql + " {where}", "fact_id", ids)}
@@ -595,7 +663,10 @@ class ConfidenceStore:
 
     def scores(self, ids: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(ids, factor matrix, confidence scores) of ``ids`` or every candidate: the set-wise API."""
-        g = self.gather(ids)
+        return self.scored(self.gather(ids))
+
+    def scored(self, g: Gathered) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(ids, factor matrix, confidence scores) of gathered inputs."""
         m = self.matrix(g)
         return g.ids, m, comp.composite_many(m, self.weights)
 

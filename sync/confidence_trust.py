@@ -18,6 +18,7 @@ import numpy as np
 
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import FACTORS, composite_many
+from graph_trust.sync.confidence_cache import gather_all
 from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.desired import BLENDED_SQL
 from graph_trust.sync.review_db import ReviewDB
@@ -105,12 +106,13 @@ def confidence_behind(settings: Settings, uuids: Sequence[str], review_db: str |
     return out
 
 
-def score_all(review: ReviewDB, settings: Settings) -> tuple[list[str], np.ndarray]:
+def score_all(review: ReviewDB, settings: Settings, now: datetime | None = None) -> tuple[list[str], np.ndarray]:
     """Every candidate's confidence (``ConfidenceStore.scores``: one set-wise read of the review DB,
-    read-only, and numpy), rounded to ``sync.confidence_step``. Touches no state store, so it can
-    run in its own thread while the run refreshes its copy of the candidates."""
-    with ConfidenceStore.open(review.path, settings.review, settings.confidence, readonly=True) as cs:
-        ids, _, scores = cs.scores()
+    read-only, and numpy; the inputs that do not depend on the time from ``confidence_cache`` while
+    the review DB is unchanged), rounded to ``sync.confidence_step``. Touches no state store, so it
+    can run in its own thread while the run refreshes its copy of the candidates."""
+    with ConfidenceStore.open(review.path, settings.review, settings.confidence, now=now, readonly=True) as cs:
+        ids, _, scores = cs.scored(gather_all(cs, settings)[0])
     return ids, quantized(scores, settings.sync.confidence_step)
 
 
