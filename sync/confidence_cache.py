@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -57,9 +58,13 @@ def _save(path: Path, key: str, st: Static) -> bool:
                            "track": st.track})
     except (TypeError, ValueError):  # e.g. a blob in a record: such a DB is scored uncached
         return False
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, meta=np.frombuffer(meta.encode(), dtype=np.uint8), **st.arrays)
-    os.replace(tmp, path)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as f:
+        try:  # (a file of its own: two runs at once never write into each other's)
+            np.savez(f, meta=np.frombuffer(meta.encode(), dtype=np.uint8), **st.arrays)
+        except BaseException:
+            os.unlink(f.name)
+            raise
+    os.replace(f.name, path)
     return True
 
 
