@@ -90,7 +90,10 @@ def _on_sigterm(signum: int, frame: object) -> None:
     same clean-up runs: a sync run journals and records itself interrupted, embedded servers and
     temporary graphs are stopped."""
     _terminated.append(signum)
-    signal.raise_signal(signal.SIGINT)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.raise_signal(signal.SIGINT)  # asyncio's own Ctrl-C path (it cancels the main task)
+    else:  # SIGINT ignored (a job started with `&` by a non-interactive shell): raise it here
+        raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 
 def _children(pid: int) -> list[int]:
     path = Path(f"/proc/{pid}/task/{pid}/children")
@@ -21,12 +23,15 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_sigterm_stops_the_command_and_the_embedded_server_it_started():
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])
+def test_sigterm_stops_the_command_and_the_embedded_server_it_started(sigint_ignored):
+    """Also when SIGINT is ignored, as for a job a non-interactive shell started with ``&``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
     # eval --bundled builds a temporary embedded FalkorDB per draw: a command that holds a server
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", "eval", "--bundled", "--draws", "3",
                              "--settle", "30", "--rank", "trust"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None)
     try:
         deadline, server = time.monotonic() + 120, None
         while server is None and time.monotonic() < deadline and proc.poll() is None:

@@ -130,6 +130,25 @@ def test_the_readme_is_a_front_door():
     assert "RELATES_TO" in re.search(r"```text\n(.*?)```", text, re.S).group(1)  # the data-flow diagram
 
 
+
+def test_the_readme_quality_table_is_the_evaluation_pages_figures():
+    """The README's table and docs/evaluation.md's Confidence mode table come from the same command:
+    the command, each ranking's nDCG@10, wrong-first rate and clean losses must agree."""
+    readme = README.read_text(encoding="utf-8")
+    page = (DOCS / "evaluation.md").read_text(encoding="utf-8")
+    command = "graph-trust eval --bundled --draws 5 --rank trust,composite,confidence"
+    assert command in readme and command in page.split("### Confidence mode", 1)[1]
+    section = page.split("### Confidence mode", 1)[1]
+    rows = {"Graphiti's own `search_`": "vanilla (`search_`)", "trust search, defaults": "trust, defaults (tiers)",
+            "composite rank, defaults": "composite, defaults", "trust from the confidence model": "**confidence**"}
+    for mine, theirs in rows.items():
+        cells = re.search(rf"^\| {re.escape(mine)} \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", readme, re.M).groups()
+        other = re.search(rf"^\| {re.escape(theirs)} \|(.*)$", section, re.M).group(1).split("|")
+        ndcg, wrong = other[0].strip("* ").split(" ")[0], other[3].strip().split(" ")[0]
+        assert cells[0].strip() == ndcg and cells[1].strip() == wrong, mine
+        assert cells[2].strip() == other[6].strip(), mine
+
+
 SITE_PAGES = sorted(p for p in DOCS.rglob("*.md") if "incoming" not in p.relative_to(DOCS).parts)
 
 
