@@ -90,8 +90,8 @@ def _on_sigterm(signum: int, frame: object) -> None:
     same clean-up runs: a sync run journals and records itself interrupted, embedded servers and
     temporary graphs are stopped."""
     _terminated.append(signum)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.raise_signal(signal.SIGINT)  # asyncio's own Ctrl-C path (it cancels the main task)
+    if callable(signal.getsignal(signal.SIGINT)):  # Python's or asyncio's Ctrl-C handler (it cancels the main task)
+        signal.raise_signal(signal.SIGINT)
     else:  # SIGINT ignored (a job started with `&` by a non-interactive shell): raise it here
         raise KeyboardInterrupt
 
