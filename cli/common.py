@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import sys
@@ -12,6 +11,7 @@ from typing import Any
 
 import click
 
+from graph_trust.cli.signals import run  # noqa: F401 - the CLI's one event loop per command (SIGTERM cancels it)
 from graph_trust.config import Settings, load_settings
 
 
@@ -65,11 +65,6 @@ def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | 
     settings = load_settings(meta["config"], overrides=all_overrides,
                              override_sources=flags, explicit=explicit)
     return Runtime(settings=settings, json=meta["json"], debug=meta["debug"])
-
-
-def run(coro: Any) -> Any:
-    """Run a coroutine to completion (the CLI's one event loop per command)."""
-    return asyncio.run(coro)
 
 
 def emit_json(obj: Any) -> None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 import logging
-import signal
 import sys
 import traceback
 
 import click
 
 from graph_trust import __version__
+from graph_trust.cli.signals import sigterm_interrupts, terminated
 from graph_trust.errors import GraphTrustError
 
 # (module under graph_trust.cli, attribute) for every command; modules import lazily.
@@ -82,32 +82,11 @@ def cli() -> None:
     """
 
 
-_terminated: list[int] = []
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    """SIGTERM (a scheduler's timeout, ``kill``) stops a command the way Ctrl-C does, so the
-    same clean-up runs: a sync run journals and records itself interrupted, embedded servers and
-    temporary graphs are stopped."""
-    _terminated.append(signum)
-    if callable(signal.getsignal(signal.SIGINT)):  # Python's or asyncio's Ctrl-C handler (it cancels the main task)
-        signal.raise_signal(signal.SIGINT)
-    else:  # SIGINT ignored (a job started with `&` by a non-interactive shell): raise it here
-        raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
-    try:
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    except ValueError:  # not the main thread (an embedding application): leave its handler
-        previous = None
-    try:
+    with sigterm_interrupts():
         _main(args)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(args: list[str]) -> None:
@@ -125,14 +104,14 @@ def _main(args: list[str]) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:  # click's form of Ctrl-C (and so of SIGTERM)
-        click.echo("terminated" if _terminated else "aborted", err=True)
-        sys.exit(143 if _terminated else 130)
+        click.echo("terminated" if terminated() else "aborted", err=True)
+        sys.exit(143 if terminated() else 130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2 if exc.exit_code == 1 else exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("terminated" if _terminated else "interrupted", err=True)
-        sys.exit(143 if _terminated else 130)
+        click.echo("terminated" if terminated() else "interrupted", err=True)
+        sys.exit(143 if terminated() else 130)
     except Exception as exc:  # noqa: BLE001 - last resort: one line, traceback under --debug
         if debug:
             traceback.print_exc()

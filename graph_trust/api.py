@@ -17,6 +17,7 @@ Example (every command has its function; async ones are awaited)::
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +39,7 @@ from graph_trust.demo import DemoReport, run_demo
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
+from graph_trust.errors import RunFailedError
 from graph_trust.eval.report import EvalReport
 from graph_trust.mcp_server import serve_stdio
 from graph_trust.override import OverridePolicy
@@ -125,7 +127,13 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
         init_confidence_tables(tmp)
         insert_records(tmp, records)
     os.replace(tmp, path)
-    return await run_sync(settings, review_db=path, full=True, graph=graph)
+    try:
+        return await run_sync(settings, review_db=path, full=True, graph=graph)
+    except RunFailedError as exc:
+        if isinstance(exc.__cause__, (asyncio.CancelledError, KeyboardInterrupt)):
+            # the demo or the eval was stopped: not a sync run the user must rerun or roll back
+            raise exc.__cause__ from None
+        raise
 
 
 async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:

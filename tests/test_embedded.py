@@ -21,6 +21,7 @@ from redis.retry import Retry
 
 from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.errors import EmbeddedServerError
+from proc import alive
 
 # A client process: starts the server for argv[1], prints {"pid", "socket"}, then obeys stdin
 # lines: "stop" (release and report), "exit" (leave without stop(): atexit must release).
@@ -36,14 +37,6 @@ for line in sys.stdin:
     elif line.strip() == "exit":
         break
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_until(cond, what: str, limit_s: float = 20.0) -> None:

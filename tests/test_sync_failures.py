@@ -17,6 +17,7 @@ from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
 from graph_trust.errors import RunFailedError
 from graph_trust.sync import run_sync, verify
+from proc import alive
 from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
 
 
@@ -99,7 +100,7 @@ async def test_graph_going_away_mid_run(tmp_path, unique):
             if len(batches) == 3:
                 pid = int((path / "falkordb.pid").read_text())
                 os.kill(pid, signal.SIGTERM)  # the server stops (saving its data)
-                while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+                while alive(pid):
                     time.sleep(0.02)
 
     with pytest.raises(RunFailedError, match=r"failed after \d+ batch\(es\).*again to converge"):
