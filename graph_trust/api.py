@@ -51,8 +51,9 @@ from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync import confidence_ops
-from graph_trust.sync.confidence_store import TABLES as CONFIDENCE_TABLES
-from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
+from graph_trust.sync.confidence_schema import TABLES as CONFIDENCE_TABLES
+from graph_trust.sync.confidence_schema import init_confidence_tables
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
 from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink

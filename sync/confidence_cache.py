@@ -19,7 +19,8 @@ import numpy as np
 
 from graph_trust.config import Settings, state_path
 from graph_trust.sync.change_marker import marker
-from graph_trust.sync.confidence_store import STATIC_ARRAYS, ConfidenceStore, Gathered, Static
+from graph_trust.sync.confidence_inputs import STATIC_ARRAYS, Gathered, Static
+from graph_trust.sync.confidence_store import ConfidenceStore
 
 FORMAT = 1  # bump when what ``Static`` holds changes
 

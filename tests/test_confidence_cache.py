@@ -20,7 +20,9 @@ from graph_trust.config import load_settings
 from graph_trust.confidence.verification import VERDICTS
 from graph_trust.sync.change_marker import MARKER, WATCHED, marker
 from graph_trust.sync.confidence_cache import cache_path, gather_all
-from graph_trust.sync.confidence_store import SCHEMA, ConfidenceStore, Gathered, init_confidence_tables
+from graph_trust.sync.confidence_inputs import Gathered
+from graph_trust.sync.confidence_schema import SCHEMA, init_confidence_tables
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.confidence_trust import score_all
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_rows
 from test_confidence_store import NOW, fact, iso, make_db, sources

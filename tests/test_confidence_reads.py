@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graph_trust.config import load_settings
-from graph_trust.sync.confidence_store import TABLES
+from graph_trust.sync.confidence_schema import TABLES
 from graph_trust.sync.confidence_trust import EPSILON, store_confidence
 from graph_trust.sync.desired import load_tiers
 from graph_trust.sync.policy import policy_of

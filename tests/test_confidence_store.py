@@ -23,7 +23,8 @@ from graph_trust.confidence import freshness as fr
 from graph_trust.confidence import success as succ
 from graph_trust.confidence import verification as ver
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
-from graph_trust.sync.confidence_store import TABLES, ConfidenceStore, init_confidence_tables
+from graph_trust.sync.confidence_schema import TABLES, init_confidence_tables
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.review_db import init_review_db, insert_rows
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)

@@ -167,7 +167,7 @@ def test_the_docs_state_the_distribution():
 
 
 def _review_db(tmp_path, rows, records):
-    from graph_trust.sync.confidence_store import init_confidence_tables
+    from graph_trust.sync.confidence_schema import init_confidence_tables
     from graph_trust.sync.review_db import init_review_db, insert_records, insert_rows
 
     db = init_review_db(tmp_path / "review.sqlite3")

@@ -25,7 +25,7 @@ from graph_trust.graph.connection import open_graph
 from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.records import as_datetime
 from graph_trust.sync import rollback, run_sync, verify
-from graph_trust.sync.confidence_store import init_confidence_tables
+from graph_trust.sync.confidence_schema import init_confidence_tables
 from graph_trust.sync.guard import superseder
 from graph_trust.sync.run_identity import graph_key
 from graph_trust.sync.state import StateStore

@@ -22,7 +22,8 @@ from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import ReviewDBError
 from graph_trust.offline import make_graphiti
 from graph_trust.sync import rollback, run_sync, verify
-from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
+from graph_trust.sync.confidence_schema import init_confidence_tables
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.confidence_trust import blended
 from sync_fixtures import FACTS, build, edge_props, review_db, row
 

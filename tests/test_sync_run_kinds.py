@@ -17,7 +17,8 @@ from graph_trust.config import load_settings
 from graph_trust.confidence import composite as comp
 from graph_trust.errors import InputError, NotFoundError, RollbackConflictError
 from graph_trust.sync import list_runs, rollback
-from graph_trust.sync.confidence_store import ConfidenceStore, init_confidence_tables
+from graph_trust.sync.confidence_schema import init_confidence_tables
+from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.relink.store import JournalStore
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_rows
 from graph_trust.sync.runs import RUN_KINDS, kind_of
