@@ -5,6 +5,7 @@ ESRCH (ProcessLookupError), not ENOENT, so every reader here treats any OSError 
 """
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 
@@ -24,3 +25,10 @@ def alive(pid: int) -> bool:
 
 def children(pid: int) -> list[int]:
     return [int(p) for p in read_proc(f"/proc/{pid}/task/{pid}/children").split()]
+
+
+def sigint_as_ctrl_c() -> None:
+    """``preexec_fn`` for a child the test sends SIGINT: Ctrl-C's default, even when the test
+    itself runs with SIGINT ignored (started with ``&`` by a non-interactive shell), which the
+    child would inherit, and then Python installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

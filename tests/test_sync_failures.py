@@ -17,7 +17,7 @@ from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
 from graph_trust.errors import RunFailedError
 from graph_trust.sync import run_sync, verify
-from proc import alive
+from proc import alive, sigint_as_ctrl_c
 from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
 
 
@@ -52,7 +52,7 @@ async def test_sigint_mid_run_then_rerun_converges(sig, graph, settings, tmp_pat
                                       "state_dir": str(settings.state_dir), "sync": {"tiers": settings.sync.tiers}, "review": {"path": str(db)}}))
     state_db = settings.state_dir / "state.sqlite3"
     proc = subprocess.Popen([*CLI, "sync", "--config", str(config), "--batch-size", "5", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_ctrl_c)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until a few batches are applied
         if state_db.exists():
