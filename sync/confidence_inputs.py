@@ -55,18 +55,22 @@ def _codes(values: Iterable[Any], size: int) -> tuple[np.ndarray, int]:
 
 
 def _clusters(cluster_rows: list[tuple], cluster_keys: list[tuple], cluster_src: list[tuple],
-              keys: list[tuple] | None, statuses: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              fids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Consensus clusters: active facts with the same subject, predicate and object; an
     unattributed fact counts as its own agent; independent: no two cite the same evidence.
-    Per fact (``keys``, or the cluster rows themselves when None): distinct agents, distinct
-    roles, independence. Counted on integer codes (``np.unique`` of (cluster, label) pairs)."""
-    m = len(cluster_rows)
+    ``cluster_rows`` hold every active member of the clusters ``fids`` may belong to (more rows do
+    no harm: a lone or inactive row forms no cluster). Per fact of ``fids``: distinct agents,
+    distinct roles, independence, counted on integer codes (``np.unique`` of (cluster, label)
+    pairs); a fact in no cluster of two or more active members: 1 agent, 0 roles, independent."""
+    m, n = len(cluster_rows), len(fids)
     seen: dict[tuple, int] = {}
     code = np.fromiter((seen.setdefault(k, len(seen)) for k in cluster_keys), dtype=np.int64, count=m)
     active = np.fromiter((bool(k[0] and k[1]) and r[6] not in INACTIVE for r, k in zip(cluster_rows, cluster_keys,
                                                                                         strict=True)), bool, m)
     groups = len(seen)
     members = np.bincount(code[active], minlength=groups)
+    if not (members > 1).any():
+        return np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
 
     def distinct(labels: Iterable[Any], counted: np.ndarray) -> np.ndarray:
         lab, size = _codes(labels, m)
@@ -77,20 +81,25 @@ def _clusters(cluster_rows: list[tuple], cluster_keys: list[tuple], cluster_src:
     has_role = np.fromiter((bool(sr[1]) for sr in cluster_src), bool, m)
     roles = distinct((sr[1] for sr in cluster_src), active & has_role)
     evidence = distinct((r[4] or "" for r in cluster_rows), active)
-    if keys is None:
-        row_code, row_active = code, active
-    else:
-        row_code = np.fromiter((seen.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
-        row_active = np.fromiter((bool(k[0] and k[1]) and st not in INACTIVE for k, st in zip(keys, statuses,
-                                                                                             strict=True)),
-                                 bool, len(keys)) & (row_code >= 0)
-        row_code = np.maximum(row_code, 0)
-    n = len(row_code)
-    in_group = row_active & (members[row_code] > 1) if groups else np.zeros(n, dtype=bool)
-    if not in_group.any():
-        return np.ones(n), np.zeros(n), np.ones(n, dtype=bool)
+    member_of = {str(r[0]): int(c) for r, c, a in zip(cluster_rows, code, active, strict=True) if a}
+    row_code = np.fromiter((member_of.get(f, -1) for f in fids), dtype=np.int64, count=n)
+    in_group = row_code >= 0
+    row_code = np.maximum(row_code, 0)
+    in_group &= members[row_code] > 1
     return (np.where(in_group, agents[row_code], 1).astype(float), np.where(in_group, roles[row_code], 0).astype(float),
             np.where(in_group, evidence[row_code] == members[row_code], True))
+
+
+def _verified_by_others(rows: list[tuple]) -> list[tuple]:
+    """The track records' verification counts per (author, category), from the per-fact rows of
+    :meth:`FactorInputsRead.static` (what ``_track_rows`` would otherwise join again)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for *_, agent, cat, good, bad in rows:
+        if agent is not None and good is not None:
+            acc = out.setdefault((agent, cat), [0, 0])
+            acc[0] += good
+            acc[1] += bad
+    return [(agent, cat, good, bad) for (agent, cat), (good, bad) in out.items()]
 
 
 TrackRows = tuple[list[tuple], list[tuple], list[tuple]]  # counted, verified, profiles (track_records)
@@ -182,10 +191,10 @@ class FactorInputsRead:
         src_sql = ("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
                    "julianday(created_at) FROM fact_sources")
         none = (None, None, None, "global", None)
-        if ids is None:  # (id, s, p, o, evidence, julian updated_at, status), keys normalized by SQLite
-            rows = self._query(self._cand_sql(normalized=True))
-            sources = self._by_fact(src_sql, None)
-            cluster_rows = rows
+        if ids is None:  # the clusters apart, their keys normalized by SQLite
+            rows = self._query(self._all_sql())
+            sources = {str(r[0]): r[7:] for r in rows}
+            cluster_rows = self._query(self._cluster_sql())
         else:
             rows = []
             for chunk in id_chunks(list(dict.fromkeys(ids))):
@@ -195,33 +204,36 @@ class FactorInputsRead:
             if unknown:
                 raise NotFoundError(f"no fact with id {unknown[0]!r} in review DB {self.path} (table {self.db.table})")
             cluster_rows = list(rows)
-            for key in {(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in rows if consensus_key(r[1]) and consensus_key(r[2])}:
+            keys = {(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in rows}
+            for key in (k for k in keys if k[0] and k[1]):
                 cluster_rows += self._query(self._cand_sql(
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
                     f"AND lower(trim({c('object')})) IS ?"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
             sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]
-        src = [sources.get(f, none) for f in fids]
-        if ids is None:
-            keys = [r[1:4] for r in rows]
-            cluster_src, cluster_keys = src, keys
-        else:
-            keys = [(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in rows]
-            cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
-            cluster_keys = [(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in cluster_rows]
+        src = [r[7:] for r in rows] if ids is None else [sources.get(f, none) for f in fids]
+        cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
+        cluster_keys = ([r[1:4] for r in cluster_rows] if ids is None else
+                        [(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in cluster_rows])
         only = None if ids is None else fids
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = sql_list(repr(v) for v in verification.POSITIVE)
         verified = self._rows_for(
             # verified_at is ISO 8601 UTC as verify-fact writes it: text order is time order, and
-            # julianday() runs once per fact, not once per record
+            # julianday() runs once per fact, not once per record. The last four columns are the
+            # fact's part of its author's track record (every verification by someone else).
             f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
-            f"max(verified_at) AS at FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id) "
+            f"max(verified_at) AS at, sum(verification_type IN ({pos})) AS good, "
+            f"sum(verification_type = 'incorrect') AS bad FROM fact_verifications {{where}} "
+            f"GROUP BY fact_id, verifier_id) "
             f"SELECT l.fact_id, sum(l.ok), sum(l.ok AND l.verifier_id IS NOT s.agent_id), "
             f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(system))})), "
             f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
-            f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)) "
+            f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)), "
+            f"s.agent_id, coalesce(lower(s.category), 'global'), "
+            f"sum(CASE WHEN l.verifier_id != s.agent_id THEN l.good END), "
+            f"sum(CASE WHEN l.verifier_id != s.agent_id THEN l.bad END) "
             f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
             "fact_id", only, extra_params=(*system, *truth))
         usage = self._rows_for(  # every use: which fall in the window is decided per run (``timed``)
@@ -235,12 +247,13 @@ class FactorInputsRead:
             elif resolved is None:
                 unresolved[a] += contra.SEVERITY_SCORES[severity]
                 unresolved[b] += contra.SEVERITY_SCORES[severity]
-        votes = self._rows_for("SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where}", "fact_id", only,
-                               extra="vote IN ('agree', 'disagree')")
+        votes = self._rows_for(  # in id order: a fact's votes add up alike read alone or with every fact
+            "SELECT fact_id, agent_id, vote, confidence FROM fact_votes {where} ORDER BY id", "fact_id", only,
+            extra="vote IN ('agree', 'disagree')")
 
         authors = [x[0] for x in src]
         cats = [x[3] for x in src]
-        track = (self._track_rows(None, None) if ids is None else
+        track = (self._track_rows(None, None, verified=_verified_by_others(verified)) if ids is None else
                  self._track_rows({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         n = len(rows)
         col = _Columns(fids)
@@ -250,10 +263,9 @@ class FactorInputsRead:
 
         # consensus clusters: active facts with the same subject, predicate and object; an
         # unattributed fact counts as its own agent; independent: no two cite the same evidence
-        agents_n, specs_n, independent = _clusters(cluster_rows, cluster_keys, cluster_src, keys if ids is not None
-                                                   else None, [r[6] for r in rows])
+        agents_n, specs_n, independent = _clusters(cluster_rows, cluster_keys, cluster_src, fids)
 
-        ver = col.scatter(verified, (0, 0, 0, 0, np.nan, np.nan))  # (a NULL time is nan)
+        ver = col.scatter([r[:7] for r in verified], (0, 0, 0, 0, np.nan, np.nan))  # (a NULL time is nan)
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
         created = np.array([x[4] for x in src], dtype=float).reshape(n)  # None -> nan: the row's own time
         created = np.where(np.isnan(created), np.array([r[5] for r in rows], dtype=float).reshape(n), created)
@@ -326,14 +338,16 @@ class FactorInputsRead:
         return out
 
     def _contradiction_rows(self, ids: Sequence[str] | None) -> list[tuple]:
+        """Contradictions touching ``ids`` (all when None), in id order either way: a fact's
+        severities are summed in the same order whether it is read alone or with every fact."""
         sql = "SELECT fact_a_id, fact_b_id, severity, resolved_at, resolution_loser FROM fact_contradictions"
         if ids is None:
-            return self._query(sql)
+            return self._query(sql + " ORDER BY id")
         out = {}
         for col in ("fact_a_id", "fact_b_id"):
             for r in self._rows_for(f"SELECT id, {sql[7:]} {{where}}", col, ids):
                 out[r[0]] = r[1:]
-        return list(out.values())
+        return [out[k] for k in sorted(out)]
 
 
     # --- scores -------------------------------------------------------------------------------

@@ -91,12 +91,34 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
     def _cand_sql(self, where: str = "", text: bool = False, normalized: bool = False) -> str:
         """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
         ``normalized``: subject, predicate and object as their consensus keys, SQLite's
-        ``lower(trim(...))`` (what ``_key`` gives in Python)."""
+        ``lower(trim(...))`` (what ``consensus_key`` gives in Python)."""
         c = self._col
         k = (lambda name: f"lower(trim({c(name)}))") if normalized else c
         return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {c('evidence_refs_json')}, "
                 f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
+
+    def _all_sql(self) -> str:
+        """Every candidate as ``_cand_sql`` gives it but with subject, predicate, object and
+        evidence NULL (the clusters are read apart, ``_cluster_sql``), then its ``fact_sources``
+        row: agent, role, source type, category (``global`` when none), julian created_at."""
+        c = self._col
+        return (f"SELECT c.{c('id')}, NULL, NULL, NULL, NULL, julianday(c.{c('updated_at')}), c.{c('status')}, "
+                f"s.agent_id, s.role, s.source_type, coalesce(lower(s.category), 'global'), julianday(s.created_at) "
+                f"FROM \"{self.db.table}\" c LEFT JOIN fact_sources s ON s.fact_id = CAST(c.{c('id')} AS TEXT)")
+
+    def _cluster_sql(self) -> str:
+        """Every active candidate (normalized, as ``_cand_sql``) sharing its subject, predicate and
+        object with another: the consensus clusters, found on the ``candidates_spo`` index."""
+        c = self._col
+        k = {n: f"lower(trim({c(n)}))" for n in ("subject", "predicate", "object")}
+        active = f"{c('status')} NOT IN ({sql_list(repr(v) for v in INACTIVE)})"
+        return (f"WITH multi AS (SELECT {k['subject']} AS s, {k['predicate']} AS p, {k['object']} AS o "
+                f"FROM \"{self.db.table}\" WHERE {active} AND {k['subject']} <> '' AND {k['predicate']} <> '' "
+                f"GROUP BY 1, 2, 3 HAVING count(*) > 1) "
+                f"SELECT c.{c('id')}, m.s, m.p, m.o, c.{c('evidence_refs_json')}, julianday(c.{c('updated_at')}), "
+                f"c.{c('status')} FROM multi m JOIN \"{self.db.table}\" c ON lower(trim(c.{c('subject')})) = m.s "
+                f"AND lower(trim(c.{c('predicate')})) = m.p AND lower(trim(c.{c('object')})) IS m.o WHERE c.{active}")
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple]:
         try:
@@ -124,8 +146,10 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         expertise falls back to ``global``, are read whole."""
         return self._track_from(self._track_rows(agents, categories))
 
-    def _track_rows(self, agents: Iterable[str] | None, categories: Iterable[str] | None) -> TrackRows:
-        """The record rows behind :meth:`track_records` (nothing here depends on the current time)."""
+    def _track_rows(self, agents: Iterable[str] | None, categories: Iterable[str] | None,
+                    verified: list[tuple] | None = None) -> TrackRows:
+        """The record rows behind :meth:`track_records` (nothing here depends on the current time);
+        ``verified``: the verification counts of every agent, when the caller has them."""
         agents = None if agents is None else sorted(set(agents))
         if agents == []:
             return [], [], []
@@ -147,7 +171,9 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
             where_s = "" if agents is None else f"WHERE s.agent_id IN ({','.join('?' * len(agents))})"
             counted = self._query(f"SELECT s.agent_id, {cat_sql}, {count_sql} {where_s} GROUP BY 1, 2",
                                   agents or ())
-            verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2", agents or ())
+            if verified is None or agents is not None:
+                verified = self._query(f"SELECT s.agent_id, {cat_sql}, {verified_sql} {where_s} GROUP BY 1, 2",
+                                       agents or ())
         where_p = "" if agents is None else f"WHERE agent_id IN ({','.join('?' * len(agents))})"
         profiles = self._query(f"SELECT agent_id, lower(category), expertise, corrections_issued FROM agent_credibility "
                                f"{where_p}", agents or ())
