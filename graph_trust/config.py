@@ -66,7 +66,8 @@ class RankingSettings(BaseModel):
     # negative evidence acts where it is informative (None: on every negative edge alike): an
     # edge with negative evidence and no competitor in the pool moves down at most this many
     # places; with one, negative_competed says what it does: "penalty" (negative_penalty) or
-    # "yield" (right below its lowest competitor)
+    # "yield" (right below its lowest competitor; a duplicate of a clean competitor's statement,
+    # same target, yields either way)
     negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
     negative_competed: Literal["penalty", "yield"] = "penalty"
     # negative reasons that mean the graph holds a newer value of the slot, so they are treated

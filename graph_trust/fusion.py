@@ -20,7 +20,8 @@ own order kept), ``drop`` removes them. With ``NegativePolicy.lone_places`` set,
 applies only where the evidence decides between values: to items with a competitor without
 negative evidence in the pool, or superseded ones (invalidated: the graph holds a newer value);
 an item alone in its slot moves down at most ``lone_places`` places (a wrong review decision
-then costs little; there is no other value to prefer).
+then costs little; there is no other value to prefer), and a duplicate of a statement a clean
+competitor makes (same target) goes right below its competitors instead of sinking.
 
 Competitors: facts that state the same relation of the same subject (Graphiti's contradiction
 key: one source entity, one edge ``name``) compete for one answer. With competitor ordering on,
@@ -267,6 +268,7 @@ def rank_pool(
     relation_weight: float = 0.0,
     relation_cap: float | None = None,
     relation_mode: RelationMode = "sum",
+    twins: Sequence[Any] | None = None,
 ) -> Ranked:
     """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
 
@@ -275,7 +277,12 @@ def rank_pool(
     (per item, its competitor key or None) turns on :func:`order_competitors`, by trust and
     then by ``stamps`` when given (``reorder``); items with negative evidence take no part.
     ``relation_weight`` adds to each item without negative evidence that share of the fused
-    scores of the other members of its group (:func:`relation_bonus`).
+    scores of the other members of its group (:func:`relation_bonus`). ``twins`` (per item, its
+    statement key: the competitor key and the target, or None) marks duplicates: a rejected or
+    expired item that a competitor without negative evidence states word for word (same
+    target) yields to its competitors instead of taking the penalty, since the evidence holds
+    its statement (reviewers reject duplicates; a noisy review rejects a correct paraphrase),
+    and keeps its share of the relation bonus (it gets no trust boost).
     """
     if form not in BOOST_FORMS:
         raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
@@ -287,16 +294,22 @@ def rank_pool(
     ok = eligible if neg is None else (~neg if eligible is None else eligible & ~neg)
     scale = support(pool) if form == "supported" else None
     boosts = boost_amounts(trust, weight, ok, scale, min_boost_trust)
-    relation = None
-    if competitors is not None and relation_weight > 0.0:
-        relation = relation_bonus(pool.fused, competitors, relation_weight, ok, relation_cap, relation_mode)
     policy = negative_policy or NegativePolicy()
-    penalized, placed = neg, None
+    penalized, placed, duplicate = neg, None, None
     if neg is not None and policy.lone_places is not None:
         superseded = np.fromiter((r in policy.superseded for r in negative), dtype=bool, count=len(negative))
         competed = neg & (superseded | has_competitor(neg, competitors))
-        penalized = competed if policy.competed == "penalty" else None
-        placed = neg & ~competed if policy.competed == "penalty" else neg
+        if policy.competed == "penalty":
+            duplicate = neg & ~superseded & has_competitor(neg, twins)  # yields, as its statement holds
+            penalized = competed & ~duplicate
+            placed = neg & ~penalized
+        else:
+            penalized, placed = None, neg
+    relation = None
+    if competitors is not None and relation_weight > 0.0:
+        # a duplicate keeps the relation's share (relevance, not trust): its twin's statement holds
+        related = ok if duplicate is None else ok | (duplicate if eligible is None else duplicate & eligible)
+        relation = relation_bonus(pool.fused, competitors, relation_weight, related, relation_cap, relation_mode)
     final, sunk = final_scores(pool.fused, boosts if relation is None else boosts + relation, penalized, policy)
     idx = order_sunk(final, sunk)
     if competitors is not None and reorder:

@@ -14,11 +14,10 @@ as no item carries negative evidence (or the :data:`REFERENCE` settings are used
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from graphiti_core.helpers import semaphore_gather, validate_group_ids
@@ -288,16 +287,25 @@ def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
     return out
 
 
+def statement_keys(edges: Sequence[Any], competitors: Sequence[tuple[str, str] | None]) -> list[tuple | None]:
+    """Each edge's statement key: its competitor key and its target entity (None without either):
+    edges with one key say the same thing in other words."""
+    return [None if k is None or not isinstance(getattr(e, "target_node_uuid", None), str)
+            else (*k, e.target_node_uuid) for e, k in zip(edges, competitors, strict=True)]
+
+
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
-                 ) -> tuple[list[Any] | None, np.ndarray | None]:
-    """(competitor keys, valid_at stamps) for :func:`graph_trust.fusion.rank_pool`, or Nones."""
+                 ) -> tuple[list[Any] | None, np.ndarray | None, list[Any] | None]:
+    """(competitor keys, valid_at stamps, statement keys) for :func:`graph_trust.fusion.rank_pool`,
+    or Nones."""
     if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0
                           and config.negative_lone_places is None):
-        return None, None
+        return None, None, None
     stamps = None
     if config.competitors == "trust_recency":
         stamps = np.array([_timestamp(e.valid_at or e.created_at) for e in items], dtype=np.float64)
-    return competitor_keys(items), stamps
+    keys = competitor_keys(items)
+    return keys, stamps, statement_keys(items, keys)
 
 
 def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool,
@@ -310,7 +318,7 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     invalidated = _invalidated(items) if kind == "edge" else None
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
     min_score = config.reranker_min_score if rrf_scored else -math.inf
-    keys, stamps = _competition(items, kind, config)
+    keys, stamps, twins = _competition(items, kind, config)
     ranked = fusion.rank_pool(
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
@@ -319,7 +327,7 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
                                               frozenset(config.negative_superseded)),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
         relation_weight=config.relation_weight, relation_cap=config.relation_cap,
-        relation_mode=config.relation_mode)
+        relation_mode=config.relation_mode, twins=twins)
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e

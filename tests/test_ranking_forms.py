@@ -228,6 +228,12 @@ def _clean_competitors(i, keys, neg):
     return [j for j in range(len(keys)) if j != i and keys[i] is not None and keys[j] == keys[i] and neg[j] is None]
 
 
+def _twins(keys, data):
+    """Statement keys: each competitor key with one of two targets (twins share both)."""
+    targets = data.draw(st.lists(st.sampled_from(["t1", "t2"]), min_size=len(keys), max_size=len(keys)))
+    return [None if k is None else (*k, t) for k, t in zip(keys, targets)]
+
+
 @settings(deadline=None)  # timings vary on a loaded machine; nothing here is timed
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.sampled_from(["none", "trust"]),
        st.data())
@@ -238,7 +244,8 @@ def test_a_negative_fact_never_ranks_above_a_competitor_without_negative_evidenc
     ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
                               reorder=order != "none", relation_weight=rw, relation_cap=data.draw(
                                   st.one_of(st.none(), st.floats(0.0, 2.0))),
-                              negative_policy=_lone_policy(data, competed))
+                              negative_policy=_lone_policy(data, competed),
+                              twins=data.draw(st.one_of(st.none(), st.just(_twins(keys, data)))))
     pos = _position(ranked)
     for i in range(n):
         if neg[i] is not None:
@@ -251,17 +258,22 @@ def test_a_negative_fact_never_ranks_above_a_competitor_without_negative_evidenc
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
 def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, data):
     """A rejected/expired fact with no competitor is demoted by a bounded number of places (0:
-    kept), never sunk; a superseded one (invalidated) and one with a competitor are sunk."""
+    kept), never sunk; a superseded one (invalidated) and one with a competitor are sunk, unless
+    a clean competitor states it word for word (a twin): that one goes right below its clean
+    competitors, above everything it was above but them."""
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
+    twins = _twins(keys, data)
     policy = _lone_policy(data)
     # competitor reordering off: it moves slots by its own rule (checked above)
     ranked = fusion.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, negative_policy=policy,
-                              reorder=False)
+                              reorder=False, twins=twins)
     plain = fusion.rank_pool(pool, trust, w, form=form, negative=[None] * n, competitors=keys, reorder=False)
     after = _position(ranked)
-    sunk = {i for i in range(n)
-            if neg[i] is not None and (neg[i] in fusion.SUPERSEDED or _clean_competitors(i, keys, neg))}
-    lone = {i for i in range(n) if neg[i] is not None and i not in sunk}
+    duplicate = {i for i in range(n) if neg[i] is not None and neg[i] not in fusion.SUPERSEDED
+                 and any(twins[j] == twins[i] for j in _clean_competitors(i, keys, neg))}
+    sunk = {i for i in range(n) if i not in duplicate and neg[i] is not None
+            and (neg[i] in fusion.SUPERSEDED or _clean_competitors(i, keys, neg))}
+    lone = {i for i in range(n) if neg[i] is not None and i not in sunk and i not in duplicate}
     flags = [i in sunk for i in ranked.order]
     assert flags == sorted(flags)  # the sunk ones after every other item
     # among the rest, a lone negative item is passed by at most lone_places items that it was above
@@ -272,6 +284,13 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
     for i in lone:
         overtaken = {j for j in unboosted[unboosted.index(i) + 1:]} & set(rest[: rest.index(i)])
         assert len(overtaken) <= policy.lone_places
+    for i in duplicate:  # right below its lowest clean competitor, or where it was if lower
+        lowest = max(after[j] for j in _clean_competitors(i, keys, neg))
+        assert lowest < after[i]
+        overtaken = {j for j in unboosted[unboosted.index(i) + 1:]} & set(rest[: rest.index(i)])
+        assert all(after[j] <= lowest for j in overtaken)  # only what ranks above that competitor
+        between = [j for j in rest if lowest < after[j] < after[i] and neg[j] is None]
+        assert all(unboosted.index(j) < unboosted.index(i) for j in between)  # it was below these anyway
     assert all(after[i] < n for i in range(n))
 
 
@@ -326,3 +345,44 @@ def test_the_best_mode_relation_bonus_is_the_share_of_the_best_other_member(list
         expected = 0.0 if not others or (neg is not None and neg[i] is not None) else rw * max(others)
         got = 0.0 if ranked.relation is None else ranked.relation[i]
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_a_rejected_twin_of_a_verified_statement_yields_to_it_instead_of_sinking():
+    """A correct paraphrase a noisy review rejected while its twin (same subject, relation and
+    target) was promoted: right below the twin, not below every other fact."""
+    pool = fusion.fuse([["twin", "rejected", "a", "b", "c"]] * 2, ["bm25", "cosine"], rank_const=1)
+    at = {u: i for i, u in enumerate(pool.uuids)}
+    trust = [None] * 5
+    trust[at["twin"]] = 1.0
+    neg = [None] * 5
+    neg[at["rejected"]] = "rejected"
+    keys = [("db", "HAS_RTO") if u in ("twin", "rejected") else (u, "OTHER") for u in pool.uuids]
+    policy = fusion.NegativePolicy(lone_places=0)
+    same = [(*k, "15 minutes") for k in keys]
+    other = [(*k, "30 minutes" if u == "rejected" else "15 minutes") for k, u in zip(keys, pool.uuids)]
+    order = lambda twins: [pool.uuids[i] for i in fusion.rank_pool(  # noqa: E731
+        pool, trust, 0.05, negative=neg, negative_policy=policy, competitors=keys, twins=twins).order]
+    assert order(same) == ["twin", "rejected", "a", "b", "c"]
+    assert order(other) == ["twin", "a", "b", "c", "rejected"]  # another value: it sinks
+    # the relation's share (relevance) stays with the duplicate; the trust boost does not
+    ranked = fusion.rank_pool(pool, trust, 0.05, negative=neg, negative_policy=policy, competitors=keys, twins=same,
+                              relation_weight=0.5, relation_mode="best")
+    i = at["rejected"]
+    assert ranked.boosts[i] == 0.0
+    assert ranked.relation[i] == pytest.approx(0.5 * pool.fused[at["twin"]])
+    assert ranked.final[i] == pytest.approx(pool.fused[i] + ranked.relation[i])
+
+
+def test_statement_keys_add_the_target_to_the_competitor_key():
+    from types import SimpleNamespace as E
+
+    from graph_trust.trust_search import competitor_keys, statement_keys
+    edges = [E(source_node_uuid="db", name="has_rto", target_node_uuid="15m"),
+             E(source_node_uuid="db", name="HAS_RTO ", target_node_uuid="15m"),
+             E(source_node_uuid="db", name="HAS_RTO", target_node_uuid="30m"),
+             E(source_node_uuid="db", name="HAS_RTO", target_node_uuid=None),
+             E(source_node_uuid=None, name="HAS_RTO", target_node_uuid="15m")]
+    twins = statement_keys(edges, competitor_keys(edges))
+    assert twins[0] == twins[1] == ("db", "HAS_RTO", "15m")
+    assert twins[2] == ("db", "HAS_RTO", "30m")
+    assert twins[3] is None and twins[4] is None
