@@ -462,6 +462,42 @@ ENV_KEYS: list[tuple[str, str]] = [
 ]
 
 
+def _mapping_default(key: str) -> tuple[list[str], dict[str, Any]] | None:
+    """For a dotted key inside a mapping-valued setting (``sync.tiers.rejected``): the setting's
+    path and its default mapping, so that setting one entry keeps the others."""
+    parts = key.split(".")
+    model: type[BaseModel] = Settings
+    for i, p in enumerate(parts[:-1]):
+        field = model.model_fields.get(p)
+        if field is None:
+            return None
+        default = field.get_default(call_default_factory=True)
+        if isinstance(default, BaseModel):
+            model = type(default)
+        elif isinstance(default, dict):
+            return parts[: i + 1], dict(default)
+        else:
+            return None
+    return None
+
+
+def _set_key(tree: dict[str, Any], key: str, value: Any) -> None:
+    """Set a dotted key given outside the config file (environment, flags, ``--set``): one entry
+    of a mapping-valued setting changes that entry of the mapping the file gave, or of the
+    default, never the whole mapping."""
+    seeded = _mapping_default(key)
+    if seeded is not None:
+        path, default = seeded
+        node = tree
+        for p in path[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node.setdefault(path[-1], default)
+    _set_dotted(tree, key, value)
+
+
 def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
     parts = key.split(".")
     node = tree
@@ -546,14 +582,14 @@ def load_settings(
 
     for var, key in ENV_KEYS:
         if env.get(var) not in (None, ""):
-            _set_dotted(tree, key, env[var])
+            _set_key(tree, key, env[var])
             sources[key] = f"environment variable {var}"
     for key, value in (overrides or {}).items():
         if value is not None:
-            _set_dotted(tree, key, value)
+            _set_key(tree, key, value)
             sources[key] = (override_sources or {}).get(key, "command line")
     for key, value in (explicit or {}).items():
-        _set_dotted(tree, key, value)
+        _set_key(tree, key, value)
         sources[key] = (override_sources or {}).get(key, "--set")
 
     _reject_nan(tree, sources)

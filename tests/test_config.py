@@ -103,3 +103,26 @@ def test_explicit_settings_apply_null_and_overrides_ignore_it(tmp_path):
     assert s.search.relation_cap is None and s.search.negative_lone_places is None
     with pytest.raises(ConfigError, match=r"search\.trust_weight.*--set"):
         load_settings(cfg, explicit={"search.trust_weight": None}, environ={})
+
+
+@pytest.mark.parametrize("where", ["explicit", "overrides"])
+def test_one_entry_of_a_mapping_setting_keeps_the_others(tmp_path, where):
+    """``--set sync.tiers.candidate=0`` changes that tier only: of the defaults, or of the map the
+    config file gave (before, the other tiers were dropped and every other status quarantined)."""
+    default = load_settings(environ={}).sync.tiers
+    s = load_settings(environ={}, **{where: {"sync.tiers.candidate": 0.0}})
+    assert s.sync.tiers == {**default, "candidate": 0.0}
+    s = load_settings(environ={}, explicit={"sync.tiers.rejected": None})
+    assert s.sync.tiers == {**default, "rejected": None}
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("sync:\n  tiers:\n    promoted: 0.9\n    candidate: 0.2\n")
+    s = load_settings(cfg, environ={}, **{where: {"sync.tiers.candidate": 0.1}})
+    assert s.sync.tiers == {"promoted": 0.9, "candidate": 0.1}  # the file's map, one entry changed
+    weights = load_settings(environ={}).confidence.weights
+    w = dict(weights)
+    shift = 0.05
+    w["freshness"] += shift
+    w["source"] -= shift
+    s = load_settings(environ={}, explicit={"confidence.weights.freshness": w["freshness"],
+                                            "confidence.weights.source": w["source"]})
+    assert s.confidence.weights == pytest.approx(w)
