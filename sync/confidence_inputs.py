@@ -192,8 +192,7 @@ class FactorInputsRead:
                    "julianday(created_at) FROM fact_sources")
         none = (None, None, None, "global", None)
         if ids is None:  # the clusters apart, their keys normalized by SQLite
-            rows = self._query(self._all_sql())
-            sources = {str(r[0]): r[7:] for r in rows}
+            rows = self._query(self._all_sql())  # each candidate with its source row (r[7:])
             cluster_rows = self._query(self._cluster_sql())
         else:
             rows = []
@@ -212,8 +211,13 @@ class FactorInputsRead:
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
             sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]
-        src = [r[7:] for r in rows] if ids is None else [sources.get(f, none) for f in fids]
-        cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
+        col = _Columns(fids)
+        if ids is None:  # the cluster members are candidates: their sources are in ``src`` already
+            src = [r[7:] for r in rows]
+            cluster_src = [src[col.first[str(r[0])]] for r in cluster_rows]
+        else:
+            src = [sources.get(f, none) for f in fids]
+            cluster_src = [sources.get(str(r[0]), none) for r in cluster_rows]
         cluster_keys = ([r[1:4] for r in cluster_rows] if ids is None else
                         [(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in cluster_rows])
         only = None if ids is None else fids
@@ -256,7 +260,6 @@ class FactorInputsRead:
         track = (self._track_rows(None, None, verified=_verified_by_others(verified)) if ids is None else
                  self._track_rows({a for a in authors if a} | {v[1] for v in votes}, categories=cats))
         n = len(rows)
-        col = _Columns(fids)
         kept_votes = [(i, voter, vote == "agree", conf) for i, (f, voter, vote, conf) in
                       ((col.first.get(str(v[0])), v) for v in votes) if i is not None]  # (a vote on a fact gone: dropped)
         kept_uses = [(i, *u[1:]) for i, u in ((col.first.get(str(u[0])), u) for u in usage) if i is not None]
