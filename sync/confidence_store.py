@@ -88,13 +88,10 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         actual = self.db.columns.get(logical)
         return f'"{actual}"' if actual else "NULL"
 
-    def _cand_sql(self, where: str = "", text: bool = False, normalized: bool = False) -> str:
-        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact]);
-        ``normalized``: subject, predicate and object as their consensus keys, SQLite's
-        ``lower(trim(...))`` (what ``consensus_key`` gives in Python)."""
+    def _cand_sql(self, where: str = "", text: bool = False) -> str:
+        """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact])."""
         c = self._col
-        k = (lambda name: f"lower(trim({c(name)}))") if normalized else c
-        return (f"SELECT {c('id')}, {k('subject')}, {k('predicate')}, {k('object')}, {c('evidence_refs_json')}, "
+        return (f"SELECT {c('id')}, {c('subject')}, {c('predicate')}, {c('object')}, {c('evidence_refs_json')}, "
                 f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
 
@@ -108,8 +105,9 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
                 f"FROM \"{self.db.table}\" c LEFT JOIN fact_sources s ON s.fact_id = CAST(c.{c('id')} AS TEXT)")
 
     def _cluster_sql(self) -> str:
-        """Every active candidate (normalized, as ``_cand_sql``) sharing its subject, predicate and
-        object with another: the consensus clusters, found on the ``candidates_spo`` index."""
+        """Every active candidate (as ``_cand_sql``, keys normalized by ``lower(trim(...))``) sharing
+        its subject, predicate and object with another: the consensus clusters, found on the
+        ``candidates_spo`` index."""
         c = self._col
         k = {n: f"lower(trim({c(n)}))" for n in ("subject", "predicate", "object")}
         active = f"{c('status')} NOT IN ({sql_list(repr(v) for v in INACTIVE)})"
