@@ -99,8 +99,8 @@ def _check_plot_available() -> None:
               help="A settings key for the trust, composite and confidence rankings (and sync, with --bundled), "
                    "e.g. search.rank_const=60, composite.w_trust=0.2 or sync.confidence_weight=0.8. Repeatable; "
                    "validated like the config file.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="Review DB the confidence ranking reads with --queries (default: review.path or "
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="Review DB the confidence ranking reads with --queries (default: review.url or "
                    "$GRAPH_TRUST_REVIEW_DB); it needs the confidence tables (graph-trust review init). "
                    "--bundled makes its own per draw.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,

@@ -58,18 +58,21 @@ from graph_trust.sync.confidence_trust import confidence_behind as _confidence_b
 from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+from graph_trust.review.schema import TABLES as REVIEW_TABLES
+from graph_trust.review.schema import init_review_tables
 
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
 
 
 def init_review_db(path: str | Path) -> dict[str, Any]:
-    """Create (or complete in place) a review DB at ``path``: the documented ``candidates``
-    table and the confidence tables (``graph-trust review init``). Returns what it made."""
-    p = _init_review_db(path)
-    added = init_confidence_tables(p)
-    return {"path": str(p), "table": "candidates", "columns": list(REVIEW_COLUMNS),
-            "confidence_tables": list(CONFIDENCE_TABLES), "added": added}
+    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL URL):
+    the documented ``candidates`` table, the confidence tables and the review tables (decisions,
+    retrieval log, flags) (``graph-trust review init``). Returns what it made."""
+    loc = _init_review_db(path)
+    added = init_confidence_tables(loc) + init_review_tables(loc)
+    return {"path": loc.display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
+            "confidence_tables": list(CONFIDENCE_TABLES), "review_tables": list(REVIEW_TABLES), "added": added}
 
 
 @contextmanager
