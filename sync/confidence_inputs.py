@@ -206,9 +206,10 @@ class FactorInputsRead:
             cluster_rows = list(rows)
             keys = {(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in rows}
             for key in (k for k in keys if k[0] and k[1]):
+                same_object = self.conn.same(f"lower(trim({c('object')}))", "?")
                 cluster_rows += self._query(self._cand_sql(
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
-                    f"AND lower(trim({c('object')})) IS ?"), key)
+                    f"AND {same_object}"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
             sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]

@@ -199,6 +199,7 @@ class ReviewConn:
             raw = psycopg.connect(loc.target, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S)
         except psycopg.Error as exc:
             raise review_error(loc.display, exc) from None
+        raw.adapters.register_loader("numeric", _numeric_loader(psycopg))
         try:
             if raw.info.server_version < PG_MIN_VERSION:
                 raw.close()
@@ -386,6 +387,19 @@ class ReviewConn:
         if self.pg:
             return "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
         return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+@functools.cache
+def _numeric_loader(psycopg: Any) -> type:
+    """NUMERIC values (``sum()`` of integers, a pipeline's numeric columns) as SQLite gives them:
+    an int when integral, else a float (psycopg's default, Decimal, mixes with no float)."""
+
+    class NumericLoader(psycopg.adapt.Loader):
+        def load(self, data: Any) -> int | float:
+            text = bytes(data).decode()
+            return int(text) if text.lstrip("-").isdigit() else float(text)
+
+    return NumericLoader
 
 
 def _retryable(exc: Exception) -> bool:
