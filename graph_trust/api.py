@@ -58,8 +58,12 @@ from graph_trust.sync.confidence_trust import confidence_behind as _confidence_b
 from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+from graph_trust.review import decisions as review_decisions
+from graph_trust.review.candidates import open_candidates
+from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
+from graph_trust.graph.connection import use_graph
 
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
@@ -109,6 +113,58 @@ def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
     """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
     operations (:mod:`graph_trust.sync.confidence_ops`) and the confidence-filtered search."""
     serve_stdio(settings, trust_context, confidence_ops, search_confident)
+
+
+@contextmanager
+def review_candidates(settings: Settings, review_db: str | Path | None = None, *, readonly: bool = False
+                      ) -> Iterator[tuple[Any, Any]]:
+    """(connection, candidates table) of the review DB (``review_db``, default ``review.url``),
+    closed on exit: what the review commands, the page and the queue read and write through
+    (:class:`graph_trust.review.db.ReviewConn`, :class:`graph_trust.review.candidates.CandidateTable`)."""
+    conn, cand = open_candidates(review_db, settings.review, readonly=readonly)
+    try:
+        yield conn, cand
+    finally:
+        conn.close()
+
+
+async def review_decide(settings: Settings, action: str, ids: list[str], *, actor: str, reason: str,
+                        review_db: str | Path | None = None, group: str | None = None, apply_sync: bool = False,
+                        graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review promote|corroborate|reject|expire``: decide the facts ``ids`` (candidate
+    ids or edge uuids; an edge no candidate cites is read from the graph, in ``group`` or any) in one
+    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`); with
+    ``apply_sync`` a sync applies them now. Returns ``{"batch": ..., "sync": report or None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        named = review_decisions.named(actor)  # (a bad actor fails before the graph is opened)
+        missing = review_decisions.unknown_targets(conn, cand, ids)
+        edges = {}
+        if missing:
+            async with use_graph(settings, graph) as g:
+                edges = await edge_facts(g, missing, group)
+        batch = review_decisions.decide(conn, cand, action, ids, actor=named, reason=reason,
+                                        tiers=settings.sync.tiers, edges=edges)
+    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
+    return {"batch": batch.to_dict(), "sync": report}
+
+
+async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: str | None = None,
+                      force: bool = False, review_db: str | Path | None = None, apply_sync: bool = False,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review undo``: revert the latest decision batch (or ``batch_id``); see
+    :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
+    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
+    return {"batch": batch.to_dict(), "sync": report}
+
+
+def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
+                   review_db: str | Path | None = None) -> list[dict[str, Any]]:
+    """``graph-trust review history``: the audit trail of review decisions, newest first (all, or
+    those on one candidate id or edge uuid)."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, _):
+        return review_decisions.history(conn, target=target, limit=limit)
 
 
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
@@ -200,6 +256,10 @@ __all__ = [
     "list_runs",
     "prune",
     "relink",
+    "review_candidates",
+    "review_decide",
+    "review_history",
+    "review_undo",
     "rollback",
     "run_sync",
     "runs",

@@ -33,15 +33,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from graph_trust.config import ReviewSettings, review_location
+from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
-from graph_trust.graph.queries import check_identifier
-from graph_trust.review.db import Location, ReviewConn, parse_location, review_error, run_script
+from graph_trust.review.candidates import OPTIONAL, REQUIRED, open_candidates
+from graph_trust.review.db import Location, ReviewConn, review_error, run_script
 from graph_trust.sync.state import now_iso
 
-REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
-OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
-            "subject", "predicate", "object", "fact")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
@@ -150,42 +147,8 @@ class ReviewDB:
     def open(cls, where: str | Path | Location | None, review: ReviewSettings) -> ReviewDB:
         """Open ``where`` (default: the settings' ``review.url`` / ``review.path``) read-only and
         check the table and required columns exist."""
-        raw = where if where is not None else review_location(review)
-        if raw is None:
-            raise ReviewDBError("no review DB given: pass --review-db PATH|URL, set GRAPH_TRUST_REVIEW_DB or review.url")
-        loc = raw if isinstance(raw, Location) else parse_location(raw)
-        try:
-            table = check_identifier(review.table, "review.table")
-            mapping = {k: check_identifier(v, f"review.columns.{k}") for k, v in review.columns.items()}
-        except ValueError as exc:
-            raise ReviewDBError(str(exc)) from None
-        unknown = sorted(set(mapping) - set(REQUIRED) - set(OPTIONAL))
-        if unknown:
-            raise ReviewDBError(f"review.columns has unknown logical name(s): {', '.join(unknown)} "
-                                f"(known: {', '.join(REQUIRED + OPTIONAL)})")
-        conn = ReviewConn.open(loc, readonly=True)
-        try:
-            cols = list(conn.columns(table))
-        except ReviewDBError:
-            conn.close()
-            raise
-        if not cols:
-            conn.close()
-            raise ReviewDBError(f"review DB {loc} has no table {table!r} (set review.table)")
-        resolved: dict[str, str | None] = {}
-        missing = []
-        for logical in REQUIRED + OPTIONAL:
-            actual = mapping.get(logical, logical)
-            if actual in cols:
-                resolved[logical] = actual
-            elif logical in REQUIRED:
-                missing.append(actual if actual == logical else f"{actual} (mapped from {logical})")
-            else:
-                resolved[logical] = None
-        if missing:
-            conn.close()
-            raise ReviewDBError(f"review DB {loc} table {table!r} lacks required column(s): {', '.join(missing)}")
-        return cls(loc, table, resolved, conn)
+        conn, cand = open_candidates(where, review, readonly=True)
+        return cls(conn.location, cand.table, cand.columns, conn)
 
     def close(self) -> None:
         self.conn.close()

@@ -1,0 +1,11 @@
+// The review queue's contested slots: for RELATES_TO edges by uuid, every edge (them included)
+// leaving the same subject entity with the same relation name, with its object and what review
+// holds of it. Parameters: $uuids (list of strings).
+MATCH (s:Entity)-[e:RELATES_TO]->(:Entity)
+WHERE e.uuid IN $uuids
+WITH DISTINCT s, e.name AS rel
+MATCH (s)-[o:RELATES_TO]->(t:Entity)
+WHERE o.name = rel
+RETURN o.uuid AS uuid, o.group_id AS group_id, s.uuid AS subject_uuid, rel AS predicate, t.uuid AS object_uuid,
+       t.name AS object, o.fact AS fact, o.trust_score AS trust_score, o.trust_status AS trust_status,
+       o.invalid_at IS NULL AND o.expired_at IS NULL AS valid
