@@ -139,3 +139,32 @@ def history(target: str | None, limit: int, review_db: str | None) -> None:
                        f"{r['previous_status'] or '(new)'} -> {r['new_status'] or '(deleted)'}", r["actor"],
                        shorten(r["reason"], 40) + (f" [undone by {r['undone_by']}]" if r["undone_by"] else "")]
                       for r in rows], ["when", "batch", "action", "candidate", "status", "actor", "reason"]))
+
+
+@review.command(name="log", epilog="""
+\b
+Examples:
+  graph-trust review log
+  graph-trust review log --days 7 --group ops --json
+""")
+@click.option("--days", type=click.IntRange(1, 36500), default=30, show_default=True, help="The last N days.")
+@click.option("--group", default=None, metavar="G", help="Only this group's facts.")
+@click.option("--top", type=click.IntRange(0, 1000), default=10, show_default=True, help="Most returned facts shown.")
+@REVIEW_DB
+@common_options
+def log_(days: int, group: str | None, top: int, review_db: str | None) -> None:
+    """Summarise the retrieval log: how often search, context and the MCP tools returned facts
+    (per interface and day), how many distinct facts, and the most returned ones. The log keeps
+    no query text unless review.log_queries is true; review.log false turns it off."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    out = api.review_log(rt.settings, days=days, group=group, top=top)
+    if rt.json:
+        emit_json(out)
+        return
+    kept = out["kept"]
+    click.echo(f"last {days} days{f' in group {group}' if group else ''}: {out['returns']} returns of "
+               f"{out['facts']} facts ({', '.join(f'{k} {v}' for k, v in out['by_interface'].items()) or 'none'}); "
+               f"log kept from {kept['oldest_day'] or '-'} to {kept['newest_day'] or '-'} ({kept['rows']} rows)")
+    if out["most_returned"]:
+        click.echo(table([[m["edge_uuid"], m["group_id"] or "-", m["returns"], m["best_rank"]]
+                          for m in out["most_returned"]], ["fact (edge uuid)", "group", "returns", "best rank"]))
