@@ -168,3 +168,38 @@ def log_(days: int, group: str | None, top: int, review_db: str | None) -> None:
     if out["most_returned"]:
         click.echo(table([[m["edge_uuid"], m["group_id"] or "-", m["returns"], m["best_rank"]]
                           for m in out["most_returned"]], ["fact (edge uuid)", "group", "returns", "best rank"]))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review queue
+  graph-trust review queue --group ops --limit 20
+  graph-trust review queue --json | jq '.[0].reasons'
+  graph-trust review promote $(graph-trust review queue --limit 1 --json | jq -r '.[0].edge_uuid') \\
+      --actor alice --reason "checked"
+""")
+@click.option("--group", default=None, metavar="G", help="Only this group's facts.")
+@click.option("--limit", type=click.IntRange(1, 100000), default=None,
+              help="How many facts (default: review.queue.limit, 50).")
+@REVIEW_DB
+@common_options
+def queue(group: str | None, limit: int | None, review_db: str | None) -> None:
+    """What to review next: facts ranked by how much what agents see could change if a reviewer
+    decided them, each with its reasons (the rule and its numbers). Rules: unreviewed facts often
+    returned (the retrieval log); contested slots (one subject and relation, different values,
+    none or several verified, at least two returned); facts Graphiti invalidated that review
+    vouches for; low-confidence facts in use; facts agents flagged; review rows whose edge is not
+    in the graph. Weights: review.queue.weights."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    items = run(api.review_queue(rt.settings, group=group, limit=limit))
+    if rt.json:
+        emit_json([i.to_dict() for i in items])
+        return
+    if not items:
+        click.echo("the queue is empty: no fact any rule names (is the retrieval log on? see graph-trust review log)")
+        return
+    rows = [[n, f"{i.priority:.2f}", i.edge_uuid or "-", i.status or "unreviewed", shorten(i.fact or "", 50),
+             shorten("; ".join(f"{r['rule']}: {r['why']}" for r in i.reasons), 90)]
+            for n, i in enumerate(items, start=1)]
+    click.echo(table(rows, ["#", "priority", "fact (edge uuid)", "status", "fact", "why"]))

@@ -64,6 +64,7 @@ from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
+from graph_trust.review import queue as review_queue_mod
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
@@ -236,6 +237,28 @@ def review_log(settings: Settings, *, days: int = 30, group: str | None = None, 
         return retrieval_log.summary(conn, days=days, group=group, top=top)
 
 
+async def review_queue(settings: Settings, *, group: str | None = None, limit: int | None = None,
+                       review_db: str | Path | None = None, graph: GraphConnection | None = None,
+                       weights: dict[str, float] | None = None) -> list[Any]:
+    """``graph-trust review queue``: facts ranked by the expected change in what agents see if a
+    reviewer decided them, each with its reasons (:mod:`graph_trust.review.queue`: ``gather`` then
+    ``rank``; ``weights`` override ``review.queue.weights`` entries). The confidence rule reads the
+    confidence model when the review DB has its tables. Returns :class:`QueueItem` s."""
+    cfg = settings.review.queue
+    if weights:
+        cfg = cfg.model_copy(update={"weights": type(cfg).model_validate({"weights": {**cfg.weights, **weights}}).weights})
+    with review_candidates(settings, review_db, readonly=True) as (conn, cand):
+        conf = None
+        if CONFIDENCE_TABLES[0] in conn.tables():
+            def conf(uuids: list[str]) -> dict[str, float]:
+                with confidence_ops.store(settings, review_db, readonly=True) as store:
+                    return confidence_ops.edge_confidences(store, uuids)
+        async with use_graph(settings, graph) as g:
+            inputs = await review_queue_mod.gather(conn, cand, g, cfg, settings.sync.tiers, group=group,
+                                                   confidences=conf)
+    return review_queue_mod.rank(inputs, cfg, limit=limit or cfg.limit, group=group)
+
+
 def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
                    review_db: str | Path | None = None) -> list[dict[str, Any]]:
     """``graph-trust review history``: the audit trail of review decisions, newest first (all, or
@@ -339,6 +362,7 @@ __all__ = [
     "review_decide",
     "review_history",
     "review_log",
+    "review_queue",
     "review_undo",
     "rollback",
     "run_sync",

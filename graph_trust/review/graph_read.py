@@ -52,4 +52,18 @@ async def edge_slots(g: Any, uuids: list[str], group: str | None = None) -> list
     return list(rows.values())
 
 
-__all__ = ["edge_facts", "edge_slots"]
+__all__ = ["edge_facts", "edge_slots", "existing_edges"]
+
+
+async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> set[str]:
+    """Those of ``uuids`` that name a RELATES_TO edge (in ``group``'s graph, or in any)."""
+    left, found = sorted(set(uuids)), set()
+    for name in await _graph_names(g, group):
+        if not left:
+            break
+        found |= {r["uuid"] for r in await _each(g, name, "edge_uuids_exist", left)}
+        left = [u for u in left if u not in found]
+    return found
+
+
+__all__ = ["edge_facts", "edge_slots", "existing_edges"]
