@@ -212,23 +212,26 @@ def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, 
     if group is not None:
         where += " AND group_id = ?"
         params.append(group)
-    rows = conn.query(f"SELECT edge_uuid, group_id, day, rank, sum(hits) FROM retrieval_log {where} "
-                      "GROUP BY edge_uuid, group_id, day, rank", tuple(params))
+    rows = conn.query(f"SELECT edge_uuid, group_id, day, sum(hits), sum(hits * 1.0 / rank), min(rank) "
+                      f"FROM retrieval_log {where} GROUP BY edge_uuid, group_id, day", tuple(params))
     ref = now.date()
     decay: dict[str, float] = {}
     acc: dict[str, list[Any]] = {}
-    for uuid, gid, day, rank, hits in rows:
+    for uuid, gid, day, hits, by_rank, best in rows:
         w = decay.get(day)
         if w is None:
             age = (ref - datetime.strptime(day, "%Y-%m-%d").date()).days
             w = decay[day] = 0.5 ** (max(age, 0) / half_life_days)
         a = acc.get(uuid)
         if a is None:
-            a = acc[uuid] = [gid, 0, 0.0, rank, day]
+            acc[uuid] = [gid, hits, by_rank * w, best, day]
+            continue
         a[1] += hits
-        a[2] += hits * w / rank
-        a[3] = min(a[3], rank)
-        a[4] = max(a[4], day)
+        a[2] += by_rank * w
+        if best < a[3]:
+            a[3] = best
+        if day > a[4]:
+            a[4] = day
     return {u: Use(u, a[0], int(a[1]), a[2], int(a[3]), a[4]) for u, a in acc.items()}
 
 

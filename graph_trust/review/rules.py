@@ -61,6 +61,8 @@ class QueueInputs:
         rows = self.reviews.get(uuid)
         if not rows:
             return None
+        if len(rows) == 1:
+            return rows[0][1]
         return max(rows, key=lambda r: (self.tiers.get(r[1]) is not None, self.tiers.get(r[1]) or 0.0, r[1]))[1]
 
     def trust(self, uuid: str) -> float:
