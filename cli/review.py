@@ -60,7 +60,8 @@ def _print_batch(rt: Any, out: dict[str, Any]) -> None:
         s = out["sync"]
         click.echo(f"sync {s.run_id}: {s.edges_set} set, {s.edges_cleared} cleared")
     else:
-        click.echo("the next graph-trust sync applies it (or pass --sync); undo with: graph-trust review undo")
+        click.echo("the next graph-trust sync applies it (or pass --sync)"
+                   + ("" if b["action"] == "undo" else "; undo with: graph-trust review undo"))
 
 
 def _decision_command(action: str, status: str) -> click.Command:

@@ -179,7 +179,7 @@ def _default(field: FieldInfo) -> str:
 GUIDES = {
     "graph": "[Backends](../backends.md)",
     "search": "[Search](../search.md) and [Concepts](../concepts.md#the-boost-formula)",
-    "review": "[Sync: the review DB](../sync.md#the-review-db)",
+    "review": "[Review](../review.md) and [Sync: the review DB](../sync.md#the-review-db)",
     "sync": "[Sync](../sync.md) and [Concepts: tiers](../concepts.md#tiers)",
     "relink": "[Relink](../relink.md#how-a-candidate-is-matched)",
     "guard": "[Sync: the guard](../sync.md#guard-against-invalidated-verified-facts)",
@@ -241,6 +241,12 @@ def config_reference() -> str:
         guide = GUIDES.get(name)
         lines += ["", f"## {name}", ""] + ([doc, ""] if doc else []) + ([f"Explained in {guide}.", ""] if guide else [])
         lines += rows(model, f"{name}.")
+        for sub, subfield in model.model_fields.items():  # a section's own sections (review.queue)
+            inner = subfield.annotation
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                subdoc = inspect.cleandoc(inner.__doc__ or "")
+                lines += ["", f"### {name}.{sub}", ""] + ([subdoc, ""] if subdoc else [])
+                lines += rows(inner, f"{name}.{sub}.")
     lines += ["", "## Environment variables", "",
               "When several set one key, the later row wins.", "",
               "| variable | key |", "|---|---|"]

@@ -20,6 +20,7 @@ from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
+from graph_trust.review.db import parse_location
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
 DEFAULT_CONFIG_FILE = "graph-trust.yaml"
@@ -199,8 +200,6 @@ class ReviewSettings(_Section):
     def _url(cls, v: str | None) -> str | None:
         if v is None:
             return None
-        from graph_trust.review.db import parse_location
-
         try:
             parse_location(v)
         except ConfigError as exc:

@@ -235,6 +235,20 @@ def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, 
     return {u: Use(u, a[0], int(a[1]), a[2], int(a[3]), a[4]) for u, a in acc.items()}
 
 
+def returns_of(conn: ReviewConn, edge_uuid: str, *, days: int = 30) -> dict[str, Any]:
+    """Where agents saw one fact over the last ``days`` days: its returns per day, interface and
+    rank, and (only with ``review.log_queries``) the queries that returned it, newest first."""
+    since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%d")
+    rows = conn.query("SELECT day, interface, rank, sum(hits) FROM retrieval_log WHERE edge_uuid = ? AND day >= ? "
+                      "GROUP BY day, interface, rank ORDER BY day DESC, interface, rank", (edge_uuid, since))
+    queries = conn.query("SELECT at, interface, query, uuids_json FROM retrieval_queries WHERE at >= ? "
+                         "AND uuids_json LIKE ? ORDER BY at DESC LIMIT 500", (since, f'%"{edge_uuid}"%'))
+    return {"edge_uuid": edge_uuid, "days": days,
+            "returns": [{"day": d, "interface": i, "rank": int(r), "hits": int(h)} for d, i, r, h in rows],
+            "queries": [{"at": at, "interface": i, "query": q, "rank": json.loads(u).index(edge_uuid) + 1}
+                        for at, i, q, u in queries if edge_uuid in json.loads(u)]}
+
+
 def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: int = 10) -> dict[str, Any]:
     """What ``graph-trust review log`` shows: returns per interface and per day, distinct facts,
     the most returned facts, the oldest and newest day kept."""
@@ -261,4 +275,4 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
             "kept": {"oldest_day": span[0], "newest_day": span[1], "rows": int(span[2])}}
 
 
-__all__ = ["RetrievalLog", "Use", "summary", "uses", "writer_for"]
+__all__ = ["RetrievalLog", "Use", "returns_of", "summary", "uses", "writer_for"]

@@ -17,7 +17,7 @@ from graph_trust import api
 from graph_trust.access import TrustContext
 from graph_trust.errors import ConfigError, InputError, NotFoundError
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.log import RetrievalLog, summary, uses, writer_for
+from graph_trust.review.log import RetrievalLog, returns_of, summary, uses, writer_for
 from graph_trust.review.flags import open_flags
 from graph_trust.sync.review_db import insert_rows
 from sync_fixtures import FACTS, build, row
@@ -130,7 +130,10 @@ def test_log_off_queries_on_pruning_and_summary(review_url, settings):
         assert [q[0] for q in conn.query("SELECT query FROM retrieval_queries ORDER BY id")] == ["q two"]
         s = summary(conn, days=7)
         got = uses(conn, days=365, half_life_days=30, top_ranks=1)
+        seen = returns_of(conn, "e1", days=7)
     assert s["returns"] == 3 and s["by_interface"] == {"context": 1, "mcp": 2} and s["facts"] == 2
+    assert [(r["interface"], r["rank"], r["hits"]) for r in seen["returns"]] == [("context", 1, 1), ("mcp", 2, 1)]
+    assert [(q["query"], q["rank"]) for q in seen["queries"]] == [("q two", 2)]
     assert set(got) == {"e1", "e2"} and got["e1"].returns == 1  # (top_ranks 1: e1's rank-2 return is not counted)
     with pytest.raises(ValueError, match="interface"):
         w.record("shell", [("e1", "g")])
