@@ -4,7 +4,7 @@ The one-row table ``graph_trust_changes`` (a random token naming the DB, a count
 on every table ``ConfidenceStore.gather`` reads (``WATCHED`` and the candidates table) adding 1
 to the counter on every insert, update and delete, so any write, through graph-trust or raw SQL,
 moves it (SQLite: AFTER ... FOR EACH ROW triggers; PostgreSQL: AFTER ... FOR EACH STATEMENT
-triggers calling ``graph_trust_changed()``). ``graph-trust review init`` creates them (an existing
+triggers calling ``graph_trust_changed()``, which adds 1 once per transaction). ``graph-trust review init`` creates them (an existing
 DB gains them in place). A DB whose marker is missing, or whose triggers were dropped or altered,
 has no marker to read.
 """
@@ -16,8 +16,16 @@ from graph_trust.review.db import ReviewConn
 MARKER = "graph_trust_changes"
 WATCHED = ("fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_votes", "fact_contradictions",
            "agent_credibility")
+# Once per transaction: a bulk load of 100k single-row statements would otherwise update the one
+# marker row 100k times in one transaction, each update walking the row's growing version chain.
 PG_FUNCTION = f"""CREATE OR REPLACE FUNCTION graph_trust_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN UPDATE {MARKER} SET n = n + 1; RETURN NULL; END $$"""
+BEGIN
+  IF current_setting('graph_trust.changed_in', true) IS DISTINCT FROM pg_current_xact_id()::text THEN
+    UPDATE {MARKER} SET n = n + 1;
+    PERFORM set_config('graph_trust.changed_in', pg_current_xact_id()::text, true);
+  END IF;
+  RETURN NULL;
+END $$"""
 
 
 def _triggers(table: str) -> dict[str, str]:

@@ -240,3 +240,36 @@ def test_addresses_and_errors(pg_server, unique):
     # placeholders outside literals only; % doubled when parameters are passed
     assert pg_sql("SELECT '?', \"a?\", ? -- ?\n, 'x%' LIKE ?", True) == "SELECT '?', \"a?\", %s -- ?\n, 'x%%' LIKE %s"
     assert pg_sql("SELECT 'x%'", False) == "SELECT 'x%'"
+
+
+def test_change_marker_and_confidence_cache_on_both(review_url, tmp_path):
+    from graph_trust.config import load_settings
+    from graph_trust.sync.change_marker import marker
+    from graph_trust.sync.confidence_cache import gather_all
+
+    rows, records = history(3, n=20)
+    make(review_url, rows, records)
+    s = load_settings(overrides={"state_dir": str(tmp_path / "state"), "review.url": review_url}, environ={})
+    with ReviewConn.open(review_url) as conn:
+        seen = [marker(conn, "candidates")]
+        insert_records(review_url, {"fact_votes": [{"fact_id": "f001", "agent_id": f"v{i}", "vote": "agree",
+                                                    "confidence": 1.0, "voted_at": iso(NOW)} for i in range(50)]})
+        seen.append(marker(conn, "candidates"))  # one bulk transaction: the marker moved
+        conn.write(lambda c: c.execute("UPDATE candidates SET status = 'rejected' WHERE id = 'f002'"))
+        seen.append(marker(conn, "candidates"))
+        assert None not in seen and len(set(seen)) == 3 and seen[1][1] > seen[0][1]
+        with open_store(review_url) as cs:
+            first, hit1 = gather_all(cs, s)
+            again, hit2 = gather_all(cs, s)
+        assert (hit1, hit2) == (False, True) and again.ids == first.ids
+        conn.write(lambda c: c.execute("DELETE FROM fact_votes WHERE agent_id = 'v7'"))
+        with open_store(review_url) as cs:
+            _, hit3 = gather_all(cs, s)  # a write since: read afresh
+        assert hit3 is False
+        drop = ('DROP TRIGGER "graph_trust_changed_fact_votes" ON fact_votes' if conn.pg
+                else 'DROP TRIGGER "graph_trust_changed_fact_votes_update"')
+        conn.write(lambda c: c.execute(drop))
+        assert marker(conn, "candidates") is None  # no whole marker: never cached
+    init_confidence_tables(review_url)  # review init restores it in place
+    with ReviewConn.open(review_url) as conn:
+        assert marker(conn, "candidates") is not None
