@@ -61,6 +61,10 @@ CREATE INDEX IF NOT EXISTS candidates_updated_at ON candidates (updated_at);
 
 COLUMNS = ("id", "subject", "predicate", "object", "fact", "status", "evidence_refs_json",
            "group_id", "updated_at", "memory_type", "sensitivity", "scope", "confidence")
+# The review columns sync reads (logical names; see ReviewDB.select_sql): what a PostgreSQL review
+# DB's snapshot holds, with updated_at.
+REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
+_SIMPLE = (str, int, float, type(None))
 SNAPSHOT_BATCH = 5000  # rows per fetch of a PostgreSQL review DB's snapshot
 
 
@@ -108,6 +112,16 @@ def insert_records(where: str | Path | Location, tables: dict[str, list[dict[str
                                   [tuple(r.get(col) for col in cols) for r in rows])
         conn.write(load)
     return {t: len(rows) for t, rows in tables.items()}
+
+
+def _plain_rows(rows: list[tuple]) -> list[tuple]:
+    """``rows`` with :func:`plain` applied to the columns where some value needs it (text,
+    numbers and NULL, the common case, are passed through without a copy)."""
+    width = len(rows[0])
+    need = [i for i in range(width) if any(type(r[i]) not in _SIMPLE for r in rows)]
+    if not need:
+        return rows
+    return [tuple(plain(v) if i in need else v for i, v in enumerate(r)) for r in rows]
 
 
 def plain(value: Any) -> Any:
@@ -199,7 +213,7 @@ class ReviewDB:
                         cur.execute(sql)
                         names = [d[0] for d in cur.description]
                         while rows := cur.fetchmany(batch_size):
-                            yield names, [tuple(plain(v) for v in r) for r in rows]
+                            yield names, _plain_rows(rows)
                 else:
                     cur = c.raw.execute(sql)
                     names = [d[0] for d in cur.description]
@@ -230,9 +244,10 @@ class ReviewDB:
         return f"file:{quote(str(Path(self._snapshot_dir) / 'review.sqlite3'))}?mode=ro"
 
     def _write_snapshot(self, path: Path) -> None:
-        """The mapped columns of the review table, read in one snapshot, into an SQLite file of the
-        same table and column names (the id column its primary key when the review DB declares it unique)."""
-        cols = [c for c in dict.fromkeys(v for v in self.columns.values() if v)]
+        """The columns sync reads (``REVIEW_FIELDS`` and ``updated_at``) of the review table, read in
+        one snapshot, into an SQLite file of the same table and column names (the id column its
+        primary key when the review DB declares it unique)."""
+        cols = [c for c in dict.fromkeys(self.columns.get(f) for f in (*REVIEW_FIELDS, "updated_at")) if c]
         idc = self.columns["id"]
         decl = ", ".join(f'"{c}"' + (" PRIMARY KEY" if c == idc and self.unique_ids else "") for c in cols)
         out = sqlite3.connect(path, isolation_level=None)

@@ -1,13 +1,14 @@
 """Relink's writes: the review DB's evidence JSON, journaled in the state store, and rollback;
 :data:`RUN_KIND` lists relink's runs and rolls one back for ``graph-trust runs`` / ``rollback``.
 
-The review DB is the user's file; relink is the one command that writes it, and only the
-evidence column of orphaned candidates it matched (plus their ``updated_at``, set to now, so
-the next incremental ``graph-trust sync`` picks the rows up; a rollback sets it to now again).
-A run:
+Relink writes only the evidence column of orphaned candidates it matched (plus their
+``updated_at``, set to now, so the next incremental ``graph-trust sync`` picks the rows up; a
+rollback sets it to now again), on an SQLite or a PostgreSQL review DB. A run:
 
-1. takes the review DB's write lock (``BEGIN IMMEDIATE``; a lock held by another writer or a
-   read-only file is one :class:`~graph_trust.errors.ReviewDBError`, nothing written);
+1. opens one write transaction (:meth:`graph_trust.review.db.ReviewConn.write`: SQLite's
+   ``BEGIN IMMEDIATE``, PostgreSQL's ``SERIALIZABLE``, not retried here; a lock held too long by
+   another writer or a read-only DB is one :class:`~graph_trust.errors.ReviewDBError`, nothing
+   written);
 2. re-reads each row under the lock and skips (as a *conflict*) any whose evidence id changed
    since it was matched;
 3. journals ``(candidate id, old JSON, new JSON)`` in the state store and commits that first;
