@@ -64,7 +64,9 @@ COLUMNS = ("id", "subject", "predicate", "object", "fact", "status", "evidence_r
 # The review columns sync reads (logical names; see ReviewDB.select_sql): what a PostgreSQL review
 # DB's snapshot holds, with updated_at.
 REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
-_SIMPLE = (str, int, float, type(None))
+# PostgreSQL types whose values psycopg gives as SQLite holds them (text, integers, floats; numeric
+# through graph_trust.review.db's loader); the others go through plain()
+_SIMPLE_OIDS = frozenset({25, 1043, 1042, 19, 20, 21, 23, 700, 701, 1700})
 SNAPSHOT_BATCH = 5000  # rows per fetch of a PostgreSQL review DB's snapshot
 
 
@@ -114,11 +116,8 @@ def insert_records(where: str | Path | Location, tables: dict[str, list[dict[str
     return {t: len(rows) for t, rows in tables.items()}
 
 
-def _plain_rows(rows: list[tuple]) -> list[tuple]:
-    """``rows`` with :func:`plain` applied to the columns where some value needs it (text,
-    numbers and NULL, the common case, are passed through without a copy)."""
-    width = len(rows[0])
-    need = [i for i in range(width) if any(type(r[i]) not in _SIMPLE for r in rows)]
+def _plain_rows(rows: list[tuple], need: list[int]) -> list[tuple]:
+    """``rows`` with :func:`plain` applied to the columns ``need`` (the others pass without a copy)."""
     if not need:
         return rows
     return [tuple(plain(v) if i in need else v for i, v in enumerate(r)) for r in rows]
@@ -212,8 +211,9 @@ class ReviewDB:
                         cur.itersize = batch_size
                         cur.execute(sql)
                         names = [d[0] for d in cur.description]
+                        need = [i for i, d in enumerate(cur.description) if d.type_code not in _SIMPLE_OIDS]
                         while rows := cur.fetchmany(batch_size):
-                            yield names, _plain_rows(rows)
+                            yield names, _plain_rows(rows, need)
                 else:
                     cur = c.raw.execute(sql)
                     names = [d[0] for d in cur.description]
@@ -245,11 +245,9 @@ class ReviewDB:
 
     def _write_snapshot(self, path: Path) -> None:
         """The columns sync reads (``REVIEW_FIELDS`` and ``updated_at``) of the review table, read in
-        one snapshot, into an SQLite file of the same table and column names (the id column its
-        primary key when the review DB declares it unique)."""
+        one snapshot, into an SQLite file of the same table and column names."""
         cols = [c for c in dict.fromkeys(self.columns.get(f) for f in (*REVIEW_FIELDS, "updated_at")) if c]
-        idc = self.columns["id"]
-        decl = ", ".join(f'"{c}"' + (" PRIMARY KEY" if c == idc and self.unique_ids else "") for c in cols)
+        decl = ", ".join(f'"{c}"' for c in cols)  # (no key: sync looks rows up in its own copy, not here)
         out = sqlite3.connect(path, isolation_level=None)
         try:
             out.execute("PRAGMA journal_mode = OFF")
