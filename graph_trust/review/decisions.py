@@ -99,7 +99,7 @@ def _batch_id(at: str) -> str:
     return f"review-{at.replace('-', '').replace(':', '').replace('.', '')}-{secrets.token_hex(3)}"
 
 
-def _need_tables(conn: ReviewConn) -> None:
+def need_review_tables(conn: ReviewConn) -> None:
     missing = missing_tables(conn, ("review_decisions", "review_flags"))
     if missing:
         raise ReviewDBError(f"review DB {conn.location} lacks the review tables ({', '.join(missing)}): run "
@@ -118,7 +118,7 @@ def cited_by(conn: ReviewConn, cand: CandidateTable, uuids: list[str]) -> dict[s
     return out
 
 
-def _by_id(conn: ReviewConn, cand: CandidateTable, ids: list[str]) -> dict[str, tuple[str, str | None]]:
+def statuses_by_id(conn: ReviewConn, cand: CandidateTable, ids: list[str]) -> dict[str, tuple[str, str | None]]:
     """Candidate id -> (status, edge uuid) of the ``ids`` that are candidates."""
     if not ids:
         return {}
@@ -132,7 +132,7 @@ def _by_id(conn: ReviewConn, cand: CandidateTable, ids: list[str]) -> dict[str, 
 def unknown_targets(conn: ReviewConn, cand: CandidateTable, ids: list[str]) -> list[str]:
     """The ``ids`` that are neither a candidate id nor an edge uuid a candidate cites: decisions on
     them need the graph's :class:`EdgeFact` (the caller reads it)."""
-    known = set(_by_id(conn, cand, ids))
+    known = set(statuses_by_id(conn, cand, ids))
     rest = [i for i in ids if i not in known]
     cited = cited_by(conn, cand, rest)
     return [i for i in dict.fromkeys(rest) if i not in cited]
@@ -168,13 +168,13 @@ def decide(conn: ReviewConn, cand: CandidateTable, action: str, ids: list[str], 
     status = STATUS_OF[action]
     if status not in tiers:
         raise InputError(f"status {status!r} is no tier of sync.tiers ({', '.join(tiers)}): sync would quarantine it")
-    _need_tables(conn)
+    need_review_tables(conn)
     at = now_iso(now)
     batch_id = _batch_id(at)
     edges = edges or {}
 
     def run(c: ReviewConn) -> Batch:
-        by_id = _by_id(c, cand, targets)
+        by_id = statuses_by_id(c, cand, targets)
         cited = cited_by(c, cand, [t for t in targets if t not in by_id])
         plan: list[Decided] = []
         seen: set[str] = set()
@@ -247,7 +247,7 @@ def undo(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, bat
          force: bool = False, now: datetime | None = None) -> Batch:
     """Revert one batch: the latest decision batch not yet undone, or ``batch_id`` (module docstring)."""
     actor, reason = named(actor), _reason(reason)
-    _need_tables(conn)
+    need_review_tables(conn)
     at = now_iso(now)
     new_id = _batch_id(at)
 
@@ -268,7 +268,7 @@ def undo(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, bat
             raise InputError(f"{target} is an undo; decide again instead of undoing it")
         if rows[0][6] is not None:
             raise InputError(f"{target} was already undone by {rows[0][6]}")
-        current = _by_id(c, cand, [r[0] for r in rows])
+        current = statuses_by_id(c, cand, [r[0] for r in rows])
         plan, conflicts = [], []
         for cid, uuid, _action, before, after, created, _ in rows:
             now_status = current.get(cid, (None,))[0]
@@ -294,7 +294,7 @@ def undo(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, bat
 
 def history(conn: ReviewConn, *, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The audit trail, newest first: every decision row, or those on one candidate id or edge uuid."""
-    _need_tables(conn)
+    need_review_tables(conn)
     where, params = ("WHERE candidate_id = ? OR edge_uuid = ?", (target, target)) if target else ("", ())
     keys = ("id", "batch_id", "candidate_id", "edge_uuid", "action", "previous_status", "new_status", "created_row",
             "actor", "reason", "decided_at", "undone_by")
@@ -303,4 +303,5 @@ def history(conn: ReviewConn, *, target: str | None = None, limit: int = 50) -> 
     return [dict(zip(keys, r)) | {"created_row": bool(r[7])} for r in rows]
 
 
-__all__ = ["Batch", "Decided", "EdgeFact", "cited_by", "decide", "history", "named", "undo", "unknown_targets"]
+__all__ = ["Batch", "Decided", "EdgeFact", "cited_by", "decide", "history", "named", "need_review_tables", "statuses_by_id",
+           "undo", "unknown_targets"]

@@ -11,7 +11,7 @@ from typing import Any
 from graph_trust.errors import InputError, NotFoundError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.decisions import EdgeFact, _by_id, _need_tables, cited_by, named, now_iso
+from graph_trust.review.decisions import EdgeFact, cited_by, named, need_review_tables, now_iso, statuses_by_id
 
 MAX_REASON = 2000
 
@@ -28,11 +28,11 @@ def flag(conn: ReviewConn, cand: CandidateTable, target: str, reason: str, *, ag
     target = (target or "").strip()
     if not target:
         raise InputError("name the fact: a candidate id or an edge uuid")
-    _need_tables(conn)
+    need_review_tables(conn)
     at = now_iso(now)
 
     def run(c: ReviewConn) -> dict[str, Any]:
-        found = _by_id(c, cand, [target])
+        found = statuses_by_id(c, cand, [target])
         if target in found:
             candidate_id, edge_uuid, group = target, found[target][1], None
         elif cited_by(c, cand, [target]):
