@@ -256,7 +256,8 @@ async def review_queue(settings: Settings, *, group: str | None = None, limit: i
         async with use_graph(settings, graph) as g:
             inputs = await review_queue_mod.gather(conn, cand, g, cfg, settings.sync.tiers, group=group,
                                                    confidences=conf)
-    return review_queue_mod.rank(inputs, cfg, limit=limit or cfg.limit, group=group)
+            ranked = review_queue_mod.rank(inputs, cfg, limit=limit or cfg.limit, group=group)
+            return await review_queue_mod.with_facts(g, ranked)
 
 
 def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,

@@ -381,6 +381,13 @@ class ReviewConn:
             return f"{expr} IN (SELECT json_array_elements_text(CAST(? AS json)))"
         return f"{expr} IN (SELECT value FROM json_each(?))"
 
+    def json_pairs(self) -> str:
+        """A FROM item of the (``key``, ``value``) pairs of a JSON object passed as one parameter,
+        each value as a float."""
+        if self.pg:
+            return "(SELECT key, CAST(value AS double precision) AS value FROM json_each_text(CAST(? AS json)))"
+        return "(SELECT key, CAST(value AS REAL) AS value FROM json_each(?))"
+
     @property
     def now_text(self) -> str:
         """The current UTC time as ISO 8601 text with milliseconds and ``Z``."""

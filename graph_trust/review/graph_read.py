@@ -43,8 +43,8 @@ async def edge_facts(g: Any, uuids: list[str], group: str | None = None) -> dict
 
 async def edge_slots(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
     """The edges among ``uuids`` and every other edge of their slots (same subject entity and
-    relation name): rows of uuid, group_id, subject_uuid, predicate, object_uuid, object, fact,
-    trust_score, trust_status, valid (neither invalid_at nor expired_at set)."""
+    relation name): rows of uuid, group_id, subject_uuid, predicate, object_uuid, object, valid
+    (neither invalid_at nor expired_at set)."""
     rows: dict[str, dict[str, Any]] = {}
     for name in await _graph_names(g, group):
         for r in await _each(g, name, "edge_slots", sorted(set(uuids))):

@@ -204,35 +204,18 @@ class Use:
 
 def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, group: str | None = None,
          today: datetime | None = None) -> dict[str, Use]:
-    """Edge uuid -> :class:`Use` from the log's last ``days`` days: one grouped read (per fact,
-    day and rank), weighed in Python."""
-    now = (today or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    since = (now - timedelta(days=days)).strftime("%Y-%m-%d")
-    where, params = "WHERE day >= ? AND rank <= ?", [since, top_ranks]
+    """Edge uuid -> :class:`Use` from the log's last ``days`` days, summed in the DB: one grouped
+    read joined with each day's weight (passed as one JSON parameter), one row per fact."""
+    ref = (today or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
+    weights = {(ref - timedelta(days=age)).isoformat(): 0.5 ** (age / half_life_days) for age in range(days + 1)}
+    where, params = "WHERE l.rank <= ?", [json.dumps(weights), top_ranks]
     if group is not None:
-        where += " AND group_id = ?"
+        where += " AND l.group_id = ?"
         params.append(group)
-    rows = conn.query(f"SELECT edge_uuid, group_id, day, sum(hits), sum(hits * 1.0 / rank), min(rank) "
-                      f"FROM retrieval_log {where} GROUP BY edge_uuid, group_id, day", tuple(params))
-    ref = now.date()
-    decay: dict[str, float] = {}
-    acc: dict[str, list[Any]] = {}
-    for uuid, gid, day, hits, by_rank, best in rows:
-        w = decay.get(day)
-        if w is None:
-            age = (ref - datetime.strptime(day, "%Y-%m-%d").date()).days
-            w = decay[day] = 0.5 ** (max(age, 0) / half_life_days)
-        a = acc.get(uuid)
-        if a is None:
-            acc[uuid] = [gid, hits, by_rank * w, best, day]
-            continue
-        a[1] += hits
-        a[2] += by_rank * w
-        if best < a[3]:
-            a[3] = best
-        if day > a[4]:
-            a[4] = day
-    return {u: Use(u, a[0], int(a[1]), a[2], int(a[3]), a[4]) for u, a in acc.items()}
+    rows = conn.query(f"SELECT l.edge_uuid, min(l.group_id), sum(l.hits), sum(l.hits * w.value / l.rank), min(l.rank), "
+                      f"max(l.day) FROM retrieval_log l JOIN {conn.json_pairs()} w ON w.key = l.day {where} "
+                      "GROUP BY l.edge_uuid", tuple(params))
+    return {u: Use(u, g, int(n), float(wt), int(best), last) for u, g, n, wt, best, last in rows}
 
 
 def returns_of(conn: ReviewConn, edge_uuid: str, *, days: int = 30) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.graph_read import edge_slots, existing_edges
+from graph_trust.review.graph_read import edge_facts, edge_slots, existing_edges
 from graph_trust.review.log import uses
 from graph_trust.review.rules import RULES, QueueInputs, SlotEdge
 from graph_trust.review.schema import missing_tables
@@ -128,11 +128,9 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
                                 "WHERE resolved_at IS NULL ORDER BY id")]
     # the graph: the slots of the returned edges, and which review rows' edges exist
     inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
-                          r.get("object"), r.get("fact"), bool(r.get("valid")))
+                          r.get("object"), None, bool(r.get("valid")))
                  for r in await edge_slots(graph, sorted(used), group)] if used else []
     for e in inp.slots:
-        if e.fact:
-            inp.facts[e.uuid] = e.fact  # (what agents see: the graph's text over the review row's)
         inp.groups.setdefault(e.uuid, e.group_id)
     placed = await existing_edges(graph, sorted(inp.reviews), group)
     for cid, status, uuid, gid, fact in rows:
@@ -152,4 +150,15 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
     return inp
 
 
-__all__ = ["QueueItem", "gather", "guard_records", "rank", "review_rows"]
+async def with_facts(graph: Any, items: list[QueueItem]) -> list[QueueItem]:
+    """``items`` with the graph's fact text (what agents see) where the graph has their edge."""
+    found = await edge_facts(graph, [i.edge_uuid for i in items if i.edge_uuid and not i.key.startswith("candidate:")])
+    for i in items:
+        e = found.get(i.edge_uuid or "")
+        if e is not None and not i.key.startswith("candidate:"):
+            i.fact = e.fact
+            i.group_id = i.group_id or e.group_id
+    return items
+
+
+__all__ = ["QueueItem", "gather", "guard_records", "rank", "review_rows", "with_facts"]

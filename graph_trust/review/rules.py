@@ -111,29 +111,31 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     for (_, predicate), edges in slots.items():
         if len({e.object_uuid for e in edges}) < 2:
             continue
-        returned = [e for e in edges if inp.use(e.uuid) > 0]
+        use = {e.uuid: inp.use(e.uuid) for e in edges}
+        returned = [e for e in edges if use[e.uuid] > 0]
         if len(returned) < 2:
             continue
-        verified = [e for e in edges if inp.status(e.uuid) in VERIFIED]
+        status_of = {e.uuid: inp.status(e.uuid) for e in edges}
+        verified = [e for e in edges if status_of[e.uuid] in VERIFIED]
         if len(verified) == 1:
             continue  # one verified value: review already says which comes first
-        total = sum(inp.use(e.uuid) for e in returned)
-        top = max(inp.use(e.uuid) for e in returned)
+        total = sum(use[e.uuid] for e in returned)
+        top = max(use[e.uuid] for e in returned)
         values = sorted({e.object or e.object_uuid for e in edges})
         for e in edges:
-            status = inp.status(e.uuid)
+            status = status_of[e.uuid]
             if status in ("rejected", "expired") or (not verified and status == "promoted"):
                 continue
-            share = inp.use(e.uuid) / top if top else 0.0
+            share = use[e.uuid] / top if top else 0.0
             if share <= 0:
                 continue
             yield Hit(e.uuid, total * share,
                       f"contested slot {predicate}: {len(values)} values ({', '.join(map(str, values[:4]))}"
                       f"{', ...' if len(values) > 4 else ''}), {len(verified) or 'none'} verified, "
-                      f"{len(returned)} returned ({total:.1f} weighted, this one {inp.use(e.uuid):.1f})",
+                      f"{len(returned)} returned ({total:.1f} weighted, this one {use[e.uuid]:.1f})",
                       {"predicate": predicate, "values": len(values), "verified": len(verified),
                        "returned": len(returned), "slot_weighted": round(total, 3),
-                       "weighted": round(inp.use(e.uuid), 3)})
+                       "weighted": round(use[e.uuid], 3)})
 
 
 def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
