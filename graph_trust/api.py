@@ -66,6 +66,7 @@ from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
 from graph_trust.review.candidates import open_candidates
+from graph_trust.review.db import parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
@@ -121,9 +122,9 @@ def init_review_db(path: str | Path) -> dict[str, Any]:
     """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL URL):
     the documented ``candidates`` table, the confidence tables and the review tables (decisions,
     retrieval log, flags) (``graph-trust review init``). Returns what it made."""
-    loc = _init_review_db(path)
-    added = init_confidence_tables(loc) + init_review_tables(loc)
-    return {"path": loc.display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
+    where = _init_review_db(path)
+    added = init_confidence_tables(where) + init_review_tables(where)
+    return {"path": parse_location(where).display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
             "confidence_tables": list(CONFIDENCE_TABLES), "review_tables": list(REVIEW_TABLES), "added": added}
 
 

@@ -70,15 +70,15 @@ _SIMPLE_OIDS = frozenset({25, 1043, 1042, 19, 20, 21, 23, 700, 701, 1700})
 SNAPSHOT_BATCH = 5000  # rows per fetch of a PostgreSQL review DB's snapshot
 
 
-def init_review_db(where: str | Path | Location) -> Location:
+def init_review_db(where: str | Path | Location) -> Path | str:
     """Create a review DB with the documented schema at ``where`` (a path or a PostgreSQL URL;
-    idempotent). Returns its location."""
+    idempotent). Returns its path (SQLite) or its URL (PostgreSQL)."""
     with ReviewConn.open(where, create=True) as conn:
         try:
             conn.write(lambda c: run_script(c, SCHEMA))
         except ReviewDBError as exc:
             raise ReviewDBError(f"cannot create {exc}") from None
-        return conn.location
+        return conn.location.target if conn.pg else Path(conn.location.target)
 
 
 def insert_rows(where: str | Path | Location, rows: list[dict[str, Any]]) -> int:
