@@ -36,6 +36,7 @@ from graph_trust.graph.connection import GraphConnection
 from graph_trust.context.metrics import write_textfile as write_metrics
 from graph_trust.context.service import get_context
 from graph_trust.demo import DemoReport, run_demo
+from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
@@ -163,6 +164,7 @@ def check_eval_extra() -> None:
 
 
 __all__ = [
+    "BUILTIN_EMBEDDERS",
     "CONFIDENCE_TABLES",
     "DEFAULT_RANK_CONSTS",
     "DEFAULT_TIERS",
@@ -188,6 +190,7 @@ __all__ = [
     "confidence_store",
     "context",
     "demo",
+    "embedder_named",
     "evaluate_bundled",
     "evaluate_judged",
     "get_context",

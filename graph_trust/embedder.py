@@ -94,7 +94,7 @@ class HashingEmbedder(EmbedderClient):
     ) -> list[float]:
         """Embed one text. A list of strings embeds its first element, as Graphiti's own
         embedders do (Graphiti calls ``create(input_data=[text])``)."""
-        return self.embed([_single_text(input_data)])[0].astype(np.float64).tolist()
+        return self.embed([single_text(input_data, type(self).__name__)])[0].astype(np.float64).tolist()
 
     async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
         """Embed many texts; the i-th vector belongs to the i-th text."""
@@ -215,27 +215,42 @@ class HashingEmbedder(EmbedderClient):
         return h % self.dim, (-weight if h >> 63 else weight)
 
 
-def _single_text(input_data: object) -> str:
+def single_text(input_data: object, embedder: str) -> str:
+    """The one text ``EmbedderClient.create`` embeds: a string, or the first of a list of strings."""
     if isinstance(input_data, str):
         return input_data
     if isinstance(input_data, list | tuple) and input_data and isinstance(input_data[0], str):
         return input_data[0]
     raise TypeError(
-        "HashingEmbedder embeds text: pass a string or a list of strings, not token ids "
+        f"{embedder} embeds text: pass a string or a list of strings, not token ids "
         f"({type(input_data).__name__})"
     )
 
 
+# The embedders graph-trust ships, by the name ``search.embedder`` (and ``--embedder``) gives them.
+BUILTIN_EMBEDDERS = ("hashing", "wordllama")
+
+
 def make_embedder(settings: Settings) -> Any:
-    """The embedder ``search.embedder`` names: ``hashing`` (:class:`HashingEmbedder`) or
-    ``module:callable`` (called with no arguments; it returns a graphiti-core ``EmbedderClient``).
-    Every command that embeds a query or a fact builds its embedder here."""
-    spec = settings.search.embedder
+    """The embedder ``search.embedder`` names (:func:`embedder_named`). Every command that embeds a
+    query or a fact builds its embedder here."""
+    return embedder_named(settings.search.embedder)
+
+
+def embedder_named(spec: str) -> Any:
+    """``hashing`` (:class:`HashingEmbedder`), ``wordllama`` (:class:`~graph_trust.wordllama_embedder.
+    WordLlamaEmbedder`, the ``wordllama`` extra) or ``module:callable`` (called with no arguments; it
+    returns a graphiti-core ``EmbedderClient``)."""
     if spec == "hashing":
         return HashingEmbedder()
+    if spec == "wordllama":
+        from graph_trust.wordllama_embedder import WordLlamaEmbedder  # the optional extra
+
+        return WordLlamaEmbedder()
     module, _, attr = spec.partition(":")
     if not module or not attr:
-        raise ConfigError(f"config key search.embedder: expected 'hashing' or 'module:callable', got {spec!r}")
+        raise ConfigError(f"config key search.embedder: expected 'hashing', 'wordllama' or 'module:callable', "
+                          f"got {spec!r}")
     try:
         factory = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:

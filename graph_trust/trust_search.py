@@ -41,6 +41,7 @@ from graph_trust import fusion
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
 from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
+from graph_trust.embedding_probe import check_query_embedder
 from graph_trust.errors import InputError
 from graph_trust.fusion import Explanation
 from graph_trust.graph import routing
@@ -387,6 +388,9 @@ async def trust_search(
         vector = await embedder.create(input_data=[query.replace("\n", " ")])
 
     routes = routing.routes(driver, group_ids)  # one graph per group where the backend keeps them so
+    if needs_vector and query_vector is None:  # the query's vector must be comparable with the graph's
+        for d, g in routes:
+            await check_query_embedder(d, embedder, g)
     pool_size = max(1, int(math.ceil(2 * config.limit * config.pool_multiplier)))
 
     async def scope(kind: str, cfg: Any) -> tuple[list[Any], list[float], list[Explanation]]:
