@@ -138,9 +138,10 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
         raise
 
 
-async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:
-    """Load the sample graph, sync its review DB, compare vanilla and boosted ranks (``graph-trust demo``)."""
-    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows)
+async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing") -> DemoReport:
+    """Load the sample graph embedded by ``embedder``, sync its review DB, compare vanilla and
+    boosted ranks (``graph-trust demo``)."""
+    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows, embedder=embedder)
 
 
 async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:

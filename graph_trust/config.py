@@ -103,8 +103,9 @@ class SearchSettings(_Section, RankingSettings):
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
-    # "hashing" (graph-trust's deterministic offline embedder) or "module:callable" returning
-    # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
+    # "hashing" (graph-trust's deterministic lexical embedder), "wordllama" (a semantic one that runs
+    # offline: pip install 'graph-trust[wordllama]') or "module:callable" returning a graphiti-core
+    # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
     # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
@@ -451,6 +452,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("NEO4J_PASSWORD", "graph.password"),
     ("NEO4J_DATABASE", "graph.database"),
     ("GRAPHITI_TRUST_WEIGHT", "search.trust_weight"),
+    ("GRAPH_TRUST_EMBEDDER", "search.embedder"),
     ("GRAPH_TRUST_REVIEW_DB", "review.path"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),

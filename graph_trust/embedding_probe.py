@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -94,20 +95,39 @@ async def check_query_embedder(driver: Any, embedder: Any, group_ids: list[str] 
         raise ConfigError(error)
 
 
-async def _verdict(driver: Any, embedder: Any, group_ids: list[str] | None) -> str | None:
+@dataclass(frozen=True)
+class Mismatch:
+    """Why an embedder is not the one that built a graph, and which built-in one is (None: none)."""
+
+    reason: str
+    built_by: str | None
+
+
+async def mismatch(driver: Any, embedder: Any, group_ids: list[str] | None) -> Mismatch | None:
+    """None when ``embedder`` reproduces the fact embeddings stored in ``driver``'s graph (or it
+    stores none); else why not, and the built-in embedder that does, if one does."""
     texts, stored = await stored_sample(driver, group_ids)
     if not texts:
         return None
     found = compare(stored, await embed_texts(embedder, texts))
     if found["same"]:
         return None
+    return Mismatch(found["reason"], await _which_builtin(texts, stored, type(embedder)))
+
+
+async def _verdict(driver: Any, embedder: Any, group_ids: list[str] | None) -> str | None:
+    found = await mismatch(driver, embedder, group_ids)
+    if found is None:
+        return None
     where = f"group {', '.join(group_ids)}" if group_ids else "the graph"
-    fix = await _which_builtin(texts, stored, type(embedder).__name__)
-    return f"config key search.embedder: {found['reason']} ({where}, query embedder {type(embedder).__name__}); {fix}"
+    fix = (f"its facts were embedded by {found.built_by!r}: set search.embedder: {found.built_by}"
+           if found.built_by else "set search.embedder to the embedder that built it (or re-embed its facts with "
+                                  "the one you set)")
+    return f"config key search.embedder: {found.reason} ({where}, query embedder {type(embedder).__name__}); {fix}"
 
 
-async def _which_builtin(texts: list[str], stored: list[Any], current: str) -> str:
-    """The fix to name: the built-in embedder that reproduces ``stored``, if one does."""
+async def _which_builtin(texts: list[str], stored: list[Any], current: type) -> str | None:
+    """The built-in embedder (other than ``current``) that reproduces ``stored``, if one does."""
     from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
 
     for name in BUILTIN_EMBEDDERS:
@@ -115,6 +135,6 @@ async def _which_builtin(texts: list[str], stored: list[Any], current: str) -> s
             candidate = embedder_named(name)
         except ConfigError:  # an optional extra that is not installed
             continue
-        if type(candidate).__name__ != current and compare(stored, await embed_texts(candidate, texts))["same"]:
-            return f"its facts were embedded by {name!r}: set search.embedder: {name}"
-    return "set search.embedder to the embedder that built it (or re-embed its facts with the one you set)"
+        if type(candidate) is not current and compare(stored, await embed_texts(candidate, texts))["same"]:
+            return name
+    return None

@@ -467,6 +467,20 @@ async def _relink_edge_embeddings(c: Ctx):
         assert list(emb) == (want if c.arcadedb else pytest.approx(want, rel=1e-6, abs=1e-7))
 
 
+@case("edge_embedding_probe")
+async def _edge_embedding_probe(c: Ctx):
+    rows = await c.g.query("edge_embedding_probe", group_ids=None, limit=100)
+    assert sorted(r["uuid"] for r in rows) == sorted(c.edges)
+    for r in rows:
+        assert r["fact"] == c.edges[r["uuid"]]["fact"]
+        want = (await EMB.create_batch([r["fact"]]))[0]
+        assert list(r["embedding"]) == (want if c.arcadedb else pytest.approx(want, rel=1e-6, abs=1e-7))
+    only_b = await c.g.query("edge_embedding_probe", group_ids=[c.groups[1]], limit=100)
+    assert sorted(r["uuid"] for r in only_b) == sorted(u for u, e in c.edges.items() if e["group"] == c.groups[1])
+    assert len(await c.g.query("edge_embedding_probe", group_ids=None, limit=3)) == 3
+    assert await c.g.query("edge_embedding_probe", group_ids=["no-such-group"], limit=10) == []
+
+
 # --- benchmark fixtures --------------------------------------------------------------------------
 
 @case("bench_create_entities", "bench_create_relates_to")
