@@ -71,7 +71,27 @@ _CACHE_LIMIT = 500_000  # words kept in the feature table before it is reset
 _CHUNK = 2048  # texts per numpy pass (keeps the working set in cache)
 
 
-class HashingEmbedder(EmbedderClient):
+class ArrayEmbedder(EmbedderClient):
+    """A graphiti-core ``EmbedderClient`` over a numpy ``embed(texts) -> (n, dim)`` method (the
+    fast path graph-trust's own code calls directly)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    async def create(
+        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
+    ) -> list[float]:
+        """Embed one text. A list of strings embeds its first element, as Graphiti's own
+        embedders do (Graphiti calls ``create(input_data=[text])``)."""
+        return self.embed([single_text(input_data, type(self).__name__)])[0].astype(np.float64).tolist()
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        """Embed many texts; the i-th vector belongs to the i-th text."""
+        # float64 -> list is about twice as fast as float32 -> list; the values are the same.
+        return self.embed(input_data_list).astype(np.float64).tolist()
+
+
+class HashingEmbedder(ArrayEmbedder):
     """Signed feature hashing of words and character trigrams into ``dim`` floats (L2-normalised).
 
     >>> import asyncio
@@ -86,20 +106,6 @@ class HashingEmbedder(EmbedderClient):
             raise ValueError(f"embedding dim must be an integer >= 8, got {dim!r}")
         self.dim = dim
         self._reset_vocabulary()
-
-    # --- graphiti-core EmbedderClient ---------------------------------------------------------
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        """Embed one text. A list of strings embeds its first element, as Graphiti's own
-        embedders do (Graphiti calls ``create(input_data=[text])``)."""
-        return self.embed([single_text(input_data, type(self).__name__)])[0].astype(np.float64).tolist()
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        """Embed many texts; the i-th vector belongs to the i-th text."""
-        # float64 -> list is about twice as fast as float32 -> list; the values are the same.
-        return self.embed(input_data_list).astype(np.float64).tolist()
 
     # --- numpy API -------------------------------------------------------------------------
 

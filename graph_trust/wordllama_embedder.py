@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from graphiti_core.embedder.client import EmbedderClient
 
-from graph_trust.embedder import single_text
+from graph_trust.embedder import ArrayEmbedder
 from graph_trust.errors import ConfigError
 
 MODEL = "l2_supercat"  # WordLlama's configuration name
@@ -71,30 +70,15 @@ def load_model() -> Any:
     return wordllama.WordLlama.load(config=MODEL, dim=DIM, cache_dir=folder, disable_download=True)
 
 
-class WordLlamaEmbedder(EmbedderClient):
+class WordLlamaEmbedder(ArrayEmbedder):
     """A graphiti-core ``EmbedderClient`` over WordLlama: unit vectors of ``dim`` (256) floats, the
-    zero vector for a text with no tokens. Loading the model is the only slow step (once per process).
-
-    >>> import asyncio
-    >>> e = WordLlamaEmbedder()  # doctest: +SKIP
-    >>> len(asyncio.run(e.create("billing-db is backed up nightly")))  # doctest: +SKIP
-    256
-    """
+    zero vector for a text with no tokens (``create``/``create_batch`` from :class:`ArrayEmbedder`).
+    Loading the model is the only slow step (once per process); ``model`` passes a loaded one."""
 
     dim = DIM
 
     def __init__(self, model: Any = None) -> None:
         self.model = model if model is not None else load_model()
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        """Embed one text (a list of strings embeds its first, as Graphiti's own embedders do)."""
-        return self.embed([single_text(input_data, "WordLlamaEmbedder")])[0].astype(np.float64).tolist()
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        """Embed many texts; the i-th vector belongs to the i-th text."""
-        return self.embed(input_data_list).astype(np.float64).tolist()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """``texts`` as a ``(len(texts), dim)`` float32 array of unit (or zero) rows."""
