@@ -62,13 +62,12 @@ async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5,
     """Load the sample embedded by ``embedder`` (a built-in embedder's name, whatever
     ``search.embedder`` says), sync (through ``sync_rows``), and compare vanilla and boosted ranks
     for the demo queries. A graph that already holds the sample embedded by another embedder is an
-    InputError naming both fixes, before the sync writes anything."""
+    InputError naming both fixes, before anything is written."""
     start = time.perf_counter()
     review_db = state_path(settings, "demo-review.sqlite3")
     vectors = embedder_named(embedder)
     group = demo_group()
     async with open_graph(settings) as conn:
-        load = await load_sample(conn.driver, vectors)
         group_driver = conn.for_group(group).driver
         found = await mismatch(group_driver, vectors, [group])
         if found is not None:
@@ -77,6 +76,7 @@ async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5,
                              f"{repr(found.built_by) if found.built_by else 'another embedder'}, not {embedder!r}: "
                              f"{other}give {embedder!r} a graph of its own: graph-trust demo --embedder {embedder} "
                              f"--graph embedded:.graph-trust/{embedder}")
+        load = await load_sample(conn.driver, vectors)
         sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
         graphiti = make_graphiti(group_driver, embedder=vectors)
         report = DemoReport(conn.address.display, embedder, group, str(review_db), load, sync)

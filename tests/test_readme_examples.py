@@ -68,6 +68,11 @@ def _relink(ns: dict, out: str) -> None:
     assert "6 orphaned" in out
 
 
+def _embedders(ns: dict, out: str) -> None:
+    assert out.splitlines()[0] == "0.45"  # a paraphrase scores high with WordLlama
+    assert "its facts were embedded by 'hashing': set search.embedder: hashing" in out  # the check caught it
+
+
 # What a page's examples must have produced beyond running (each page named here must have examples).
 CHECKS: dict[str, Callable[[dict, str], None]] = {
     "README.md": _readme,
@@ -76,6 +81,7 @@ CHECKS: dict[str, Callable[[dict, str], None]] = {
     "docs/sync.md": _sync,
     "docs/relink.md": _relink,
     "docs/getting-started.md": _getting_started,
+    "docs/embedders.md": _embedders,
 }
 
 
