@@ -40,14 +40,15 @@ from __future__ import annotations
 import hashlib
 import importlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from graphiti_core.embedder.client import EmbedderClient
 
+from graph_trust.array_embedder import ArrayEmbedder
 from graph_trust.config import Settings
 from graph_trust.errors import ConfigError
+from graph_trust.wordllama_embedder import WordLlamaEmbedder
 
 DEFAULT_DIM = 256
 HASH_KEY = b"graph-trust/hashing-v1"
@@ -69,26 +70,6 @@ _ASCII_WORDS = bytes(
 )
 _CACHE_LIMIT = 500_000  # words kept in the feature table before it is reset
 _CHUNK = 2048  # texts per numpy pass (keeps the working set in cache)
-
-
-class ArrayEmbedder(EmbedderClient):
-    """A graphiti-core ``EmbedderClient`` over a numpy ``embed(texts) -> (n, dim)`` method (the
-    fast path graph-trust's own code calls directly)."""
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        raise NotImplementedError
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        """Embed one text. A list of strings embeds its first element, as Graphiti's own
-        embedders do (Graphiti calls ``create(input_data=[text])``)."""
-        return self.embed([single_text(input_data, type(self).__name__)])[0].astype(np.float64).tolist()
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        """Embed many texts; the i-th vector belongs to the i-th text."""
-        # float64 -> list is about twice as fast as float32 -> list; the values are the same.
-        return self.embed(input_data_list).astype(np.float64).tolist()
 
 
 class HashingEmbedder(ArrayEmbedder):
@@ -221,18 +202,6 @@ class HashingEmbedder(ArrayEmbedder):
         return h % self.dim, (-weight if h >> 63 else weight)
 
 
-def single_text(input_data: object, embedder: str) -> str:
-    """The one text ``EmbedderClient.create`` embeds: a string, or the first of a list of strings."""
-    if isinstance(input_data, str):
-        return input_data
-    if isinstance(input_data, list | tuple) and input_data and isinstance(input_data[0], str):
-        return input_data[0]
-    raise TypeError(
-        f"{embedder} embeds text: pass a string or a list of strings, not token ids "
-        f"({type(input_data).__name__})"
-    )
-
-
 # The embedders graph-trust ships, by the name ``search.embedder`` (and ``--embedder``) gives them.
 BUILTIN_EMBEDDERS = ("hashing", "wordllama")
 
@@ -250,9 +219,7 @@ def embedder_named(spec: str) -> Any:
     if spec == "hashing":
         return HashingEmbedder()
     if spec == "wordllama":
-        from graph_trust.wordllama_embedder import WordLlamaEmbedder  # the optional extra
-
-        return WordLlamaEmbedder()
+        return WordLlamaEmbedder()  # a ConfigError naming the extra when it is not installed
     module, _, attr = spec.partition(":")
     if not module or not attr:
         raise ConfigError(f"config key search.embedder: expected 'hashing', 'wordllama' or 'module:callable', "

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.errors import ConfigError
 from graph_trust.graph import vector_index as vi
 
@@ -128,8 +129,6 @@ async def _verdict(driver: Any, embedder: Any, group_ids: list[str] | None) -> s
 
 async def _which_builtin(texts: list[str], stored: list[Any], current: type) -> str | None:
     """The built-in embedder (other than ``current``) that reproduces ``stored``, if one does."""
-    from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
-
     for name in BUILTIN_EMBEDDERS:
         try:
             candidate = embedder_named(name)

@@ -29,7 +29,8 @@ from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, LLMConfig, Model
 from graphiti_core.prompts.models import Message
 from pydantic import BaseModel
 
-from graph_trust.embedder import ArrayEmbedder, HashingEmbedder
+from graph_trust.array_embedder import ArrayEmbedder
+from graph_trust.embedder import HashingEmbedder
 from graph_trust.errors import ConfigError
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.embedder import ArrayEmbedder
+from graph_trust.array_embedder import ArrayEmbedder
 from graph_trust.errors import ConfigError
 
 MODEL = "l2_supercat"  # WordLlama's configuration name
