@@ -16,8 +16,8 @@ import asyncio
 import json
 import time
 
-from graph_trust.embedder import HashingEmbedder
-from graph_trust.sample import sample_graph
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.demo.sample import sample_graph
 
 
 def main() -> None:

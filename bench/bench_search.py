@@ -17,7 +17,7 @@ import time
 import numpy as np
 from graphiti_core.search.search_utils import rrf
 
-from graph_trust import fusion
+from graph_trust.search import fusion
 
 
 def p50(xs: list[float]) -> float:

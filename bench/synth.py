@@ -1,7 +1,7 @@
 """Synthetic operations-domain graphs for benchmarks.
 
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
-vocabulary, embeddings come from :class:`graph_trust.embedder.HashingEmbedder`. ``build`` saves
+vocabulary, embeddings come from :class:`graph_trust.clients.hashing.HashingEmbedder`. ``build`` saves
 them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
 embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
 (``cypher/bench_create_search_*``), several times faster at 100k edges and more.

@@ -9,7 +9,7 @@
 Usage::
 
     python docs/gen_ref.py           # rewrite both pages
-    python docs/gen_ref.py --check   # exit 1 and name the stale pages (tests/test_docs.py runs this)
+    python docs/gen_ref.py --check   # exit 1 and name the stale pages (tests/docs/test_docs.py runs this)
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ CompetitorOrder = Literal["none", "trust", "trust_recency"]
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
-    (``graph_trust.trust_search.TrustSearchConfig``) both are one."""
+    (``graph_trust.search.trust_search.TrustSearchConfig``) both are one."""
 
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
@@ -92,7 +92,7 @@ RANKING_KEYS: tuple[str, ...] = tuple(RankingSettings.model_fields)
 
 
 class SearchSettings(_Section, RankingSettings):
-    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    """Trust-boosted fusion (``graph_trust.search.fusion``): ``boost_form`` ``additive`` is the
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``

@@ -114,7 +114,7 @@ def copy_recipe(recipe, limit: int):
 
 def reference_recipe(recipe, limit: int):
     """A private copy of a trust recipe with seed 002's exact formula (``graphiti.REFERENCE``)."""
-    from graph_trust import trust_search as gt
+    from graph_trust.search import trust_search as gt
 
     return copy_recipe(recipe, limit).model_copy(update=gt.REFERENCE)
 
@@ -125,7 +125,7 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
     same items, same order, same scores. Returns how many items were compared."""
     from graphiti_core.search import search_config_recipes as recipes
 
-    from graph_trust import trust_search as gt
+    from graph_trust.search import trust_search as gt
 
     compared = 0
     for vanilla_recipe, trust_recipe in [(recipes.EDGE_HYBRID_SEARCH_RRF, gt.EDGE_HYBRID_SEARCH_RRF_TRUST),

@@ -1,0 +1,80 @@
+"""``graph-trust demo``: the whole loop on the embedded default.
+
+Loads the bundled operations graph (idempotently), writes the bundled review DB under the
+state directory and syncs it onto the graph, then runs the demo queries twice: Graphiti's
+vanilla ``search_`` (EDGE_HYBRID_SEARCH_RRF) and ``trust_search`` with explanations.
+
+The sync is a piece the caller hands in (:data:`graph_trust.review.hooks.ReviewSync`; :func:`graph_trust.api.demo`
+passes the real sync job), so this module, beside search, does not import the sync job.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
+
+from graph_trust.config import Settings, state_path
+from graph_trust.graph.connection import open_graph
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.search.fusion import Explanation
+from graph_trust.search.trust_search import trust_search
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.review.hooks import ReviewSync  # (it lived here: graph_trust.demo.run.ReviewSync still imports)
+from graph_trust.search.ranked import search_config
+from graph_trust.demo.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
+
+
+
+@dataclass
+class DemoQuery:
+    query: str
+    vanilla: list[dict[str, Any]]  # uuid, text, score, trust_score (Graphiti's own order)
+    boosted: list[Explanation]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "vanilla": self.vanilla, "boosted": [e.to_dict() for e in self.boosted]}
+
+
+@dataclass
+class DemoReport:
+    graph: str
+    group: str
+    review_db: str
+    load: LoadReport
+    sync: Any
+    queries: list[DemoQuery] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"graph": self.graph, "group": self.group, "review_db": self.review_db,
+                "load": self.load.as_dict(), "sync": self.sync.to_dict(),
+                "queries": [q.to_dict() for q in self.queries], "duration_s": round(self.duration_s, 3)}
+
+
+async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5) -> DemoReport:
+    """Load, sync (through ``sync_rows``), and compare vanilla and boosted ranks for the demo queries."""
+    start = time.perf_counter()
+    review_db = state_path(settings, "demo-review.sqlite3")
+    embedder = HashingEmbedder()  # the sample is embedded with it, whatever search.embedder says
+    group = demo_group()
+    async with open_graph(settings) as conn:
+        load = await load_sample(conn.driver, embedder)
+        sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
+        graphiti = make_graphiti(conn.for_group(group).driver, embedder=embedder)
+        report = DemoReport(conn.address.display, group, str(review_db), load, sync)
+        vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
+        vanilla_cfg.limit = limit
+        for q in demo_queries():
+            vanilla = await graphiti.search_(q, config=vanilla_cfg, group_ids=[group])
+            boosted = await trust_search(graphiti, q, config=search_config(settings, limit=limit), group_ids=[group])
+            report.queries.append(DemoQuery(
+                q,
+                [{"uuid": e.uuid, "text": e.fact, "score": s, "trust_score": e.attributes.get("trust_score")}
+                 for e, s in zip(vanilla.edges, vanilla.edge_reranker_scores, strict=True)],
+                boosted.edge_explanations,
+            ))
+    report.duration_s = time.perf_counter() - start
+    return report
