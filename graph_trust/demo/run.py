@@ -19,7 +19,7 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 from graph_trust.config import Settings, state_path
 from graph_trust.graph.connection import open_graph
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.search.fusion import Explanation
+from graph_trust.search.ranking import Explanation
 from graph_trust.search.trust_search import trust_search
 from graph_trust.clients.offline import make_graphiti
 from graph_trust.review.hooks import ReviewSync  # (it lived here: graph_trust.demo.run.ReviewSync still imports)

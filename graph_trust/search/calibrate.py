@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graph_trust.search import fusion
+from graph_trust.search import ranking
+from graph_trust.search.rules import trust_boost
 
 DEFAULT_TIERS = (1.0, 0.6, 0.25)
 DEFAULT_RANK_CONSTS = (1.0, 60.0)
@@ -46,7 +47,7 @@ def calibration_table(
     methods: int = 2,
     max_rank: int = 20,
     tiers: tuple[float, ...] = DEFAULT_TIERS,
-    form: fusion.BoostForm = "additive",
+    form: ranking.BoostForm = "additive",
     min_boost_trust: float = 0.0,
 ) -> list[CalibrationRow]:
     """One row per rank 1..max_rank with, per trust tier, the best unboosted rank overtaken
@@ -58,7 +59,7 @@ def calibration_table(
         over: dict[float, int | None] = {}
         for t in tiers:
             scale = unboosted[i : i + 1] if form == "supported" else None  # support = fused here
-            gain = fusion.boost_amounts(np.array([t]), trust_weight, None, scale, min_boost_trust)
+            gain = trust_boost.boost_amounts(np.array([t]), trust_weight, None, scale, min_boost_trust)
             final = unboosted[i] + gain[0]
             beaten = np.nonzero((unboosted[:i] < final))[0]
             over[t] = int(ranks[beaten[0]]) if len(beaten) else None
@@ -72,7 +73,7 @@ def calibration_tables(
     methods: int = 2,
     max_rank: int = 20,
     tiers: tuple[float, ...] = DEFAULT_TIERS,
-    form: fusion.BoostForm = "additive",
+    form: ranking.BoostForm = "additive",
     min_boost_trust: float = 0.0,
 ) -> dict[float, list[CalibrationRow]]:
     """:func:`calibration_table` per RRF constant (Graphiti's 1 and upstream's proposed 60)."""

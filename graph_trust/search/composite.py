@@ -38,7 +38,7 @@ import numpy as np
 
 from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
-from graph_trust.search.fusion import order_competitors
+from graph_trust.search.rules.competitors import order_competitors
 from graph_trust.search.records import MemoryRecord
 
 DEFAULT_TYPE_BOOSTS: Mapping[str, float] = {
@@ -281,7 +281,7 @@ def rank_composite(
     0 means no trim (the pipeline trims after access control and selection). ``competitors``
     (``search.competitors``): edges stating one relation of one subject share the slots their
     composite scores gave them, by trust at or above ``verified_trust``, then (``trust_recency``)
-    by the newer timestamp, as in :func:`graph_trust.search.fusion.order_competitors`.
+    by the newer timestamp, as in :func:`graph_trust.search.rules.competitors.order_competitors`.
     """
     if memory_types:
         wanted = {t.strip().lower() for t in memory_types}

@@ -1,7 +1,7 @@
 """Memory records: one flat, typed view of a Graphiti search hit for the ranking stages.
 
 :func:`records_from_results` turns the ``EntityEdge`` / ``EntityNode`` items of a search
-result (plus the per-item :class:`~graph_trust.search.fusion.Explanation`) into
+result (plus the per-item :class:`~graph_trust.search.ranking.Explanation`) into
 :class:`MemoryRecord` objects. Properties graph-trust owns come back from Graphiti in
 ``.attributes``: ``trust_score``, ``memory_type``, ``sensitivity``, ``scope``, ``salience``,
 ``success_count``, ``failure_count``, ``reinforced_at`` (and optionally ``subject``,
@@ -41,7 +41,8 @@ from typing import Any, Literal
 
 from graph_trust.errors import InputError
 from graph_trust.graph.temporal import as_datetime
-from graph_trust.search.fusion import Explanation, sanitize_trust
+from graph_trust.search.fusion import sanitize_trust
+from graph_trust.search.ranking import Explanation
 
 MemoryKind = Literal["edge", "node"]
 

@@ -4,7 +4,7 @@
 each configured method, fuses the lists with RRF in :mod:`graph_trust.search.fusion`, boosts by trust
 and demotes negative evidence over the whole pool, and truncates to ``limit``. It returns a
 :class:`TrustSearchResults` — Graphiti's ``SearchResults`` with the reranker score lists
-holding the final scores — plus one :class:`~graph_trust.search.fusion.Explanation` per item.
+holding the final scores — plus one :class:`~graph_trust.search.ranking.Explanation` per item.
 
 With ``trust_weight=0`` and the default pool, edges and nodes are exactly what
 ``Graphiti.search_`` returns for the vanilla RRF recipe (same items, order and scores), as long
@@ -38,17 +38,18 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust.search import fusion
+from graph_trust.search import ranking
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.errors import InputError
-from graph_trust.search.fusion import Explanation
+from graph_trust.search.ranking import Explanation
 from graph_trust.graph import routing
 
 # The defaults live in graph_trust.config (one source); these names keep existing imports working.
 _DEFAULTS = RankingSettings()
 DEFAULT_TRUST_WEIGHT = _DEFAULTS.trust_weight  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
-DEFAULT_BOOST_FORM: fusion.BoostForm = _DEFAULTS.boost_form
+DEFAULT_BOOST_FORM: ranking.BoostForm = _DEFAULTS.boost_form
 DEFAULT_MIN_BOOST_TRUST = _DEFAULTS.min_boost_trust
 DEFAULT_NEGATIVE_STATUSES = tuple(_DEFAULTS.negative_statuses)
 DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
@@ -296,7 +297,7 @@ def statement_keys(edges: Sequence[Any], competitors: Sequence[tuple[str, str] |
 
 def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
                  ) -> tuple[list[Any] | None, np.ndarray | None, list[Any] | None]:
-    """(competitor keys, valid_at stamps, statement keys) for :func:`graph_trust.search.fusion.rank_pool`,
+    """(competitor keys, valid_at stamps, statement keys) for :func:`graph_trust.search.ranking.rank_pool`,
     or Nones."""
     if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0
                           and config.negative_lone_places is None):
@@ -319,10 +320,10 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
     min_score = config.reranker_min_score if rrf_scored else -math.inf
     keys, stamps, twins = _competition(items, kind, config)
-    ranked = fusion.rank_pool(
+    ranked = ranking.rank_pool(
         pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
         min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
-        negative_policy=fusion.NegativePolicy(config.negative_penalty, config.drop_negative,
+        negative_policy=ranking.NegativePolicy(config.negative_penalty, config.drop_negative,
                                               config.negative_lone_places, config.negative_competed,
                                               frozenset(config.negative_superseded)),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
@@ -331,7 +332,7 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
     top = ranked.order[: config.limit]
     texts = [(x.fact if kind == "edge" else x.name) for x in items]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
-                    for e in fusion.explain(ranked, texts, top)]
+                    for e in ranking.explain(ranked, texts, top)]
     return [items[i] for i in top], [float(ranked.final[i]) for i in top], explanations
 
 

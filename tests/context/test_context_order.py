@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import load_settings
-from graph_trust.search.fusion import Explanation
+from graph_trust.search.ranking import Explanation
 from graph_trust.access.layers import salience_of
 from graph_trust.context.agent import context_from_records
 from memory_records import NOW, rec

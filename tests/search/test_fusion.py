@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graph_trust.search import fusion
+from graph_trust.search import ranking
+from graph_trust.search.rules import trust_boost
 
 uuid_lists = st.lists(
     st.lists(st.sampled_from([f"u{i}" for i in range(30)]), unique=True, max_size=20), min_size=1, max_size=3
@@ -20,7 +22,7 @@ uuid_lists = st.lists(
 @given(uuid_lists)
 def test_weight_zero_is_graphitis_rrf(lists):
     pool = fusion.fuse(lists, ["bm25", "cosine", "bfs"][: len(lists)])
-    ranked = fusion.rank_pool(pool, [None] * len(pool.uuids), weight=0.0)
+    ranked = ranking.rank_pool(pool, [None] * len(pool.uuids), weight=0.0)
     uuids, scores = rrf(lists)
     assert [pool.uuids[i] for i in ranked.order] == uuids
     assert [float(ranked.final[i]) for i in ranked.order] == scores  # bitwise equal
@@ -44,7 +46,7 @@ def test_final_non_decreasing_in_trust(fused, data, weight):
     bump = np.array(data.draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
     t2 = np.minimum(1.0, t1 + bump)
     f = np.array(fused)
-    assert np.all(fusion.boost(f, t2, weight) >= fusion.boost(f, t1, weight))
+    assert np.all(trust_boost.boost(f, t2, weight) >= trust_boost.boost(f, t1, weight))
 
 
 @given(st.lists(st.floats(0, 3, allow_nan=False), min_size=1, max_size=50), st.floats(0.0, 1.0))
@@ -52,8 +54,8 @@ def test_missing_trust_equals_zero(fused, weight):
     f = np.array(fused)
     missing = fusion.sanitize_trust([None] * len(fused))
     zeros = fusion.sanitize_trust([0.0] * len(fused))
-    assert np.array_equal(fusion.boost(f, missing, weight), fusion.boost(f, zeros, weight))
-    assert np.array_equal(fusion.boost(f, missing, weight), f)
+    assert np.array_equal(trust_boost.boost(f, missing, weight), trust_boost.boost(f, zeros, weight))
+    assert np.array_equal(trust_boost.boost(f, missing, weight), f)
 
 
 def test_invalid_trust_ignored_or_clamped_with_one_warning(caplog):
@@ -67,7 +69,7 @@ def test_invalid_trust_ignored_or_clamped_with_one_warning(caplog):
 
 def test_ineligible_items_get_no_boost():
     f = np.array([1.0, 1.0])
-    out = fusion.boost(f, np.array([1.0, 1.0]), 0.5, eligible=np.array([True, False]))
+    out = trust_boost.boost(f, np.array([1.0, 1.0]), 0.5, eligible=np.array([True, False]))
     assert out.tolist() == [1.5, 1.0]
 
 
@@ -75,8 +77,8 @@ def test_explanations_carry_ranks_and_rank_without_boost():
     lists = [["a", "b", "c"], ["c", "b"]]
     pool = fusion.fuse(lists, ["bm25", "cosine"])
     # fused: a = 1, b = 1/2 + 1/2 = 1 (tie: a first, as Graphiti), c = 1/3 + 1
-    ranked = fusion.rank_pool(pool, [None, 1.0, None], weight=0.5)
-    ex = fusion.explain(ranked, ["A", "B", "C"])
+    ranked = ranking.rank_pool(pool, [None, 1.0, None], weight=0.5)
+    ex = ranking.explain(ranked, ["A", "B", "C"])
     by = {e.uuid: e for e in ex}
     assert [e.uuid for e in ex] == ["b", "c", "a"]
     assert by["c"].bm25_rank == 3 and by["c"].cosine_rank == 1 and by["a"].cosine_rank is None
@@ -89,7 +91,7 @@ def test_explanations_carry_ranks_and_rank_without_boost():
 
 def test_min_score_filters_on_fused_score():
     pool = fusion.fuse([["a", "b", "c"]], ["bm25"])
-    ranked = fusion.rank_pool(pool, [None, None, 1.0], weight=1.0, min_score=0.5)
+    ranked = ranking.rank_pool(pool, [None, None, 1.0], weight=1.0, min_score=0.5)
     assert [pool.uuids[i] for i in ranked.order] == ["a", "b"]
 
 

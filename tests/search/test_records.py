@@ -9,7 +9,7 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 
 from graph_trust.errors import InputError
-from graph_trust.search.fusion import Explanation
+from graph_trust.search.ranking import Explanation
 from graph_trust.graph.temporal import as_datetime
 from graph_trust.search.records import infer_memory_type, record_from_item, records_from_results
 
