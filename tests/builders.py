@@ -113,10 +113,8 @@ def copy_recipe(recipe, limit: int):
 
 
 def reference_recipe(recipe, limit: int):
-    """A private copy of a trust recipe with seed 002's exact formula (``graphiti.REFERENCE``)."""
-    from graph_trust.search import trust_search as gt
-
-    return copy_recipe(recipe, limit).model_copy(update=gt.REFERENCE)
+    """A private copy of a trust recipe with seed 002's exact formula (``profile: reference``)."""
+    return copy_recipe(recipe, limit).model_copy(update={"profile": "reference"})
 
 
 async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits=(3, 5, 10)) -> int:

@@ -109,6 +109,8 @@ def record_payload(item: Any, *, layer: str | None = None, selection: Selection[
         "relevance": getattr(item, "relevance", None),
         "type_boost": getattr(item, "type_boost", None),
         "composite": getattr(item, "score", None),
+        "composite_moved_by": getattr(item, "moved_by", None),
+        "composite_before_move": getattr(item, "score_before_move", None),
         "salience": salience_of(item),
         "fusion": None
         if expl is None
@@ -117,9 +119,13 @@ def record_payload(item: Any, *, layer: str | None = None, selection: Selection[
             "cosine_rank": expl.cosine_rank,
             "fused": expl.fused,
             "boost": expl.boost,
+            "relation_bonus": expl.relation_bonus,
             "final": expl.final,
             "rank": expl.rank,
             "rank_without_boost": expl.rank_without_boost,
+            "negative": expl.negative,
+            "moved_by": expl.moved_by,
+            "score_before_move": expl.score_before_move,
         },
         "valid_at": _iso(rec.valid_at),
         "created_at": _iso(rec.created_at),

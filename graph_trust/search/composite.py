@@ -68,6 +68,10 @@ class RankedRecord:
     type_boost: float
     score: float
     trust_source: TrustSource
+    # set when the competitor rule moved the record from the place its score gave it: the rule
+    # and that score (``score`` is then the score of the slot it took: scores follow the order)
+    moved_by: str | None = None
+    score_before_move: float | None = None
 
     @property
     def uuid(self) -> str:
@@ -212,20 +216,29 @@ def composite_arrays(
 
 
 def _ranked(
-    records: Sequence[MemoryRecord], a: CompositeArrays, idx: Sequence[int], overridden: bool
+    records: Sequence[MemoryRecord], a: CompositeArrays, idx: Sequence[int], overridden: bool,
+    slot_scores: Sequence[float] | None = None, moved: Sequence[bool] | None = None,
 ) -> list[RankedRecord]:
+    """The records at ``idx``, each with its dimensions; where ``moved`` (aligned with ``idx``)
+    says the competitor rule moved one, it scores its place's score (``slot_scores``)."""
+    scores = a.score[idx].tolist()
+    moved = [False] * len(scores) if moved is None else list(moved)
+    shown = [v if m else s for s, v, m in zip(scores, slot_scores or scores, moved, strict=True)]
     cols = zip(
         a.trust[idx].tolist(),
         a.recency[idx].tolist(),
         a.relevance[idx].tolist(),
         a.type_boost[idx].tolist(),
-        a.score[idx].tolist(),
+        scores,
+        shown,
+        moved,
         a.trust_missing[idx].tolist(),
         strict=True,
     )
     return [
-        RankedRecord(records[i], t, rc, rv, tb, s, "override" if overridden else ("default" if m else "property"))
-        for i, (t, rc, rv, tb, s, m) in zip(idx, cols, strict=True)
+        RankedRecord(records[i], t, rc, rv, tb, v, "override" if overridden else ("default" if m else "property"),
+                     "competitors" if mv else None, s if mv else None)
+        for i, (t, rc, rv, tb, s, v, mv, m) in zip(idx, cols, strict=True)
     ]
 
 
@@ -291,10 +304,13 @@ def rank_composite(
     a = composite_arrays(records, settings, now=now, trust_override=trust_override, max_fused=max_fused)
     order = np.argsort(-a.score, kind="stable")
     keep = order[a.trust[order] >= settings.min_trust]
+    slots = a.score[keep]  # each place's score: a record moved into a place takes its score
+    before = keep
     if competitors != "none" and len(keep) > 1:
         keep = _order_competitors(records, a, keep, competitors == "trust_recency", verified_trust,
                                   competitor_keys)
+    moved = keep != before
     limit = settings.max_results if max_results is None else max_results
     if limit:
-        keep = keep[:limit]
-    return _ranked(records, a, keep.tolist(), trust_override is not None)
+        keep, slots, moved = keep[:limit], slots[:limit], moved[:limit]
+    return _ranked(records, a, keep.tolist(), trust_override is not None, slots.tolist(), moved.tolist())

@@ -37,6 +37,10 @@ class Explanation:
     negative: str | None = None  # why the item was demoted: its review status, or "invalidated"
     cosine_stage: str | None = None  # "index" or "scan": which cosine stage found it (None: not found by cosine)
     relation_bonus: float = 0.0  # share of the fused scores of facts stating the same relation of the same subject
+    # the rule that moved the item from the place its score gave it (None: none did), and that
+    # score; ``final`` is then the score of the place it took (scores follow the order)
+    moved_by: str | None = None
+    score_before_move: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,7 +48,9 @@ class Explanation:
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """A boosted pool: item indices best-first plus the arrays explanations read from."""
+    """A boosted pool: item indices best-first plus the arrays explanations read from.
+    ``final`` never increases along ``order``: a rule that moves an item gives it the score of the
+    place it takes (``scored`` keeps the one before, ``moved`` names the rule)."""
 
     pool: FusedPool
     trust: np.ndarray
@@ -54,6 +60,8 @@ class Ranked:
     rank_without_boost: np.ndarray
     negative: Sequence[str | None] | None = None
     relation: np.ndarray | None = None  # relation bonus per item (None: off)
+    scored: np.ndarray | None = None  # each item's score before a rule moved it
+    moved: Sequence[str | None] | None = None  # the rule that moved each item (None: none)
 
 
 def rank_pool(
@@ -75,7 +83,8 @@ def rank_pool(
     relation_mode: RelationMode = "sum",
     twins: Sequence[Any] | None = None,
 ) -> Ranked:
-    """Boost the whole pool, then order it. Items with ``fused < min_score`` are dropped.
+    """Boost the whole pool, then order it by the ranking rules (:data:`graph_trust.search.rules.ORDER`).
+    Items with ``fused < min_score`` are dropped. The scores follow the order.
 
     ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
     are treated by ``negative_policy`` (default: sunk below every other item). ``competitors``
@@ -105,7 +114,8 @@ def rank_pool(
     keep = pool.fused[idx] >= min_score
     if neg is not None and policy.drop:
         keep &= ~neg[idx]
-    return Ranked(pool, trust, state.boosts, state.final, idx[keep], ranks_of(pool.fused), negative, state.relation)
+    return Ranked(pool, trust, state.boosts, state.final, idx[keep], ranks_of(pool.fused), negative, state.relation,
+                  state.scored, state.moved)
 
 
 def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | None = None) -> list[Explanation]:
@@ -116,6 +126,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
     out = []
     for rank, i in enumerate(picks, start=1):
         t = ranked.trust[i]
+        moved = None if ranked.moved is None else ranked.moved[i]
         out.append(
             Explanation(
                 uuid=pool.uuids[i],
@@ -130,6 +141,8 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
                 rank_without_boost=int(ranked.rank_without_boost[i]),
                 negative=None if ranked.negative is None else ranked.negative[i],
                 relation_bonus=0.0 if ranked.relation is None else float(ranked.relation[i]),
+                moved_by=moved,
+                score_before_move=None if moved is None else float(ranked.scored[i]),
             )
         )
     return out

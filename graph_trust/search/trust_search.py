@@ -8,7 +8,7 @@ holding the final scores — plus one :class:`~graph_trust.search.ranking.Explan
 
 With ``trust_weight=0`` and the default pool, edges and nodes are exactly what
 ``Graphiti.search_`` returns for the vanilla RRF recipe (same items, order and scores), as long
-as no item carries negative evidence (or the :data:`REFERENCE` settings are used).
+as no item carries negative evidence; with ``profile="graphiti"`` they are whatever the trust.
 """
 
 from __future__ import annotations
@@ -89,20 +89,12 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     by the newer ``valid_at`` (``trust_recency``), or not at all (``none``);
     ``relation_weight`` adds to each edge that share of its best competitor's fused score
     (``relation_mode`` ``best``) or of all of theirs (``sum``), at most ``relation_cap`` of
-    its own. :data:`REFERENCE` settings reproduce seed 002 exactly.
+    its own. ``profile`` ``reference`` is seed 002's formula alone; ``graphiti`` is Graphiti's
+    ``search_`` (weight 0, no rule); explicit keys override the profile's.
     """
 
     trust_weight: TrustWeight | None = None
     cosine: CosineStage = Field(default_factory=CosineStage)
-
-
-# The settings under which trust_search is exactly seed 002's ``rrf + trust_score * trust_weight``
-# (no threshold, no negative evidence, no competitor ordering or relation bonus); with
-# trust_weight 0 it is Graphiti's ``search_``.
-REFERENCE: dict[str, Any] = {"boost_form": "additive", "min_boost_trust": 0.0, "negative_statuses": [],
-                             "demote_invalidated": False, "negative_penalty": 0.0, "drop_negative": False,
-                             "negative_lone_places": None, "negative_competed": "penalty", "relation_cap": None,
-                             "competitors": "none", "relation_weight": 0.0}
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(

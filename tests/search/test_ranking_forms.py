@@ -213,7 +213,7 @@ def test_relation_bonus_is_the_share_of_the_other_members_fused_scores(lists, k,
         got = 0.0 if ranked.relation is None else ranked.relation[i]
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
         if neg is None or neg[i] is None:
-            assert ranked.final[i] == pytest.approx(plain.final[i] + got, rel=1e-9, abs=1e-12)
+            assert ranked.scored[i] == pytest.approx(plain.scored[i] + got, rel=1e-9, abs=1e-12)
 
 
 # --- negative evidence where it is informative (NegativePolicy.lone_places) and the bounded relation bonus ---

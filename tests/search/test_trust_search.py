@@ -95,7 +95,7 @@ async def test_expired_edges_get_no_boost(ograph):
     ex = {e.uuid: e for e in res.edge_explanations}
     assert ex[old].trust_score == 1.0 and ex[old].boost == 0.0 and ex[old].negative == "invalidated"
     assert ex[old].rank == len(res.edges)  # demoted below every edge without negative evidence
-    cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={**gt.REFERENCE, "boost_expired": True})
+    cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={"profile": "reference", "boost_expired": True})
     res2 = await gt.trust_search(graphiti, "payments-api owner", config=cfg, group_ids=[group])
     assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(gt.DEFAULT_TRUST_WEIGHT)
 

@@ -65,7 +65,12 @@ class RankState:
     competitor keys ``groups``, the statement keys ``twins`` and the ``stamps`` (seconds) the
     competitor rule orders by. What rules add: ``boosts`` and ``relation`` (score terms),
     ``duplicate``/``penalized``/``placed`` (how negative evidence is treated), and, once the
-    ``sort`` rule ran, ``final``, ``sunk`` and ``order`` (pool indices, best first)."""
+    ``sort`` rule ran, ``final``, ``sunk`` and ``order`` (pool indices, best first).
+
+    Scores follow the order: a rule that moves items also gives each the score of the place it
+    takes, so ``final`` never increases down ``order``; ``scored`` keeps what each item scored
+    when the ``sort`` rule ordered the pool, and ``moved`` names the rule that moved it (None:
+    none did)."""
 
     pool: FusedPool
     trust: np.ndarray
@@ -83,6 +88,15 @@ class RankState:
     final: np.ndarray | None = None
     sunk: np.ndarray | None = None
     order: np.ndarray | None = None
+    scored: np.ndarray | None = None
+    moved: tuple[str | None, ...] | None = None
+
+    def moved_by(self, rule: str, items: np.ndarray, final: np.ndarray) -> tuple[str | None, ...]:
+        """``moved`` with the pool ``items`` (indices) marked as moved by ``rule``."""
+        out = list(self.moved or (None,) * len(final))
+        for i in items.tolist():
+            out[i] = rule
+        return tuple(out)
 
     @property
     def boostable(self) -> np.ndarray | None:

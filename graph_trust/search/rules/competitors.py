@@ -3,7 +3,9 @@ contradiction key: one source entity, one edge ``name``) compete for one answer.
 the slots its members reached by relevance, and the slots are handed out again by evidence:
 verified trust (``>= min_boost_trust``) first, then the newer ``valid_at``. Relevance decides
 which slots a subject's relation gets; trust and time decide which of its values fills the best
-one. Items with negative evidence take no part (the negative rules place them)."""
+one. Items with negative evidence take no part (the negative rules place them). A slot keeps its
+score: the member that takes it scores what the slot's first holder scored, so scores still
+follow the order."""
 
 from __future__ import annotations
 
@@ -46,5 +48,11 @@ def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.nd
 def apply(state: RankState, params: RuleParams) -> RankState:
     if state.groups is None or not params.reorder or state.order is None:
         return state
-    idx = order_competitors(state.order, state.groups, state.trust, state.stamps, params.min_boost_trust, state.neg)
-    return replace(state, order=idx)
+    before = state.order
+    idx = order_competitors(before, state.groups, state.trust, state.stamps, params.min_boost_trust, state.neg)
+    changed = idx != before
+    if not changed.any():
+        return state
+    final = state.final.copy()
+    final[idx] = state.final[before]  # each slot keeps its score
+    return replace(state, order=idx, final=final, moved=state.moved_by("competitors", idx[changed], final))

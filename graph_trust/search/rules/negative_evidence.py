@@ -32,12 +32,11 @@ def apply(state: RankState, params: RuleParams) -> RankState:
 def final_scores(fused: np.ndarray, boosts: np.ndarray, negative: np.ndarray | None,
                  policy: NegativePolicy) -> tuple[np.ndarray, np.ndarray]:
     """``(final, sunk)``: boosted scores, negative items at ``fused * (1 - penalty)`` (no boost);
-    ``sunk`` marks the items ordered after all others (penalty 1)."""
+    ``sunk`` marks the items ordered after all others (penalty 1, which leaves them 0)."""
     final = fused + boosts
     sunk = np.zeros(len(fused), dtype=bool)
     if negative is not None and negative.any() and policy.penalty > 0.0:
         final = np.where(negative, fused * (1.0 - policy.penalty), final)
         if policy.penalty >= 1.0:
             sunk = negative.copy()
-            final = np.where(negative, fused, final)  # their own order, below everything else
     return final, sunk

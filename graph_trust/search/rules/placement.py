@@ -2,7 +2,9 @@
 ``negative_lone_places``): an item with a competitor without negative evidence goes right below
 the lowest such competitor (it yields its slot to them, and only to them; duplicates too); one
 with none moves down ``lone_places`` places (a wrong review decision then costs little: there
-is no other value to prefer). Sunk items stay where the sort put them."""
+is no other value to prefer). Sunk items stay where the sort put them. An item moved down takes
+the score of the item right above its new place (when its own is higher), so scores still
+follow the order."""
 
 from __future__ import annotations
 
@@ -44,6 +46,17 @@ def apply(state: RankState, params: RuleParams) -> RankState:
     placed, idx = state.placed, state.order
     if placed is None or not placed.any() or idx is None:
         return state
-    head = ~state.sunk[idx]
-    moved = place_negative(idx[head], placed, state.neg, state.groups, params.negative_policy.lone_places or 0)
-    return replace(state, order=np.concatenate([moved, idx[~head]]))
+    sunk = state.sunk[idx]
+    head = idx[~sunk]
+    new = place_negative(head, placed, state.neg, state.groups, params.negative_policy.lone_places or 0)
+    final = state.final.copy()
+    # only an item moved down can score above the item now above it: the running minimum is the
+    # identity for the others (everything above them was above them before)
+    final[new] = np.minimum.accumulate(state.final[new])
+    was = np.empty(len(final), dtype=np.int64)
+    was[head] = np.arange(len(head))
+    # moved: an item that was below it is now above it
+    passed = np.concatenate([[-1], np.maximum.accumulate(was[new])[:-1]]) > was[new]
+    down = new[placed[new] & passed]
+    moved = state.moved_by("placement", down, final) if len(down) else state.moved
+    return replace(state, order=np.concatenate([new, idx[sunk]]), final=final, moved=moved)

@@ -1,6 +1,7 @@
 """The order by score: ``final = fused + boost + relation bonus``, penalized items at ``fused *
-(1 - penalty)``, best first; with penalty 1 they are sunk after every other item in their own
-order. Ties keep first-appearance order (a stable sort), exactly as Graphiti's ``rrf``."""
+(1 - penalty)``, best first; with penalty 1 they score 0 and are sunk after every other item,
+in the order of their fused scores. Ties keep first-appearance order (a stable sort), exactly as
+Graphiti's ``rrf``."""
 
 from __future__ import annotations
 
@@ -26,4 +27,5 @@ def apply(state: RankState, params: RuleParams) -> RankState:
     boosts = np.zeros(len(fused)) if state.boosts is None else state.boosts
     terms = boosts if state.relation is None else boosts + state.relation
     final, sunk = final_scores(fused, terms, state.penalized, params.negative_policy)
-    return replace(state, final=final, sunk=sunk, order=order_sunk(final, sunk))
+    idx = order_sunk(np.where(sunk, fused, final), sunk)  # sunk: 0 each, in their own order
+    return replace(state, final=final, sunk=sunk, order=idx, scored=final)
