@@ -66,11 +66,15 @@ OWNED_PROPERTIES = frozenset(
 )
 
 _NOT_AN_AIM = r"(?<!point\s)(?<!time\s)(?<!level\s)"  # recovery point / recovery time / service level objective
+# someone's goal stated: "the user's goal is", "our long-term goals are", "Alice's main goal: ...",
+# "the goal of the project is" (a possessive or article, up to two qualifiers, then is/are/was/:)
+_SOMEONES_GOAL = (r"\b(?:our|my|their|his|her|its|your|the|a|one|[\w-]+(?:'s|’s|s'|s’))\s+(?:[\w-]+\s+){0,2}?"
+                  r"goals?(?:\s+(?:of|for)\s+[\w\s'’-]{1,40}?)?\s*(?:is|are|was|were|remains?|:\s*)")
 _TYPE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(r"(?:" + "|".join(words) + r")\b", re.IGNORECASE))
     for kind, words in (
         ("instruction", (r"^\W*(?:always|never|do\s+not|don't|please)", r"\b(?:you|agents?|assistants?)\s+(?:must|should)")),
-        ("goal", (r"\b(?:our|my|their|the\s+team's)\s+goals?", r"\bthe\s+goal\s+is", r"\bgoals\s+are",
+        ("goal", (_SOMEONES_GOAL, r"\bgoals\s+are",
                   r"\b(?:plans|aims|intends|wants)\s+to", r"\b" + _NOT_AN_AIM + r"objectives?\s+(?:is|are)")),
         ("preference", (r"\bprefers?", r"\bpreferences?", r"\blikes", r"\bdislikes", r"\bfavou?rites?")),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 
@@ -122,3 +124,20 @@ def test_facts_that_merely_contain_must_or_objective_stay_facts(text):
 ])
 def test_addressed_instructions_and_stated_aims_keep_their_type(text, kind):
     assert infer_memory_type("edge", "RELATES_TO", text) == kind
+
+
+@given(st.sampled_from(["The user's", "Alice's", "the team's", "Our", "my", "his", "her", "their", "The customers'",
+                        "The", "the project’s"]),
+       st.sampled_from(["", "main ", "primary ", "long-term ", "single biggest "]),
+       st.sampled_from(["goal is", "goals are", "goal was", "goal:", "goal remains", "goal of the quarter is"]),
+       st.sampled_from(["to learn Python", "a faster checkout", "zero downtime deploys"]))
+def test_a_sentence_stating_someones_goal_is_a_goal(owner, qualifier, verb, what):
+    text = f"{owner} {qualifier}{verb} {what}"
+    assert infer_memory_type("edge", "RELATES_TO", text) == "goal", text
+
+
+@pytest.mark.parametrize("text", ["The team scored a goal in the final", "the goal keeper is Alice",
+                                  "billing-db backup runs at 3am UTC", "The recovery point objective is 15 minutes",
+                                  "Goalposts were moved to the north field"])
+def test_a_sentence_that_only_mentions_a_goal_is_not_one(text):
+    assert infer_memory_type("edge", "RELATES_TO", text) == "fact"
