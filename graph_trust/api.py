@@ -55,6 +55,7 @@ from graph_trust.sync.confidence.schema import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.confidence.trust import confidence_behind as _confidence_behind
+from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 
@@ -185,6 +186,7 @@ __all__ = [
     "confidence_behind",
     "confidence_ops",
     "confidence_store",
+    "confidence_trust_of",
     "context",
     "demo",
     "evaluate_bundled",
