@@ -20,8 +20,8 @@ import importlib.util
 import json
 import time
 
-from graph_trust.embedder import HashingEmbedder
-from graph_trust.sample import sample_graph
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.demo.sample import sample_graph
 
 
 def main() -> None:
@@ -50,7 +50,7 @@ def main() -> None:
     baseline = rate(lambda t: asyncio.run(one_by_one(t)), texts[:5000])
     dense = {}
     if importlib.util.find_spec("wordllama") is not None:
-        from graph_trust.wordllama_embedder import WordLlamaEmbedder, load_model
+        from graph_trust.clients.wordllama import WordLlamaEmbedder, load_model
 
         start = time.perf_counter()
         w = WordLlamaEmbedder(load_model())

@@ -36,9 +36,9 @@ import synth  # noqa: E402
 from graph_trust.config import SearchSettings, VectorIndexSettings, load_settings  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
-from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
-from graph_trust.offline import make_graphiti  # noqa: E402
-from graph_trust.vector_candidates import CosineStage, cosine_candidates, forget  # noqa: E402
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
+from graph_trust.clients.offline import make_graphiti  # noqa: E402
+from graph_trust.search.cosine import CosineStage, cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
 MODES = ("search_", "scan", "index", "auto")

@@ -3,7 +3,7 @@
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
 vocabulary, embeddings come from the embedder handed in: :func:`make_embedder` names the two a
 benchmark offers (``--embedder``, :func:`add_embedder_option`): ``hashing``
-(:class:`graph_trust.embedder.HashingEmbedder`, lexical, sparse-ish vectors) and ``wordllama``
+(:class:`graph_trust.clients.hashing.HashingEmbedder`, lexical, sparse-ish vectors) and ``wordllama``
 (semantic, dense vectors that cluster like a real model's: the dense case). ``build`` saves
 them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
 embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
@@ -20,7 +20,7 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
-from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 
 SERVICES = ["billing", "auth", "payments", "search", "ledger", "gateway", "reports", "notify", "catalog", "orders",
             "inventory", "shipping", "identity", "metrics", "logs", "backup", "scheduler", "cache", "queue", "mail"]

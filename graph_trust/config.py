@@ -46,13 +46,32 @@ TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
+Profile = Literal["graphiti", "reference", "default"]
+
+# The formula of seed 002, ``rrf + trust_score * trust_weight``, with no other ranking rule.
+_FORMULA_ONLY: dict[str, Any] = {
+    "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
+    "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
+    "drop_negative": False, "negative_lone_places": None, "negative_competed": "penalty", "competitors": "none",
+    "relation_weight": 0.0, "relation_cap": None}
+# search.profile: the ranking keys each profile sets; a key given explicitly (file, environment,
+# flag, recipe argument) overrides its profile's value.
+PROFILES: dict[str, dict[str, Any]] = {
+    "graphiti": {**_FORMULA_ONLY, "trust_weight": 0.0},  # exactly Graphiti's search_, whatever the trust
+    "reference": _FORMULA_ONLY,  # the additive formula alone (seed 002), at search.trust_weight
+    "default": {},  # the shipped rules: the field defaults below
+}
 
 
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
-    (``graph_trust.trust_search.TrustSearchConfig``) both are one."""
+    (``graph_trust.search.trust_search.TrustSearchConfig``) both are one.
 
+    ``profile`` picks a set of values for the other keys (:data:`PROFILES`); the keys given
+    explicitly override it."""
+
+    profile: Profile = "default"
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
@@ -86,13 +105,26 @@ class RankingSettings(BaseModel):
     # many times does not outweigh one stated once) or from all of them summed ("sum")
     relation_mode: Literal["best", "sum"] = "best"
 
+    @model_validator(mode="after")
+    def _apply_profile(self) -> RankingSettings:
+        for key, value in PROFILES[self.profile].items():
+            if key not in self.model_fields_set:
+                object.__setattr__(self, key, list(value) if isinstance(value, list) else value)
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """A copy; a new ``profile`` in ``update`` sets the keys it covers that were never given
+        explicitly (a copy is not validated again, so the profile is applied here)."""
+        copy = super().model_copy(update=update, deep=deep)
+        return copy._apply_profile() if update and "profile" in update else copy
+
 
 # RankingSettings' field names: the search settings a recipe takes over by name.
 RANKING_KEYS: tuple[str, ...] = tuple(RankingSettings.model_fields)
 
 
 class SearchSettings(_Section, RankingSettings):
-    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    """Trust-boosted fusion (``graph_trust.search.fusion``): ``boost_form`` ``additive`` is the
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``

@@ -32,8 +32,8 @@ from graph_trust.config import Settings
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.temporal import from_json, iso, to_json
-from graph_trust.records import as_datetime
-from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.graph.temporal import as_datetime
+from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
 CONTRADICTION_TYPE = "graphiti_invalidation"

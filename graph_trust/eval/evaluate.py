@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.embedder import BUILTIN_EMBEDDERS, embedder_named
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, load_judged
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, contested_pairs, draw_confidence, draw_review
 from graph_trust.eval.report import EvalReport
 from graph_trust.eval.runner import Progress, methods_for, rank_bundled_draw, rank_configured, wants_confidence
-from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
+from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
 
 MAX_DRAWS = 100
 

@@ -4,19 +4,19 @@ Methods:
 
 - ``vanilla``: graphiti-core's own ``Graphiti.search_`` with its ``EDGE_HYBRID_SEARCH_RRF``
   recipe (the baseline; unaffected by graph-trust's settings);
-- ``trust@W``: :func:`graph_trust.trust_search.trust_search` with the configured recipe
-  (:func:`graph_trust.ranked_search.search_config`) and ``trust_weight=W``;
-- ``composite``: the composite rank (:func:`graph_trust.ranked_search.composite_rank`) over the
+- ``trust@W``: :func:`graph_trust.search.trust_search.trust_search` with the configured recipe
+  (:func:`graph_trust.search.ranked.search_config`) and ``trust_weight=W``;
+- ``composite``: the composite rank (:func:`graph_trust.search.ranked.composite_rank`) over the
   trust search's pool at the configured settings;
 - ``confidence``: the trust search at the configured weight, each fact ranked by the trust a sync
   in ``sync.trust_mode: confidence`` writes (``tier * (1 - w + w * confidence)``), read from the
-  review DB's records (a :data:`graph_trust.review_hooks.ConfidenceTrust` handed in) instead of
+  review DB's records (a :data:`graph_trust.review.hooks.ConfidenceTrust` handed in) instead of
   the stored ``trust_score``. Nothing is written, so it reads the same graph state as the others:
   a second sync would re-index the edges it writes and move FalkorDB's fulltext order.
 
 Every method of one run reads the same graph state: the bundled mode syncs first and ranks
 after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike. The
-sync is handed in (a :data:`graph_trust.review_hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
+sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
 job): the evaluation, beside search, does not import the sync job.
 """
 
@@ -38,15 +38,15 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.connection import open_graph
-from graph_trust.embedder import embedder_named, make_embedder
+from graph_trust.clients.factory import embedder_named, make_embedder
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
-from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
-from graph_trust.trust_search import TrustOverride, trust_search
-from graph_trust.offline import make_graphiti
-from graph_trust.ranked_search import composite_rank, search_config, search_config_for
-from graph_trust.sample import load_sample
-from graph_trust.session import open_graphiti, resolve_groups
+from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
+from graph_trust.search.trust_search import TrustOverride, trust_search
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.search.ranked import composite_rank, search_config, search_config_for
+from graph_trust.demo.sample import load_sample
+from graph_trust.search.session import open_graphiti, resolve_groups
 
 LIMIT = 10
 STABLE_ATTEMPTS = 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graph_trust.embedding_probe import PROBE_MIN_COSINE, PROBE_SAMPLE, compare, graphiti_text
+from graph_trust.clients.probe import PROBE_MIN_COSINE, PROBE_SAMPLE, compare, graphiti_text
 from graph_trust.sync.relink.graph_read import fetch_embeddings
 from graph_trust.sync.relink.matching import EdgeIndex
 

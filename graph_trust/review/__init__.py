@@ -1,0 +1,1 @@
+"""The review side: what the sync job hands the demo and the evaluation (``hooks``)."""
