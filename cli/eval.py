@@ -89,8 +89,10 @@ def _check_plot_available() -> None:
 @click.option("--settle", "settle_s", type=click.FloatRange(0, 600), default=60, show_default=True,
               help="Longest wait, per draw, for FalkorDB's fulltext statistics to settle after the sync "
                    "(its index garbage collection, ~30 s); 0 measures right after the sync (--bundled).")
-@click.option("--rank", "ranks", default="trust,composite", show_default=True,
-              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite, "
+@click.option("--rank", "ranks", default="trust,noreview,composite", show_default=True,
+              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, noreview (the "
+                   "trust search's rules as if there were no review DB: no trust score, no review status; "
+                   "Graphiti's own invalidation still counts: what the rules do before any review), composite, "
                    "confidence (the trust a sync in sync.trust_mode: confidence writes, from the review DB's "
                    "confidence records, at search.trust_weight).")
 @click.option("--weights", default=None, metavar="W1,W2,...",

@@ -143,7 +143,8 @@ class EvalReport:
         failed, so an empty recommendation says why."""
         rows = {r["name"]: r for r in self.method_rows}
         van = rows["vanilla"]
-        others = [r for r in self.method_rows if r["kind"] != "vanilla"]
+        # the noreview row shows what the rules do without review; it is not a setting to recommend
+        others = [r for r in self.method_rows if r["kind"] not in ("vanilla", "noreview")]
         configured = self._configured()
         if configured is not None:
             allowed, against = configured["vs_vanilla"]["clean_losses"]["mean"], f"the configured {configured['name']}"

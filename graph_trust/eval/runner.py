@@ -52,15 +52,17 @@ LIMIT = 10
 STABLE_ATTEMPTS = 3
 SETTLE_POLL_S = 5.0
 log = logging.getLogger(__name__)
-RANK_KINDS = ("trust", "composite", "confidence", "vanilla")
+RANK_KINDS = ("trust", "noreview", "composite", "confidence", "vanilla")
+NO_REVIEW = "no review"  # the name of the noreview ranking: the defaults with no review evidence
 
 Progress = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
 class Method:
-    """One compared ranking: ``kind`` is vanilla, trust, composite or confidence; trust and
-    confidence have a weight;
+    """One compared ranking: ``kind`` is vanilla, trust, noreview (the trust search's rules with no
+    review evidence: no trust score, no review status; Graphiti's own invalidation stays),
+    composite or confidence; trust and confidence have a weight;
     ``rank_const`` None means the configured ``search.rank_const``."""
 
     name: str
@@ -94,11 +96,18 @@ def methods_for(ranks: list[str], weights: list[float] | None, settings: Setting
         if "trust" in ranks:
             ws = weights if weights else [settings.search.trust_weight]
             out += [Method(f"trust@{w:g}{tag}", "trust", w, rc) for w in dict.fromkeys(ws)]
+        if "noreview" in ranks:
+            out.append(Method(f"{NO_REVIEW}{tag}", "noreview", None, rc))
         if "composite" in ranks:
             out.append(Method(f"composite{tag}", "composite", None, rc))
         if "confidence" in ranks:
             out.append(Method(f"confidence{tag}", "confidence", settings.search.trust_weight, rc))
     return out
+
+
+def no_trust(uuids: list[str]) -> dict[str, float | None]:
+    """The trust override of the noreview ranking: no fact carries a trust score."""
+    return dict.fromkeys(uuids)
 
 
 def wants_confidence(methods: list[Method]) -> bool:
@@ -125,6 +134,9 @@ async def rank_queries(
     out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
     per_method = {m.name: m.settings(settings) for m in methods}
     trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
+    for m in methods:  # no review evidence: review statuses are not negative evidence
+        if m.kind == "noreview":
+            trust_cfg[m.name] = trust_cfg[m.name].model_copy(update={"negative_statuses": []})
     pool_cfg = {m.name: search_config_for(per_method[m.name]) for m in methods}
     vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
     vanilla_cfg.limit = LIMIT
@@ -147,10 +159,10 @@ async def rank_queries(
             for m in methods:
                 if m.kind == "vanilla":
                     continue
-                if m.kind in ("trust", "confidence"):
+                if m.kind in ("trust", "confidence", "noreview"):
+                    override = {"confidence": confidence_trust, "noreview": no_trust}.get(m.kind)
                     res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
-                                             trust_weight=m.weight,
-                                             trust_override=confidence_trust if m.kind == "confidence" else None)
+                                             trust_weight=m.weight, trust_override=override)
                     ranked[m.name] = [e.uuid for e in res.edges]
                 else:
                     res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
