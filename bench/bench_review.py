@@ -41,7 +41,7 @@ from bench.bench_sync import build as build_bulk  # noqa: E402
 from bench.bench_sync import make_review_db, no_background_saves  # noqa: E402
 from graph_trust import api  # noqa: E402
 from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.embedder import HashingEmbedder  # noqa: E402
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.review.db import ReviewConn  # noqa: E402
 from graph_trust.review.log import writer_for  # noqa: E402

@@ -49,9 +49,13 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
-    trust_score x trust_weight. JSON output has, per result: uuid, text, bm25_rank,
-    cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost (and, with
-    --min-confidence, confidence).
+    trust_score x trust_weight, and the ranking rules of search.profile (negative
+    evidence, competing facts, ...). Scores follow the order: a fact a rule moved
+    scores what its new place scores (--explain shows the rule and the score it
+    had). JSON output has, per result: uuid, text, bm25_rank, cosine_rank, fused,
+    trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
+    moved_by, score_before_move, cosine_stage (and, with --min-confidence,
+    confidence).
     """
     rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
                   "review.url": review_db},
@@ -106,7 +110,7 @@ def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranke
         emit_json({"query": query, "scope": scope, "rank": "composite", "trust_weight": weight, "results": [
             {"rank": i, "uuid": r.uuid, "text": r.record.text, "memory_type": r.memory_type, "score": r.score,
              "trust": r.trust, "trust_source": r.trust_source, "recency": r.recency, "relevance": r.relevance,
-             "type_boost": r.type_boost,
+             "type_boost": r.type_boost, "moved_by": r.moved_by, "score_before_move": r.score_before_move,
              "explanation": r.record.explanation.to_dict() if r.record.explanation else None}
             for i, r in enumerate(ranked, start=1)]})
         return

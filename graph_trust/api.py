@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
-from graph_trust.audit import list_events as audit_events
-from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
+from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.access.audit import list_events as audit_events
+from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.config import Settings
 from graph_trust.errors import ConfigError
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
@@ -36,29 +36,30 @@ from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
 from graph_trust.graph.connection import GraphConnection
 from graph_trust.context.metrics import write_textfile as write_metrics
-from graph_trust.demo import DemoReport, run_demo
+from graph_trust.demo.run import DemoReport, run_demo
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
 from graph_trust.errors import RunFailedError
 from graph_trust.eval.report import EvalReport
-from graph_trust.mcp_server import McpReview, serve_stdio
-from graph_trust.override import OverridePolicy
-from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
-from graph_trust.agent_context import context_for_settings as _context
+from graph_trust.mcp.server import McpReview, serve_stdio
+from graph_trust.access.override import OverridePolicy
+from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
+from graph_trust.context.agent import context_for_settings as _context
 from graph_trust.context.service import get_context as _get_context
-from graph_trust.ranked_search import composite_rank, search_config
-from graph_trust.ranked_search import search as _search
-from graph_trust.ranked_search import search_confident as _search_confident
+from graph_trust.search.ranked import composite_rank, search_config
+from graph_trust.search.ranked import search as _search
+from graph_trust.search.ranked import search_confident as _search_confident
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
-from graph_trust.sync import confidence_ops
-from graph_trust.sync.confidence_schema import TABLES as CONFIDENCE_TABLES
-from graph_trust.sync.confidence_schema import init_confidence_tables
-from graph_trust.sync.confidence_store import ConfidenceStore
-from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
-from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
+from graph_trust.sync.confidence import ops as confidence_ops
+from graph_trust.sync.confidence.schema import TABLES as CONFIDENCE_TABLES
+from graph_trust.sync.confidence.schema import init_confidence_tables
+from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.confidence.trust import confidence_behind as _confidence_behind
+from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 from graph_trust.review import decisions as review_decisions
@@ -91,7 +92,7 @@ def _edges_of(results: Any) -> list[tuple[str, str | None]]:
 
 
 async def search(settings: Settings, query: str, **options: Any) -> Any:
-    """Trust-boosted search on the configured graph (:func:`graph_trust.ranked_search.search`;
+    """Trust-boosted search on the configured graph (:func:`graph_trust.search.ranked.search`;
     ``options``: scope, limit, trust_weight, groups); the facts returned are counted in the
     retrieval log (interface ``search``)."""
     results = await _search(settings, query, **options)
@@ -100,7 +101,7 @@ async def search(settings: Settings, query: str, **options: Any) -> Any:
 
 
 async def context(settings: Settings, query: str, *, trust_context: TrustContext | None, **options: Any) -> Any:
-    """The agent context block (:func:`graph_trust.agent_context.context_for_settings`); the facts
+    """The agent context block (:func:`graph_trust.context.agent.context_for_settings`); the facts
     in it are counted in the retrieval log (interface ``context``)."""
     out = await _context(settings, query, trust_context=trust_context, **options)
     record_returned(settings, "context", [(i.record.uuid, i.record.group_id) for i in out.items
@@ -132,7 +133,7 @@ def init_review_db(path: str | Path) -> dict[str, Any]:
 def confidence_store(settings: Settings, review_db: str | Path | None = None) -> Iterator[ConfidenceStore]:
     """The confidence model's records in the review DB (``review_db``, default ``review.path``),
     closed on exit: what ``graph-trust confidence``, ``verify-fact``, ``vote`` ... read and write
-    (through :mod:`graph_trust.sync.confidence_ops`, exported here as ``confidence_ops``)."""
+    (through :mod:`graph_trust.sync.confidence.ops`, exported here as ``confidence_ops``)."""
     with confidence_ops.store(settings, review_db) as store:
         yield store
 
@@ -148,7 +149,7 @@ def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str 
 async def search_confident(settings: Settings, query: str, *, review_db: str | Path | None = None,
                            interface: str = "search", **options: Any) -> Any:
     """Search without the facts below ``search.min_confidence`` in the review DB (``review_db``,
-    default ``review.path``): :func:`graph_trust.ranked_search.search_confident` (``options``:
+    default ``review.path``): :func:`graph_trust.search.ranked.search_confident` (``options``:
     scope, limit, groups) handed the review DB's confidences; the facts returned are counted in the
     retrieval log as ``interface`` (``search``, or ``mcp``). Returns (results, confidences)."""
     if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
@@ -164,7 +165,7 @@ async def search_confident(settings: Settings, query: str, *, review_db: str | P
 
 def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
     """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
-    operations (:mod:`graph_trust.sync.confidence_ops`) and the confidence-filtered search."""
+    operations (:mod:`graph_trust.sync.confidence.ops`) and the confidence-filtered search."""
     serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_confident, interface="mcp"),
                 review=McpReview(functools.partial(get_context, interface="mcp"),
                                  functools.partial(flag_fact, settings)))
@@ -280,7 +281,7 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
                            graph: GraphConnection, *, records: dict[str, list[dict[str, Any]]] | None = None) -> Any:
     """Write ``rows`` (and ``records``, ``{confidence table: rows}``) as a fresh review DB at
     ``path`` (replaced atomically) and run a full sync of it onto the open ``graph``: the sync the
-    demo and the bundled evaluation are handed (:data:`graph_trust.review_hooks.ReviewSync`)."""
+    demo and the bundled evaluation are handed (:data:`graph_trust.review.hooks.ReviewSync`)."""
     tmp = Path(path).with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     _init_review_db(tmp)
@@ -298,9 +299,10 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
         raise
 
 
-async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:
-    """Load the sample graph, sync its review DB, compare vanilla and boosted ranks (``graph-trust demo``)."""
-    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows)
+async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing") -> DemoReport:
+    """Load the sample graph embedded by ``embedder``, sync its review DB, compare vanilla and
+    boosted ranks (``graph-trust demo``)."""
+    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows, embedder=embedder)
 
 
 async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
@@ -324,6 +326,7 @@ def check_eval_extra() -> None:
 
 
 __all__ = [
+    "BUILTIN_EMBEDDERS",
     "CONFIDENCE_TABLES",
     "DEFAULT_RANK_CONSTS",
     "DEFAULT_TIERS",
@@ -347,8 +350,10 @@ __all__ = [
     "confidence_behind",
     "confidence_ops",
     "confidence_store",
+    "confidence_trust_of",
     "context",
     "demo",
+    "embedder_named",
     "evaluate_bundled",
     "evaluate_judged",
     "flag_fact",

@@ -47,13 +47,32 @@ TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
+Profile = Literal["graphiti", "reference", "default"]
+
+# The formula of seed 002, ``rrf + trust_score * trust_weight``, with no other ranking rule.
+_FORMULA_ONLY: dict[str, Any] = {
+    "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
+    "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
+    "drop_negative": False, "negative_lone_places": None, "negative_competed": "penalty", "competitors": "none",
+    "relation_weight": 0.0, "relation_cap": None}
+# search.profile: the ranking keys each profile sets; a key given explicitly (file, environment,
+# flag, recipe argument) overrides its profile's value.
+PROFILES: dict[str, dict[str, Any]] = {
+    "graphiti": {**_FORMULA_ONLY, "trust_weight": 0.0},  # exactly Graphiti's search_, whatever the trust
+    "reference": _FORMULA_ONLY,  # the additive formula alone (seed 002), at search.trust_weight
+    "default": {},  # the shipped rules: the field defaults below
+}
 
 
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
-    (``graph_trust.trust_search.TrustSearchConfig``) both are one."""
+    (``graph_trust.search.trust_search.TrustSearchConfig``) both are one.
 
+    ``profile`` picks a set of values for the other keys (:data:`PROFILES`); the keys given
+    explicitly override it."""
+
+    profile: Profile = "default"
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
@@ -87,13 +106,26 @@ class RankingSettings(BaseModel):
     # many times does not outweigh one stated once) or from all of them summed ("sum")
     relation_mode: Literal["best", "sum"] = "best"
 
+    @model_validator(mode="after")
+    def _apply_profile(self) -> RankingSettings:
+        for key, value in PROFILES[self.profile].items():
+            if key not in self.model_fields_set:
+                object.__setattr__(self, key, list(value) if isinstance(value, list) else value)
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """A copy; a new ``profile`` in ``update`` sets the keys it covers that were never given
+        explicitly (a copy is not validated again, so the profile is applied here)."""
+        copy = super().model_copy(update=update, deep=deep)
+        return copy._apply_profile() if update and "profile" in update else copy
+
 
 # RankingSettings' field names: the search settings a recipe takes over by name.
 RANKING_KEYS: tuple[str, ...] = tuple(RankingSettings.model_fields)
 
 
 class SearchSettings(_Section, RankingSettings):
-    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    """Trust-boosted fusion (``graph_trust.search.fusion``): ``boost_form`` ``additive`` is the
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
@@ -104,8 +136,9 @@ class SearchSettings(_Section, RankingSettings):
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
-    # "hashing" (graph-trust's deterministic offline embedder) or "module:callable" returning
-    # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
+    # "hashing" (graph-trust's deterministic lexical embedder), "wordllama" (a semantic one that runs
+    # offline: pip install 'graph-trust[wordllama]') or "module:callable" returning a graphiti-core
+    # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
     # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
@@ -526,6 +559,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("NEO4J_PASSWORD", "graph.password"),
     ("NEO4J_DATABASE", "graph.database"),
     ("GRAPHITI_TRUST_WEIGHT", "search.trust_weight"),
+    ("GRAPH_TRUST_EMBEDDER", "search.embedder"),
     ("GRAPH_TRUST_REVIEW_DB", "review.url"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import Policy
-from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB, review_error
+from graph_trust.review.db import review_error
+from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB
 from graph_trust.sync.state import StateStore, now_iso
 
 

@@ -35,8 +35,8 @@ from urllib.parse import quote
 
 from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
-from graph_trust.review.candidates import OPTIONAL, REQUIRED, open_candidates
-from graph_trust.review.db import Location, ReviewConn, review_error, run_script
+from graph_trust.review.candidates import open_candidates
+from graph_trust.review.db import Location, ReviewConn, run_script
 from graph_trust.sync.state import now_iso
 
 

@@ -10,7 +10,7 @@ from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.decisions import decide
 from graph_trust.review.log import RetrievalLog
-from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.confidence.store import ConfidenceStore
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 RETURNED = [("e1", "g"), ("e2", "g"), ("e3", "g")]

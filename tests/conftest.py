@@ -38,7 +38,7 @@ def unique() -> str:
 
 # The sync machinery tests (journal, rollback, limits, counts) are written for tiers that clear
 # rejected and expired edges (null). The default tiers (0.0 with trust_status: negative evidence
-# search can see) are tested in tests/test_negative_evidence.py.
+# search can see) are tested in tests/search/test_negative_evidence.py.
 CLEARING_TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None, "expired": None}
 
 

@@ -10,7 +10,7 @@ on the review DB:
   nothing is written;
 - each candidate's status and ``updated_at`` change, and ``review_decisions`` records who, when,
   why and the status before (the audit trail); open agent flags on the fact are resolved;
-- the self-review rules follow the trust-override policy (:mod:`graph_trust.override`): the actor
+- the self-review rules follow the trust-override policy (:mod:`graph_trust.access.override`): the actor
   must name somebody (no placeholder such as ``unknown``), a reason is required, and a decision
   granting trust at or above the policy's approval threshold (``promote`` under the default
   tiers) cannot be made by the fact's proposer (its ``fact_sources.agent_id``, or whoever created
@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
-from graph_trust.override import APPROVAL_THRESHOLD, names_nobody
+from graph_trust.access.override import APPROVAL_THRESHOLD, names_nobody
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.schema import ACTIONS, STATUS_OF, missing_tables

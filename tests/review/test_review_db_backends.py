@@ -17,8 +17,8 @@ from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.review.db import ReviewConn, parse_location, pg_sql
 from graph_trust.sync import run_sync, verify
-from graph_trust.sync.confidence_schema import init_confidence_tables
-from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.confidence.schema import init_confidence_tables
+from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.relink.store import JournalStore, apply_relinks, open_review_db, rollback
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_records, insert_rows
 from sync_fixtures import FACTS, build, edge_props, row
@@ -246,7 +246,7 @@ def test_addresses_and_errors(pg_server, unique):
 def test_change_marker_and_confidence_cache_on_both(review_url, tmp_path):
     from graph_trust.config import load_settings
     from graph_trust.sync.change_marker import marker
-    from graph_trust.sync.confidence_cache import gather_all
+    from graph_trust.sync.confidence.cache import gather_all
 
     rows, records = history(3, n=20)
     make(review_url, rows, records)

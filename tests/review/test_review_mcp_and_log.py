@@ -14,7 +14,7 @@ import pytest
 
 from cli_helpers import run_cli
 from graph_trust import api
-from graph_trust.access import TrustContext
+from graph_trust.access.trust_context import TrustContext
 from graph_trust.errors import ConfigError, InputError, NotFoundError
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.log import RetrievalLog, returns_of, summary, uses, writer_for
