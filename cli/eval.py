@@ -25,6 +25,8 @@ Examples:
   graph-trust eval --bundled --rank trust,composite,confidence   # confidence mode too
   graph-trust eval --bundled --embedder hashing,wordllama   # one table per embedder (graph-trust[wordllama])
   graph-trust eval --queries q.jsonl --qrels qrels.txt --rank trust,confidence --review-db review.sqlite3
+  graph-trust eval --bundled --review-budget 5%,10% --draws 3 --settle 40 --plot docs/img/budget.png
+  graph-trust eval --bundled --review-budget 23 --review-strategy queue --review-start none --draws 1
 
 \b
 queries (JSON Lines): {"id": "q1", "query": "...", "group": "ops", "wrong": ["<fact uuid>"]}
@@ -113,12 +115,27 @@ def _check_plot_available() -> None:
                    "or wordllama (semantic, offline: graph-trust[wordllama]); several, comma-separated, run the "
                    "whole evaluation once each and print one table each (--json: {\"reports\": [...]}, "
                    "--plot: one chart each, named PATH-NAME.png).")
+@click.option("--review-budget", "review_budget", default=None, metavar="K[,K2,...]",
+              help="Instead of comparing rankings, test the review queue (--bundled): a simulated reviewer decides "
+                   "K facts (a share such as 5%, or a count) chosen by each --review-strategy, from each "
+                   "--review-start, through the real review commands (gold verdicts, --noise flips); the retrieval "
+                   "log comes from one half of the queries (run through search) and nDCG@10 and the wrong answer "
+                   "first of the trust search at search.trust_weight are measured on the other half. See "
+                   "docs/evaluation.md.")
+@click.option("--review-strategy", "review_strategies", default="queue,random", show_default=True,
+              metavar="NAME[,NAME]",
+              help="With --review-budget: queue (the top of `graph-trust review queue`, read again after each "
+                   "decision) and/or random (a seeded random order of the undecided facts).")
+@click.option("--review-start", "review_starts", default="none,coverage", show_default=True, metavar="NAME[,NAME]",
+              help="With --review-budget: none (the bundled review DB with its reviews removed) and/or coverage "
+                   "(the draw's review DB: --coverage of the facts reviewed at random).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
              coverage: float, seed: int, quick: bool, settle_s: float, ranks: str, weights: str | None, rank_consts: str | None,
-             sets: tuple[str, ...], embedders: str, review_db: str | None, plot_path: str | None) -> None:
+             sets: tuple[str, ...], embedders: str, review_db: str | None, review_budget: str | None,
+             review_strategies: str, review_starts: str, plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
     Compares Graphiti's own search_ (vanilla RRF), the trust-boosted search at one or more
@@ -129,6 +146,17 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     interval, losses on clean queries (no wrong answer in the graph), and the settings the
     data supports. Needs graph-trust[eval] (ir-measures).
     """
+    ctx = click.get_current_context()
+    if review_budget is not None:
+        if not bundled:
+            raise click.UsageError("--review-budget needs --bundled (the simulated reviewer uses its gold verdicts)")
+        flags = {"ranks": "--rank", "weights": "--weights", "rank_consts": "--rank-const"}
+        given = [f for o, f in flags.items() if ctx.get_parameter_source(o).name != "DEFAULT"]
+        if given:
+            raise click.UsageError(f"{given[0]} is not for --review-budget: it "
+                                   "measures the trust search at search.trust_weight (set it with --set)")
+    elif any(ctx.get_parameter_source(o).name != "DEFAULT" for o in ("review_strategies", "review_starts")):
+        raise click.UsageError("--review-strategy and --review-start go with --review-budget")
     if bundled == bool(queries_path or qrels_path):
         raise click.UsageError("give either --bundled or both --queries and --qrels")
     if not bundled and not (queries_path and qrels_path):
@@ -157,7 +185,13 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     reports = []
     # bars go to stderr: shown when it is a terminal, never under --json
     with ProgressBars(rt.json or not sys.stderr.isatty()) as bars:
-        if bundled:
+        if review_budget is not None:
+            for name in embedder_list:
+                reports.append(run(api.evaluate_review_budget(
+                    rt.settings, budgets=_names(review_budget), strategies=_names(review_strategies),
+                    starts=_names(review_starts), draws=draws, noise=noise, coverage=coverage, seed=seed,
+                    quick=quick, settle_s=settle_s, progress=bars, embedder=name)))
+        elif bundled:
             for name in embedder_list:
                 reports.append(run(api.evaluate_bundled(
                     rt.settings, ranks=rank_list, weights=weight_list, sets=overrides, draws=draws, noise=noise,
@@ -170,13 +204,17 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     charts = [plot_path] if len(reports) == 1 else [_suffixed(plot_path, r.embedder) for r in reports]
     if plot_path:
         for report, chart in zip(reports, charts, strict=True):
-            api.write_plot(report, chart)
+            (api.write_plot if review_budget is None else api.write_budget_plot)(report, chart)
     if rt.json:
         emit_json(reports[0].to_dict() if len(reports) == 1 else {"reports": [r.to_dict() for r in reports]})
         return
-    click.echo("\n\n".join(render(r) for r in reports))
+    click.echo("\n\n".join((render if review_budget is None else render_budget)(r) for r in reports))
     if plot_path:
         click.echo(f"\nchart{'s' if len(charts) > 1 else ''} written to {', '.join(charts)}")
+
+
+def _names(raw: str) -> list[str]:
+    return [p.strip() for p in raw.split(",") if p.strip()]
 
 
 def _suffixed(path: str | None, name: str | None) -> str | None:
@@ -218,6 +256,37 @@ def render(report: Any) -> str:
         for n in names] for c in d["by_class"]], ["class", "queries", *names]) if d["by_class"] else ""
     classes = f"\n\nnDCG@10 by query class (wrong answer first in brackets):\n{by_class}" if by_class else ""
     return f"{head}\n\n{body}{classes}\n\nrecommendation: {d['recommendation']['reason']}"
+
+
+def render_budget(report: Any) -> str:
+    """The review-budget table (one row per starting point, strategy and budget) and the verdict."""
+    d = report.to_dict()
+    n = len(d["draws"])
+    scored = d["rows"][0]["contested_scored"]["mean"] if d["rows"] else 0
+    head = (f"review budget: {d['facts']} facts, {n} draw(s), embedder {d['embedder']}, {d['trust_ranking']} vs "
+            f"vanilla on the held-out half of the queries (log from the other half); {scored:g} contested queries "
+            "scored per draw")
+
+    def pm(s: dict[str, Any], fmt: str) -> str:
+        return format(s["mean"], fmt) + (f" ±{format(s['std'], fmt)}" if n > 1 else "")
+
+    rows = [[r["start"], r["strategy"], f"{r['facts']} ({r['share']:.0%})", f"{r['reviewed']['mean']:g}",
+             pm(r["ndcg@10"], ".3f"), f"{r['gain']['mean']:+.3f} [{r['gain']['ci95'][0]:+.3f}, "
+             f"{r['gain']['ci95'][1]:+.3f}]", f"{pm(r['wrong_first'], '.2f')} (vanilla "
+             f"{r['vanilla_wrong_first']['mean']:.2f})", f"{r['wrong_first_reduction']['mean']:+.2f}",
+             "-" if r["strategy"] == "start" else f"{r['chosen_by_queue']['mean']:g}/{r['filled_at_random']['mean']:g}"]
+            for r in d["rows"]]
+    body = table(rows, ["start", "strategy", "budget (facts)", "reviewed", "nDCG@10", "gain vs vanilla [95% CI]",
+                        "wrong first", "fewer wrong first", "by queue/random"])
+    a = d["acceptance"]
+    if not a.get("evaluated"):
+        verdict = f"acceptance: not evaluated ({a.get('reason')})"
+    else:
+        verdict = (f"acceptance (queue, {a['facts']} facts from no review, vs {a['coverage_reviewed']:g} facts "
+                   f"reviewed at random): gain {a['queue_gain']:+.3f} vs {a['coverage_gain']:+.3f} "
+                   f"({'met' if a['gain_met'] else 'not met'}), fewer wrong first {a['queue_wrong_first_reduction']:+.2f} "
+                   f"vs {a['coverage_wrong_first_reduction']:+.2f} ({'met' if a['wrong_first_met'] else 'not met'})")
+    return f"{head}\n\n{body}\n\n{verdict}"
 
 
 eval = eval_cmd  # noqa: A001 - cli/main.py's COMMANDS names a command by its attribute

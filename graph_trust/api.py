@@ -43,6 +43,8 @@ from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
 from graph_trust.errors import RunFailedError
 from graph_trust.eval.report import EvalReport
+from graph_trust.eval.budget import BudgetReport, ReviewCommands, evaluate_budget
+from graph_trust.eval.plot import write_budget_plot
 from graph_trust.mcp.server import McpReview, serve_stdio
 from graph_trust.access.override import OverridePolicy
 from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
@@ -320,6 +322,19 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
                                            confidence_trust=confidence_ops.confidence_mode_trust, **options)
 
 
+async def _sync_review_db(settings: Settings, path: Path, graph: GraphConnection) -> Any:
+    return await run_sync(settings, review_db=path, full=True, graph=graph)
+
+
+async def evaluate_review_budget(settings: Settings, **options: Any) -> BudgetReport:
+    """Does the review queue beat random review (``graph-trust eval --bundled --review-budget``)?
+    ``options`` are :func:`graph_trust.eval.budget.evaluate_budget`'s; the simulated reviewer goes
+    through this module's own commands (search, review_queue, review_decide) and the real sync."""
+    cmds = ReviewCommands(init_db=init_review_db, sync_db=_sync_review_db, search=search, queue=review_queue,
+                          decide=review_decide)
+    return await evaluate_budget(settings, cmds, sync_rows=sync_review_rows, **options)
+
+
 def check_eval_extra() -> None:
     """ConfigError naming the install command when the ``eval`` extra (ir-measures) is missing."""
     ir_measures_module()
@@ -356,6 +371,7 @@ __all__ = [
     "embedder_named",
     "evaluate_bundled",
     "evaluate_judged",
+    "evaluate_review_budget",
     "flag_fact",
     "get_context",
     "get_record",
@@ -382,5 +398,6 @@ __all__ = [
     "sync_review_rows",
     "verify",
     "write_metrics",
+    "write_budget_plot",
     "write_plot",
 ]

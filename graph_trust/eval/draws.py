@@ -48,7 +48,7 @@ DEFAULT_COVERAGE = 0.4
 DEFAULT_NOISE = 0.05
 
 
-def _pick(rng: random.Random, table: tuple[tuple[str, float], ...]) -> str:
+def pick(rng: random.Random, table: tuple[tuple[str, float], ...]) -> str:
     return rng.choices([s for s, _ in table], weights=[w for _, w in table])[0]
 
 
@@ -75,7 +75,7 @@ def draw_review(graph: dict[str, Any], verdicts: dict[str, str], *, seed: int,
         e = edges[i]
         verdict = verdicts[e["uuid"]]
         noisy = rng.random() < noise
-        status = _pick(rng, NOISE_STATUS[verdict] if noisy else STATUS_BY_VERDICT[verdict])
+        status = pick(rng, NOISE_STATUS[verdict] if noisy else STATUS_BY_VERDICT[verdict])
         rows.append({
             "id": f"rev-{seed}-{n:04d}",
             "subject": None,
@@ -203,7 +203,7 @@ def draw_confidence(graph: dict[str, Any], verdicts: dict[str, str], rows: list[
         created = datetime.fromisoformat(e["created_at"])
         author = rng.choice(reliable if rng.random() < AUTHOR_RELIABLE[verdict] else unreliable)
         sources.append({"fact_id": row["id"], "agent_id": author, "role": AGENTS[author][0],
-                        "source_type": _pick(rng, SOURCE_TYPE[verdict]),
+                        "source_type": pick(rng, SOURCE_TYPE[verdict]),
                         "category": CATEGORY_BY_GROUP.get(e["group_id"], "global"), "created_at": _iso(created)})
         others = [a for a in AGENTS if a != author]
         n_ver = rng.choices([k for k, _ in VERIFICATIONS_PER_FACT], weights=[p for _, p in VERIFICATIONS_PER_FACT])[0]
@@ -212,16 +212,16 @@ def draw_confidence(graph: dict[str, Any], verdicts: dict[str, str], rows: list[
                 who = SYSTEM_VERIFIER
             table = VERDICT_BY[verdict] if who == SYSTEM_VERIFIER or AGENTS[who][2] == RELIABLE else UNRELIABLE_VERDICT
             verifications.append({"fact_id": row["id"], "verifier_id": who,
-                                  "verification_type": noisy(_pick(rng, table)),
+                                  "verification_type": noisy(pick(rng, table)),
                                   "verified_at": _iso(_between(rng, max(created, as_of - timedelta(days=180)),
                                                                as_of - timedelta(hours=1)))})
         for _ in range(rng.randint(*USES_PER_FACT)):
             uses.append({"fact_id": row["id"], "agent_id": rng.choice(list(AGENTS)), "action": "answered a query",
-                         "outcome": noisy(_pick(rng, OUTCOME_BY[verdict])),
+                         "outcome": noisy(pick(rng, OUTCOME_BY[verdict])),
                          "tracked_at": _iso(_between(rng, max(created, as_of - timedelta(days=USE_DAYS)), as_of))})
         for voter in rng.sample(others, rng.randint(*VOTES_PER_FACT)):
             table = VOTE_BY[verdict] if AGENTS[voter][2] == RELIABLE else UNRELIABLE_VOTE
-            votes.append({"fact_id": row["id"], "agent_id": voter, "vote": noisy(_pick(rng, table)),
+            votes.append({"fact_id": row["id"], "agent_id": voter, "vote": noisy(pick(rng, table)),
                           "confidence": round(rng.uniform(*VOTE_CONFIDENCE), 2),
                           "voted_at": _iso(_between(rng, max(created, as_of - timedelta(days=90)), as_of))})
     for wrong, right, cls in pairs:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.errors import ConfigError, InputError
+from graph_trust.eval.budget import START_NAMES
 
 
-def write_plot(report: Any, path: str | Path) -> Path:
-    """Draw the report's two headline measures side by side into ``path`` (PNG)."""
+def _pyplot() -> Any:
     try:  # matplotlib is the optional plot extra
         import matplotlib
 
@@ -18,6 +18,23 @@ def write_plot(report: Any, path: str | Path) -> Path:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ConfigError("--plot needs matplotlib: pip install 'graph-trust[plot]'") from None
+    return plt
+
+
+def _save(fig: Any, plt: Any, path: str | Path) -> Path:
+    out = Path(path)
+    try:
+        fig.savefig(out, dpi=110)
+    except OSError as exc:
+        raise InputError(f"cannot write plot {out}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return out
+
+
+def write_plot(report: Any, path: str | Path) -> Path:
+    """Draw the report's two headline measures side by side into ``path`` (PNG)."""
+    plt = _pyplot()
     rows = report.to_dict()["methods"]
     names = [r["name"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 1.6 * len(names)), 4), constrained_layout=True)
@@ -30,11 +47,45 @@ def write_plot(report: Any, path: str | Path) -> Path:
         ax.set_ylim(0, 1)
         ax.tick_params(axis="x", rotation=30)
     fig.suptitle(f"rank_const {report.rank_const:g}, {max(1, len(report.draws))} draw(s)")
-    out = Path(path)
-    try:
-        fig.savefig(out, dpi=110)
-    except OSError as exc:
-        raise InputError(f"cannot write plot {out}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
-    return out
+    return _save(fig, plt, path)
+
+
+def write_budget_plot(report: Any, path: str | Path) -> Path:
+    """The review-budget proof as one PNG: the nDCG@10 gain over vanilla and the wrong-answer-first
+    count against the facts reviewed, one line per starting point and strategy (means over draws),
+    the random-coverage start as a dashed reference."""
+    plt = _pyplot()
+    d = report.to_dict()
+    rows = d["rows"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
+    styles = {"queue": "-o", "random": "--s"}
+    colors = {"none": "#3b7dd8", "coverage": "#d8803b"}
+    for case in dict.fromkeys(r["case"] for r in rows):
+        start = next((r for r in rows if r["case"] == case and r["strategy"] == "start"), None)
+        for strategy in ("queue", "random"):
+            line = sorted((r for r in rows if r["case"] == case and r["strategy"] == strategy),
+                          key=lambda r: r["facts"])
+            if not line:
+                continue
+            pts = ([start] if start else []) + line
+            xs = [100 * r["share"] for r in pts]
+            label = f"{strategy}, from {START_NAMES[case]}"
+            ax1.plot(xs, [r["gain"]["mean"] for r in pts], styles[strategy], color=colors[case], label=label)
+            ax2.plot(xs, [r["wrong_first"]["mean"] for r in pts], styles[strategy], color=colors[case], label=label)
+        if case == "coverage" and start:
+            cov = f"{start['reviewed']['mean'] / d['facts']:.0%} random coverage, no budget"
+            ax1.axhline(start["gain"]["mean"], color=colors[case], linestyle=":", linewidth=1, label=cov)
+            ax2.axhline(start["wrong_first"]["mean"], color=colors[case], linestyle=":", linewidth=1, label=cov)
+    if rows:
+        van = sum(r["vanilla_wrong_first"]["mean"] for r in rows) / len(rows)
+        ax2.axhline(van, color="#888888", linestyle=":", linewidth=1, label="vanilla (mean over states)")
+    ax1.set_title("nDCG@10 gain over vanilla (higher is better)")
+    ax2.set_title(f"wrong answer first, of {rows[0]['contested_scored']['mean']:g} contested (lower is better)"
+                  if rows else "wrong answer first")
+    for ax in (ax1, ax2):
+        ax.set_xlabel("review budget (% of the facts, decided by the strategy)")
+        ax.grid(alpha=0.3)
+    ax2.legend(fontsize=7)
+    fig.suptitle(f"review budget, held-out queries, {d['trust_ranking']}, embedder {d['embedder']}, "
+                 f"{len(d['draws'])} draw(s)")
+    return _save(fig, plt, path)

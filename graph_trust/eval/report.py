@@ -24,7 +24,7 @@ CLEAN_LOSS = 0.05  # a clean query (no competitor) losing more nDCG@10 than this
 JSON_VERSION = 1
 
 
-def _stat(values: Sequence[float], digits: int = 4) -> dict[str, Any]:
+def stat(values: Sequence[float], digits: int = 4) -> dict[str, Any]:
     a = np.asarray(values, dtype=np.float64)
     return {"mean": round(float(a.mean()), digits), "std": round(float(a.std(ddof=1)) if a.size > 1 else 0.0, digits),
             "per_draw": [round(float(v), digits) for v in a]}
@@ -76,9 +76,9 @@ class EvalReport:
             row: dict[str, Any] = {"name": m.name, "kind": m.kind, "weight": m.weight,
                                    "rank_const": self.rank_const if m.rank_const is None else m.rank_const}
             for metric in METRICS:
-                row[metric] = _stat([np.mean([d[m.name][q.id][metric] for q in queries]) for d in self.per_draw])
+                row[metric] = stat([np.mean([d[m.name][q.id][metric] for q in queries]) for d in self.per_draw])
             counts = [sum(1 for v in w[m.name].values() if v) for w in self.wrong]
-            row["wrong_first"] = {**_stat([c / n_contested if n_contested else 0.0 for c in counts]),
+            row["wrong_first"] = {**stat([c / n_contested if n_contested else 0.0 for c in counts]),
                                   "count_per_draw": counts, "contested_queries": n_contested}
             if m.kind != "vanilla":
                 diff = self._ndcg(m.name) - base  # queries x draws
@@ -91,7 +91,7 @@ class EvalReport:
                     "wins": int((per_q > TIE).sum()),
                     "losses": int((per_q < -TIE).sum()),
                     "ties": int((np.abs(per_q) <= TIE).sum()),
-                    "clean_losses": _stat(clean_losses, 2),
+                    "clean_losses": stat(clean_losses, 2),
                     "clean_worst_loss": round(float(-min(0.0, (per_q[clean].min() if clean.any() else 0.0))), 4),
                 }
             self.method_rows.append(row)

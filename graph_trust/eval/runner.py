@@ -28,7 +28,8 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -298,6 +299,45 @@ class DrawProgress:
         self.step(n)
 
 
+@asynccontextmanager
+async def bundled_graph(settings: Settings, graph: dict[str, Any], embedder: str
+                        ) -> AsyncIterator[tuple[Settings, Any, Path, Any]]:
+    """A temporary embedded graph holding the bundled set embedded by ``embedder``:
+    (settings pointing at it and a temporary state directory, its connection, the temporary
+    directory, the embedder). ``settings`` supply everything else, so ``--set sync.tiers.*``
+    reaches sync exactly as ``search.*`` reaches search."""
+    with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
+        root = Path(tmp)
+        s = settings.model_copy(update={"state_dir": root / "state"})
+        s.graph = s.graph.model_copy(update={"uri": f"embedded:{root / 'graph'}", "database": None,
+                                             "user": None, "password": None})
+        s.search = s.search.model_copy(update={"embedder": embedder})
+        vectors = embedder_named(embedder)
+        async with open_graph(s) as conn:
+            await load_sample(conn.driver, vectors, data=graph)
+            yield s, conn, root, vectors
+
+
+async def rank_settled(conn: Any, s: Settings, graph: dict[str, Any], judged: JudgedSet, methods: list[Method],
+                       vectors: Any, *, settle_s: float, bar: Any,
+                       confidence_trust: ConfidenceTrust | None = None, review_db: Path | None = None,
+                       ) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
+    """After a sync onto ``conn``: wait for the fulltext index to settle (at most ``settle_s``),
+    then rank ``judged`` with ``methods`` (rankings, the settle report); ``bar``: a
+    :class:`DrawProgress` or one with its methods."""
+    await conn.settle()
+    bar.step()
+    settled = await settle_fulltext(conn, judged, embedder=vectors, default_groups=list(graph["groups"]),
+                                    max_wait_s=settle_s, tick=bar.settle_poll)
+    bar.settled()
+    now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
+    override = (confidence_trust(s, review_db, now)
+                if confidence_trust is not None and wants_confidence(methods) else None)
+    rankings = await rank_queries(conn, s, judged, methods, embedder=vectors, default_groups=list(graph["groups"]),
+                                  now=now, progress=bar.ranking, confidence_trust=override)
+    return rankings, settled
+
+
 async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
                             judged: JudgedSet, methods: list[Method], *, seed: int, sync_rows: ReviewSync,
                             settle_s: float = 60.0, progress: Progress | None = None,
@@ -314,28 +354,11 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
     ``as_of``. ``progress`` gets one phase named ``label`` for the whole draw.
     """
     bar = DrawProgress(progress, label or f"draw seed {seed}", len(judged.queries), settle_s)
-    with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
-        root = Path(tmp)
-        s = settings.model_copy(update={"state_dir": root / "state"})
-        s.graph = s.graph.model_copy(update={"uri": f"embedded:{root / 'graph'}", "database": None,
-                                             "user": None, "password": None})
-        s.search = s.search.model_copy(update={"embedder": embedder})
-        vectors = embedder_named(embedder)
-        async with open_graph(s) as conn:
-            await load_sample(conn.driver, vectors, data=graph)
-            bar.step()
-            report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
-            await conn.settle()
-            bar.step()
-            settled = await settle_fulltext(conn, judged, embedder=vectors, default_groups=list(graph["groups"]),
-                                            max_wait_s=settle_s, tick=bar.settle_poll)
-            bar.settled()
-            now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
-            override = (confidence_trust(s, root / "review.sqlite3", now)
-                        if confidence_trust is not None and wants_confidence(methods) else None)
-            rankings = await rank_queries(conn, s, judged, methods, embedder=vectors,
-                                          default_groups=list(graph["groups"]), now=now, progress=bar.ranking,
-                                          confidence_trust=override)
+    async with bundled_graph(settings, graph, embedder) as (s, conn, root, vectors):
+        bar.step()
+        report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
+        rankings, settled = await rank_settled(conn, s, graph, judged, methods, vectors, settle_s=settle_s, bar=bar,
+                                               confidence_trust=confidence_trust, review_db=root / "review.sqlite3")
     return DrawResult(seed, len(review_rows), sum(1 for r in review_rows if r.get("noisy")),
                       {"edges_set": report.edges_set, "unmatched": report.unmatched_count,
                        "quarantined": report.quarantined_count}, settled, rankings)

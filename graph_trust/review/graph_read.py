@@ -1,5 +1,6 @@
 """The review side's reads of the graph (never a write): the facts of edges a decision creates
-candidate rows for, and the slots (subject and relation) the queue's contested-slot rule compares."""
+candidate rows for, and the edges of the entities agents were shown facts about, whose slots
+(subject and relation) the queue's contested-slot rule compares."""
 
 from __future__ import annotations
 
@@ -41,18 +42,15 @@ async def edge_facts(g: Any, uuids: list[str], group: str | None = None) -> dict
     return found
 
 
-async def edge_slots(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
-    """The edges among ``uuids`` and every other edge of their slots (same subject entity and
-    relation name): rows of uuid, group_id, subject_uuid, predicate, object_uuid, object, valid
-    (neither invalid_at nor expired_at set)."""
+async def subject_edges(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
+    """Every edge leaving the subject entities of ``uuids`` (them included): the slots of the
+    entities agents were shown facts about. Rows of uuid, group_id, subject_uuid, predicate,
+    object_uuid, object, valid (neither invalid_at nor expired_at set)."""
     rows: dict[str, dict[str, Any]] = {}
     for name in await _graph_names(g, group):
-        for r in await _each(g, name, "edge_slots", sorted(set(uuids))):
+        for r in await _each(g, name, "subject_edges", sorted(set(uuids))):
             rows.setdefault(r["uuid"], r)
     return list(rows.values())
-
-
-__all__ = ["edge_facts", "edge_slots", "existing_edges"]
 
 
 async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> set[str]:
@@ -66,4 +64,4 @@ async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> 
     return found
 
 
-__all__ = ["edge_facts", "edge_slots", "existing_edges"]
+__all__ = ["edge_facts", "existing_edges", "subject_edges"]

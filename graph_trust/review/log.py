@@ -174,16 +174,29 @@ _WRITERS: dict[tuple, RetrievalLog] = {}
 _WRITERS_LOCK = threading.Lock()
 
 
+def _writer_key(review: ReviewSettings) -> tuple:
+    return (review_location(review), review.log_batch, review.log_flush_s, review.log_retention_days,
+            review.log_queries)
+
+
 def writer_for(review: ReviewSettings) -> RetrievalLog | None:
     """The process's writer for the configured review DB (one per DB and log settings), or None."""
-    where = review_location(review)
-    if not review.log or where is None:
+    if not review.log or review_location(review) is None:
         return None
-    key = (where, review.log_batch, review.log_flush_s, review.log_retention_days, review.log_queries)
+    key = _writer_key(review)
     with _WRITERS_LOCK:
         if key not in _WRITERS:
             _WRITERS[key] = RetrievalLog.from_settings(review)  # type: ignore[assignment]
         return _WRITERS[key]
+
+
+def close_writer(review: ReviewSettings) -> None:
+    """Write what the process's writer for ``review`` holds and stop it (a temporary review DB that
+    is about to go, e.g. the evaluation's); nothing when there is none."""
+    with _WRITERS_LOCK:
+        writer = _WRITERS.pop(_writer_key(review), None)
+    if writer is not None:
+        writer.close()
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -258,4 +271,4 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
             "kept": {"oldest_day": span[0], "newest_day": span[1], "rows": int(span[2])}}
 
 
-__all__ = ["RetrievalLog", "Use", "returns_of", "summary", "uses", "writer_for"]
+__all__ = ["RetrievalLog", "Use", "close_writer", "returns_of", "summary", "uses", "writer_for"]

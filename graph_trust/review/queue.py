@@ -5,9 +5,9 @@ Two steps, so a simulation can build the inputs itself and tune the weights:
 
 - :func:`gather` reads everything the rules need, set-wise: the retrieval log's returns per fact
   (:func:`graph_trust.review.log.uses`), every review row's status and edge, the open guard
-  records and agent flags (review DB), the returned edges' slots and which review rows' edges are
-  gone (the graph, a few chunked queries), and the used facts' confidences (a callable the api
-  hands in: the confidence model lives with sync);
+  records and agent flags (review DB), every edge of the returned edges' subjects (their slots)
+  and which review rows' edges are gone (the graph, a few chunked queries), and the used facts'
+  confidences (a callable the api hands in: the confidence model lives with sync);
 - :func:`rank` runs the rules (:data:`graph_trust.review.rules.RULES`) and orders the facts by
   ``sum(weight[rule] x value)``, ties by uuid.
 """
@@ -23,7 +23,7 @@ from typing import Any
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.graph_read import edge_facts, edge_slots, existing_edges
+from graph_trust.review.graph_read import edge_facts, existing_edges, subject_edges
 from graph_trust.review.log import uses
 from graph_trust.review.rules import RULES, QueueInputs, SlotEdge
 from graph_trust.review.schema import missing_tables
@@ -126,10 +126,10 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
         inp.flags = [dict(zip(("target", "candidate_id", "edge_uuid", "group_id", "agent", "reason"), r)) for r in
                      conn.query("SELECT target, candidate_id, edge_uuid, group_id, agent, reason FROM review_flags "
                                 "WHERE resolved_at IS NULL ORDER BY id")]
-    # the graph: the slots of the returned edges, and which review rows' edges exist
+    # the graph: every edge of the returned edges' subjects (their slots), and which review rows' edges exist
     inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
                           r.get("object"), None, bool(r.get("valid")))
-                 for r in await edge_slots(graph, sorted(used), group)] if used else []
+                 for r in await subject_edges(graph, sorted(used), group)] if used else []
     for e in inp.slots:
         inp.groups.setdefault(e.uuid, e.group_id)
     placed = await existing_edges(graph, sorted(inp.reviews), group)

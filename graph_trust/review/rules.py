@@ -44,7 +44,7 @@ class QueueInputs:
     uses: dict[str, Use] = field(default_factory=dict)  # edge uuid -> its returns (the retrieval log)
     reviews: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # edge uuid -> [(candidate id, status)]
     tiers: dict[str, float | None] = field(default_factory=dict)  # sync.tiers
-    slots: list[SlotEdge] = field(default_factory=list)  # the returned edges' slots (the graph)
+    slots: list[SlotEdge] = field(default_factory=list)  # every edge of the returned edges' subjects (the graph)
     invalidated: dict[str, dict[str, Any]] = field(default_factory=dict)  # edge uuid -> open guard record
     confidences: dict[str, float] = field(default_factory=dict)  # edge uuid -> its fact's confidence
     flags: list[dict[str, Any]] = field(default_factory=list)  # open flags (edge_uuid, candidate_id, agent, reason)
@@ -65,6 +65,17 @@ class QueueInputs:
             return rows[0][1]
         return max(rows, key=lambda r: (self.tiers.get(r[1]) is not None, self.tiers.get(r[1]) or 0.0, r[1]))[1]
 
+    def removal_rate(self) -> tuple[float, int, int]:
+        """(the chance a decision rejects or expires a fact, rejected or expired facts, decided
+        facts): this review DB's own rate among decided facts, Laplace-smoothed (0.5 with none)."""
+        decided = bad = 0
+        for uuid in self.reviews:
+            s = self.status(uuid)
+            if s in DECISIVE or s in VERIFIED:
+                decided += 1
+                bad += s in ("rejected", "expired")
+        return (bad + 1) / (decided + 2), bad, decided
+
     def trust(self, uuid: str) -> float:
         s = self.status(uuid)
         return (self.tiers.get(s) or 0.0) if s is not None else 0.0
@@ -84,8 +95,12 @@ Rule = Callable[[QueueInputs, ReviewQueueSettings], Iterable[Hit]]
 
 
 def unreviewed_use(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
-    """Facts agents are shown that no reviewer decided: their returns times the trust a decision
-    could still move (1 - the current tier: unreviewed 1, candidate 0.75, corroborated 0.4)."""
+    """Facts agents are shown that no reviewer decided. A decision changes what agents see of such
+    a fact (one no other value competes with) when it takes it away: the fact is wrong or outdated.
+    Value: its returns x the trust a decision could still move (1 - the current tier: unreviewed 1,
+    candidate 0.75, corroborated 0.4) x the chance a decision removes it, the review DB's own rate
+    (rejected or expired among decided facts, Laplace-smoothed: 0.5 before any decision)."""
+    p_bad, bad, decided = inp.removal_rate()
     for key, u in inp.uses.items():
         status = inp.status(key)
         if status in DECISIVE:
@@ -93,49 +108,62 @@ def unreviewed_use(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         room = 1.0 - inp.trust(key)
         if room <= 0:
             continue
-        yield Hit(key, u.weighted * room,
+        yield Hit(key, u.weighted * room * p_bad,
                   f"{'unreviewed' if status is None else status}, returned {u.returns} times "
-                  f"(best rank {u.best_rank}, {u.weighted:.1f} weighted)",
+                  f"(best rank {u.best_rank}, {u.weighted:.1f} weighted); a decision removes it with chance "
+                  f"{p_bad:.2f} ({bad} of {decided} decided facts were rejected or expired)",
                   {"status": status, "returns": u.returns, "weighted": round(u.weighted, 3), "best_rank": u.best_rank,
-                   "room": round(room, 3)})
+                   "room": round(room, 3), "p_removed": round(p_bad, 3)})
 
 
 def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
-    """Slots (subject and relation) holding different values of which none or several are verified,
-    with at least two returned to agents: the wrong-answer-first risk. Each undecided edge of the
-    slot gets the slot's weighted returns, scaled by its own share of the most returned edge's."""
+    """Slots (subject and relation) holding different values, of which none or several are
+    verified, among the facts no reviewer rejected or expired: the wrong-answer-first risk. A
+    decision on such a fact changes which value agents see first whichever way it goes (promoted,
+    it goes first; rejected or expired, it drops).
+
+    Value: the slot's exposure x this fact's chance of being the value shown first. The exposure
+    is the slot's weighted returns plus its subject's share: the subject's returns spread evenly
+    over its slots, because agents who ask about an entity ask about its other relations too (a
+    slot no search returned yet is still exposed through its subject). The chance is the fact's
+    returns over the most returned value's, or 1 for each value when none was returned."""
     slots: dict[tuple[str, str], list[SlotEdge]] = {}
+    subject_use: dict[str, float] = {}
+    subject_slots: dict[str, set[str]] = {}
     for e in inp.slots:
+        subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + inp.use(e.uuid)
+        subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
         if e.valid:
             slots.setdefault((e.subject_uuid, e.predicate), []).append(e)
-    for (_, predicate), edges in slots.items():
-        if len({e.object_uuid for e in edges}) < 2:
-            continue
-        use = {e.uuid: inp.use(e.uuid) for e in edges}
-        returned = [e for e in edges if use[e.uuid] > 0]
-        if len(returned) < 2:
-            continue
+    for (subject, predicate), edges in slots.items():
         status_of = {e.uuid: inp.status(e.uuid) for e in edges}
-        verified = [e for e in edges if status_of[e.uuid] in VERIFIED]
+        live = [e for e in edges if status_of[e.uuid] not in ("rejected", "expired")]
+        if len({e.object_uuid for e in live}) < 2:
+            continue
+        verified = [e for e in live if status_of[e.uuid] in VERIFIED]
         if len(verified) == 1:
             continue  # one verified value: review already says which comes first
-        total = sum(use[e.uuid] for e in returned)
-        top = max(use[e.uuid] for e in returned)
-        values = sorted({e.object or e.object_uuid for e in edges})
-        for e in edges:
-            status = status_of[e.uuid]
-            if status in ("rejected", "expired") or (not verified and status == "promoted"):
+        use = {e.uuid: inp.use(e.uuid) for e in edges}
+        own = sum(use.values())
+        prior = subject_use[subject] / len(subject_slots[subject])
+        exposure = own + prior
+        top = max(use[e.uuid] for e in live)
+        returned = sum(1 for e in live if use[e.uuid] > 0)
+        values = sorted({e.object or e.object_uuid for e in live})
+        for e in live:
+            if not verified and status_of[e.uuid] == "promoted":
                 continue
-            share = use[e.uuid] / top if top else 0.0
-            if share <= 0:
+            share = use[e.uuid] / top if top > 0 else 1.0
+            if share <= 0 or exposure <= 0:
                 continue
-            yield Hit(e.uuid, total * share,
+            yield Hit(e.uuid, exposure * share,
                       f"contested slot {predicate}: {len(values)} values ({', '.join(map(str, values[:4]))}"
                       f"{', ...' if len(values) > 4 else ''}), {len(verified) or 'none'} verified, "
-                      f"{len(returned)} returned ({total:.1f} weighted, this one {use[e.uuid]:.1f})",
+                      f"{returned} returned; exposure {exposure:.1f} ({own:.1f} weighted returns of the slot + "
+                      f"{prior:.1f} of its subject's), this one's share {share:.2f}",
                       {"predicate": predicate, "values": len(values), "verified": len(verified),
-                       "returned": len(returned), "slot_weighted": round(total, 3),
-                       "weighted": round(use[e.uuid], 3)})
+                       "returned": returned, "slot_weighted": round(own, 3), "subject_share": round(prior, 3),
+                       "exposure": round(exposure, 3), "weighted": round(use[e.uuid], 3), "share": round(share, 3)})
 
 
 def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:

@@ -434,7 +434,7 @@ async def _guard_statements(c: Ctx):
 
 # --- review ---------------------------------------------------------------------------------------
 
-@case("edges_for_review", "edge_slots")
+@case("edges_for_review", "subject_edges")
 async def _review_reads(c: Ctx):
     e0, e1 = c.e(0), c.e(2)  # billing-db RUNS_ON db-host-1; auth-service DEPENDS_ON billing-db
     rows = {r["uuid"]: r for r in await c.g.query("edges_for_review", uuids=[e0, e1, "no-such-edge"])}
@@ -443,15 +443,18 @@ async def _review_reads(c: Ctx):
         e = c.edges[u]
         assert (rows[u]["subject"], rows[u]["predicate"], rows[u]["object"], rows[u]["fact"], rows[u]["group_id"]) == \
             (e["source_name"], e["name"], e["target_name"], e["fact"], e["group"])
-    # the slot of auth-service DEPENDS_ON: its one edge; a second value makes it two
-    slot = await c.g.query("edge_slots", uuids=[e1, "no-such-edge"])
-    assert [(r["uuid"], r["subject_uuid"], r["predicate"], r["object"], r["valid"]) for r in slot] == [
-        (e1, c.edges[e1]["source"], "DEPENDS_ON", "billing-db", True)]
-    other = c.e(4)  # payments-api DEPENDS_ON auth-service: another subject, another slot
-    assert {r["uuid"] for r in await c.g.query("edge_slots", uuids=[e1, other])} == {e1, other}
-    rows = {r["uuid"]: r for r in await c.g.query("edge_slots", uuids=[e0])}
-    assert set(rows) == {u for u, e in c.edges.items() if e["source"] == c.edges[e0]["source"]
-                         and e["name"] == "RUNS_ON"}
+    # every edge leaving auth-service (the subject of e1), whatever its relation
+    rows = await c.g.query("subject_edges", uuids=[e1, "no-such-edge"])
+    mine = {u for u, e in c.edges.items() if e["source"] == c.edges[e1]["source"]}
+    assert {r["uuid"] for r in rows} == mine and e1 in mine
+    r1 = next(r for r in rows if r["uuid"] == e1)
+    assert (r1["subject_uuid"], r1["predicate"], r1["object"], r1["valid"]) == (
+        c.edges[e1]["source"], "DEPENDS_ON", "billing-db", True)
+    other = c.e(4)  # payments-api DEPENDS_ON auth-service: another subject
+    both = {r["uuid"] for r in await c.g.query("subject_edges", uuids=[e1, other])}
+    assert both == mine | {u for u, e in c.edges.items() if e["source"] == c.edges[other]["source"]}
+    rows = {r["uuid"]: r for r in await c.g.query("subject_edges", uuids=[e0])}
+    assert set(rows) == {u for u, e in c.edges.items() if e["source"] == c.edges[e0]["source"]}
 
 
 # --- relink --------------------------------------------------------------------------------------

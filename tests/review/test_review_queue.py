@@ -37,29 +37,49 @@ def hits(rule: str, inp: QueueInputs, cfg: ReviewQueueSettings = CFG) -> dict[st
     return {h.key: h.value for h in RULES[rule](inp, cfg)}
 
 
-def test_unreviewed_use_counts_the_trust_a_decision_could_still_move():
-    inp = QueueInputs(uses={u: use(u, 10) for u in "abcde"}, tiers=TIERS,
-                      reviews={"b": [("cb", "candidate")], "c": [("cc", "corroborated")], "d": [("cd", "promoted")],
-                               "e": [("ce1", "candidate"), ("ce2", "rejected")]})
-    # d: decided; e: sync applies its highest tier (candidate) whatever else its rows say
-    assert hits("unreviewed_use", inp) == pytest.approx({"a": 10, "b": 7.5, "c": 4, "e": 7.5})
+def test_unreviewed_use_counts_the_trust_a_decision_could_still_move_and_the_chance_it_removes_the_fact():
+    reviews = {"b": [("cb", "candidate")], "c": [("cc", "corroborated")], "d": [("cd", "promoted")],
+               "e": [("ce1", "candidate"), ("ce2", "rejected")]}
+    inp = QueueInputs(uses={u: use(u, 10) for u in "abcde"}, tiers=TIERS, reviews=reviews)
+    # d: decided; e: sync applies its highest tier (candidate) whatever else its rows say;
+    # decided facts: c and d, none removed: a decision removes a fact with chance (0 + 1) / (2 + 2)
+    assert inp.removal_rate() == (0.25, 0, 2)
+    assert hits("unreviewed_use", inp) == pytest.approx({"a": 2.5, "b": 7.5 / 4, "c": 1, "e": 7.5 / 4})
+    more = QueueInputs(uses=inp.uses, tiers=TIERS, reviews=reviews | {"f": [("cf", "rejected")],
+                                                                      "g": [("cg", "expired")]})
+    assert more.removal_rate() == (0.5, 2, 4)  # (2 + 1) / (4 + 2)
+    assert hits("unreviewed_use", more) == pytest.approx({"a": 5, "b": 3.75, "c": 2, "e": 3.75})
+    assert QueueInputs().removal_rate() == (0.5, 0, 0)
 
 
-def test_contested_slots_need_two_values_returned_and_no_single_verified_one():
+def test_contested_slots_need_two_live_values_and_no_single_verified_one():
     base = [slot("x1", "9200"), slot("x2", "9300"), slot("x3", "9400"), slot("x4", "9500", valid=False)]
     uses = {"x1": use("x1", 6), "x2": use("x2", 3)}
     inp = QueueInputs(uses=uses, tiers=TIERS, slots=base)
-    got = hits("contested_slot", inp)
-    assert got == pytest.approx({"x1": 9, "x2": 4.5})  # x3 never returned: share 0; x4 invalidated
+    # exposure: the slot's 9 weighted returns + its subject's 9 over its one slot; x1 shown most (share 1),
+    # x2 half as often; x3 never returned (share 0); x4 invalidated
+    assert hits("contested_slot", inp) == pytest.approx({"x1": 18, "x2": 9})
     one_verified = QueueInputs(uses=uses, tiers=TIERS, slots=base, reviews={"x2": [("c", "promoted")]})
     assert hits("contested_slot", one_verified) == {}
     two_verified = QueueInputs(uses=uses, tiers=TIERS, slots=base,
                                reviews={"x1": [("c1", "promoted")], "x2": [("c2", "corroborated")]})
     assert set(hits("contested_slot", two_verified)) == {"x1", "x2"}
     once = QueueInputs(uses={"x1": use("x1", 6)}, tiers=TIERS, slots=base)
-    assert hits("contested_slot", once) == {}  # only one of its values ever reached an agent
+    assert hits("contested_slot", once) == pytest.approx({"x1": 12})  # the graph says it is contested
     same_value = QueueInputs(uses=uses, tiers=TIERS, slots=[slot("x1", "9200"), slot("x2", "9200")])
     assert hits("contested_slot", same_value) == {}
+    # a rejected value no longer competes: one live value left
+    rejected = QueueInputs(uses=uses, tiers=TIERS, slots=base[:2], reviews={"x2": [("c2", "rejected")]})
+    assert hits("contested_slot", rejected) == {}
+
+
+def test_a_slot_nobody_was_shown_is_exposed_through_its_subject():
+    edges = [slot("y1", "team-a", pred="OWNER"), slot("z1", "9200"), slot("z2", "9300"),
+             slot("w1", "1", subject="other"), slot("w2", "2", subject="other")]
+    inp = QueueInputs(uses={"y1": use("y1", 4)}, tiers=TIERS, slots=edges)
+    # es: 4 weighted returns over its 2 slots; its PORT slot (never returned) gets 2, each value share 1;
+    # the other subject was never shown: no exposure
+    assert hits("contested_slot", inp) == pytest.approx({"z1": 2, "z2": 2})
 
 
 def test_the_other_rules():
@@ -164,10 +184,12 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
     assert rules[u[3]] == {"trusted_invalidated"}
     assert rules[u[4]] == {"unreviewed_use", "flagged"}
     assert rules["candidate:c-gone"] == {"unplaced"}
-    # the flag first (20 for one agent + 1 return, unreviewed 1), then es's ports: 5 returns at rank 1
-    # (5) or rank 2 (2.5), plus the slot's 7.5 weighted returns times each one's share (1, 0.5)
+    # the flag first (20 for one agent + 1 return, plus unreviewed 1 x 0.25: a decision removes a fact
+    # with chance (0 + 1) / (2 + 2), two decided facts and none removed), then es's ports: 5 weighted
+    # returns at rank 1, 2.5 at rank 2, times 0.25, plus the slot's exposure (its 7.5 weighted returns
+    # + its subject's 7.5 over one slot) times each one's share (1, 0.5)
     assert [i.key for i in items[:3]] == [u[4], u[0], u[1]]
-    assert [i.priority for i in items[:3]] == pytest.approx([22.0, 12.5, 6.25])
+    assert [i.priority for i in items[:3]] == pytest.approx([21.25, 16.25, 8.125])
     contested = next(r for r in by[u[0]].reasons if r["rule"] == "contested_slot")
     assert contested["numbers"]["values"] == 2 and contested["numbers"]["verified"] == 0
     assert "9200" in contested["why"] and "9300" in contested["why"]

@@ -1,0 +1,409 @@
+"""``graph-trust eval --bundled --review-budget K``: does the review queue buy more ranking quality
+per review than reviewing at random?
+
+A simulated reviewer decides ``K`` facts of the bundled set, chosen by a strategy, and the trust
+search is measured on queries the choice never saw. Per draw:
+
+1. the judged queries are split in two halves (seeded; contested and clean queries alternate, so
+   both halves hold both kinds): the *log* half and the *scored* half;
+2. per starting point (``none``: the bundled review DB with its reviews removed, i.e. no review
+   row; ``coverage``: the draw's review DB, ``--coverage`` of the facts reviewed at random, the
+   shipped ``review.json`` for seed 0), a temporary graph is synced with it and the log half's
+   queries are run through the real search (``api.search``), so the real retrieval-log writer
+   records what they returned in that review DB. No scored query is ever searched before the
+   scoring;
+3. per strategy the reviewer decides ``K`` facts through the real review commands
+   (``api.review_decide``, one batch per fact for the queue, each fact by its gold verdict:
+   correct -> promote, wrong -> reject, outdated -> expire; with probability ``--noise`` the
+   decision is flipped as in :mod:`graph_trust.eval.draws`, the same flip for the same fact and
+   draw whichever strategy picked it):
+
+   - ``queue``: the top item of the real ``review queue`` (``api.review_queue``: the same
+     gather and rules as the command), read again after every decision, as a reviewer working
+     down the page sees it; when the queue has nothing left it has not decided, the rest of the
+     budget goes at random (counted as ``filled_at_random``);
+   - ``random``: a seeded random order of the facts no reviewer decided yet (no row, candidate
+     or corroborated: what the queue also considers open);
+
+   budgets are nested: the first ``K1`` decisions of a strategy are those of its ``K2 > K1`` run;
+4. each resulting review DB is synced by the real sync job onto a fresh graph and the scored half
+   is ranked by vanilla (Graphiti's ``search_``) and the trust search at ``search.trust_weight``:
+   nDCG@10 and the wrong-answer-first count, each state paired with its own vanilla.
+
+Results are means over draws; the interval of the nDCG@10 gain over vanilla is the eval's paired
+bootstrap (:func:`graph_trust.eval.metrics.bootstrap_ci`) over the scored queries, each query's
+difference averaged over the draws that scored it.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graph_trust.config import Settings
+from graph_trust.errors import InputError
+from graph_trust.eval.dataset import JudgedSet, Query, bundled
+from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, NOISE_STATUS, draw_review, pick
+from graph_trust.eval.metrics import bootstrap_ci, per_query, wrong_first
+from graph_trust.eval.report import stat
+from graph_trust.eval.runner import Method, Progress, bundled_graph, rank_settled
+from graph_trust.review.candidates import open_candidates
+from graph_trust.review.log import close_writer
+from graph_trust.review.queue import review_rows
+from graph_trust.review.rules import DECISIVE
+from graph_trust.review.schema import STATUS_OF
+
+STRATEGIES = ("queue", "random")
+STARTS = ("none", "coverage")
+START_NAMES = {"none": "no review", "coverage": "random coverage"}
+ACTOR = "eval-reviewer"
+GOLD = {"correct": "promote", "wrong": "reject", "outdated": "expire"}
+ACTION_OF = {status: action for action, status in STATUS_OF.items()}
+QUEUE_READ = 100_000  # items read from the queue per decision (all of them)
+ACCEPT_SHARE = 0.05  # the acceptance budget: 5% of the facts
+
+
+@dataclass(frozen=True)
+class ReviewCommands:
+    """The real commands the simulation goes through; :mod:`graph_trust.api` hands them in (the
+    evaluation sits below it and never imports the sync job or the api)."""
+
+    init_db: Callable[[Path], Any]  # api.init_review_db: adds the review tables to a review DB
+    sync_db: Callable[[Settings, Path, Any], Awaitable[Any]]  # a full sync of a review DB onto a graph
+    search: Callable[..., Awaitable[Any]]  # api.search: counted in the retrieval log
+    queue: Callable[..., Awaitable[list[Any]]]  # api.review_queue
+    decide: Callable[..., Awaitable[dict[str, Any]]]  # api.review_decide
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A review budget as given (``5%`` or ``23``) and in facts."""
+
+    spec: str
+    facts: int
+
+
+def resolve_budgets(specs: list[str], n_facts: int) -> list[Budget]:
+    """``5%`` (a share of the facts, rounded) or a count of facts, each at most ``n_facts``;
+    sorted by size, duplicates dropped."""
+    out: dict[int, Budget] = {}
+    for raw in specs:
+        spec = raw.strip()
+        try:
+            if spec.endswith("%"):
+                share = float(spec[:-1])
+                if not 0 < share <= 100:
+                    raise ValueError
+                k = max(1, round(share / 100 * n_facts))
+            else:
+                k = int(spec)
+                if not 0 < k <= n_facts:
+                    raise ValueError
+        except ValueError:
+            raise InputError(f"--review-budget: {spec!r} is not a share (e.g. 5%, in (0, 100]) or a count of "
+                             f"facts (1 to {n_facts})") from None
+        out.setdefault(k, Budget(spec, k))
+    if not out:
+        raise InputError("--review-budget: give at least one budget, e.g. 5% or 5%,10%,20%")
+    return [out[k] for k in sorted(out)]
+
+
+def names(raw: list[str], allowed: tuple[str, ...], option: str) -> list[str]:
+    """The chosen names in ``allowed``'s order; an unknown one is an InputError naming it."""
+    bad = [r for r in raw if r not in allowed]
+    if bad or not raw:
+        raise InputError(f"{option}: unknown {(bad or [''])[0]!r}: choose from {', '.join(allowed)}")
+    return [a for a in allowed if a in raw]
+
+
+def split_queries(queries: list[Query], seed: int) -> tuple[list[Query], list[Query]]:
+    """(log half, scored half): contested and clean queries shuffled by ``seed`` and dealt
+    alternately, so each half holds half of each kind; disjoint, together every query."""
+    rng = random.Random(f"split-{seed}")
+    log, scored = [], []
+    for kind in (True, False):
+        group = [q for q in queries if q.contested == kind]
+        rng.shuffle(group)
+        for q in group:
+            (scored if (len(scored) + len(log)) % 2 else log).append(q)
+    return log, scored
+
+
+def reviewer_action(verdict: str, uuid: str, seed: int, noise: float) -> str:
+    """What the simulated reviewer decides for a fact: its gold verdict's action, flipped with
+    probability ``noise`` (the draws' noise table); the same for a fact and draw whichever
+    strategy asks."""
+    rng = random.Random(f"review-{seed}-{uuid}")
+    if rng.random() < noise:
+        return ACTION_OF[pick(rng, NOISE_STATUS[verdict])]
+    return GOLD[verdict]
+
+
+def snapshot(src: Path, dst: Path) -> Path:
+    """A consistent copy of the SQLite review DB ``src`` at ``dst`` (SQLite's backup API)."""
+    dst.unlink(missing_ok=True)
+    a, b = sqlite3.connect(src), sqlite3.connect(dst)
+    try:
+        a.backup(b)
+    finally:
+        a.close()
+        b.close()
+    return dst
+
+
+def statuses(settings: Settings, db: Path) -> dict[str, str]:
+    """Edge uuid -> its review row's status (the review DB's rows, as the queue reads them)."""
+    conn, cand = open_candidates(db, settings.review, readonly=True)
+    try:
+        return {uuid: status for _, status, uuid, _, _ in review_rows(conn, cand) if uuid}
+    finally:
+        conn.close()
+
+
+async def record_log(cmds: ReviewCommands, settings: Settings, db: Path, queries: list[Query]) -> Settings:
+    """Run ``queries`` through the real search with the retrieval log on (query text kept), into
+    ``db``; returns the settings used. The writer is flushed and closed before returning."""
+    s = settings.model_copy(deep=True)
+    s.review = s.review.model_copy(update={"url": str(db), "log": True, "log_queries": True})
+    try:
+        for q in queries:
+            await cmds.search(s, q.text, groups=[q.group] if q.group else None)
+    finally:
+        close_writer(s.review)
+    return s
+
+
+@dataclass
+class Choice:
+    """The facts one strategy had decided at each budget (nested), with their review DBs."""
+
+    strategy: str
+    decided: list[tuple[str, str, str]] = field(default_factory=list)  # (edge uuid, action, chosen by)
+    dbs: dict[int, Path] = field(default_factory=dict)  # budget (facts) -> snapshot of the review DB
+
+
+async def choose(cmds: ReviewCommands, strategy: str, settings: Settings, db: Path, graph: Any,
+                 budgets: list[Budget], verdicts: dict[str, str], *, seed: int, noise: float,
+                 out_dir: Path) -> Choice:
+    """Decide ``max(budgets)`` facts in ``db`` by ``strategy`` (module docstring), snapshotting the
+    review DB at every budget into ``out_dir``."""
+    choice = Choice(strategy)
+    done: set[str] = set()
+    open_facts = [u for u in sorted(verdicts) if statuses(settings, db).get(u) not in DECISIVE]
+    random.Random(f"random-{seed}").shuffle(open_facts)
+    marks = {b.facts for b in budgets}
+
+    async def decide(uuids: list[str], by: str) -> None:
+        acts: dict[str, list[str]] = {}
+        for u in uuids:
+            acts.setdefault(reviewer_action(verdicts[u], u, seed, noise), []).append(u)
+        for action, ids in acts.items():
+            await cmds.decide(settings, action, ids, actor=ACTOR, reason=f"simulated review ({by}, gold verdict)",
+                              review_db=db, graph=graph)
+        for u in uuids:
+            done.add(u)
+            choice.decided.append((u, reviewer_action(verdicts[u], u, seed, noise), by))
+            if len(choice.decided) in marks:
+                choice.dbs[len(choice.decided)] = snapshot(db, out_dir / f"{strategy}-{len(choice.decided)}.sqlite3")
+
+    target = max(marks)
+    if strategy == "queue":
+        while len(done) < target:
+            items = await cmds.queue(settings, review_db=db, graph=graph, limit=QUEUE_READ)
+            top = next((i.edge_uuid for i in items if not i.key.startswith("candidate:") and i.edge_uuid in verdicts
+                        and i.edge_uuid not in done), None)
+            if top is None:
+                break
+            await decide([top], "queue")
+    rest = [u for u in open_facts if u not in done]
+    while len(done) < target:  # the random strategy, or the queue's remainder once it ran dry
+        step = min(m for m in marks | {target} if m > len(done)) - len(done)
+        batch, rest = rest[:step], rest[step:]
+        if not batch:
+            raise InputError(f"--review-budget {target}: only {len(done)} facts are left to review")
+        await decide(batch, "random")
+    return choice
+
+
+class StatesProgress:
+    """One progress bar over every state of a draw: a step per ranked query (what
+    :func:`~graph_trust.eval.runner.rank_settled` reports)."""
+
+    def __init__(self, progress: Progress | None, label: str, total: int) -> None:
+        self.progress, self.label, self.total = progress, label, total
+
+    def step(self, n: int = 1) -> None:
+        """(sync and settle phases: not counted)"""
+
+    def settle_poll(self) -> None:
+        """(not counted)"""
+
+    def settled(self) -> None:
+        """(not counted)"""
+
+    def ranking(self, _phase: str, n: int, _total: int | None) -> None:
+        if self.progress:
+            self.progress(self.label, n, self.total)
+
+
+@dataclass
+class StateResult:
+    """One review state ranked on the scored half: per query nDCG@10 and wrong-first of both rankings."""
+
+    case: str
+    strategy: str  # "start" for the starting point
+    facts: int  # decided by the strategy (0 at the start)
+    reviewed: int  # facts with a review row in the state's review DB
+    ndcg: dict[str, dict[str, float]]  # ranking -> query -> nDCG@10
+    wrong: dict[str, dict[str, bool]]  # ranking -> contested query -> wrong answer first
+    chosen_by_queue: int = 0
+    filled_at_random: int = 0
+
+
+def score(rankings: dict[str, dict[str, list[str]]], judged: JudgedSet, case: str, strategy: str, facts: int,
+          reviewed: int, choice: Choice | None = None) -> StateResult:
+    """The state's per-query measures on the scored half (the eval's metric code)."""
+    ndcg = {m: {q: v["ndcg@10"] for q, v in per_query(r, judged).items()} for m, r in rankings.items()}
+    wrong = {m: {q.id: bool(wrong_first(r.get(q.id, []), q, judged.qrels[q.id])) for q in judged.queries
+                 if q.contested} for m, r in rankings.items()}
+    by = [b for _, _, b in (choice.decided[:facts] if choice else [])]
+    return StateResult(case, strategy, facts, reviewed, ndcg, wrong, by.count("queue"), by.count("random"))
+
+
+@dataclass
+class BudgetReport:
+    """Everything the review-budget evaluation prints; :meth:`to_dict` is its ``--json`` form."""
+
+    embedder: str
+    facts: int
+    trust_ranking: str
+    draws: list[dict[str, Any]]
+    states: list[list[StateResult]]  # per draw
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    acceptance: dict[str, Any] = field(default_factory=dict)
+
+    def summarize(self) -> None:
+        keys = list(dict.fromkeys((s.case, s.strategy, s.facts) for d in self.states for s in d))
+        for case, strategy, facts in keys:
+            per = [s for d in self.states for s in d if (s.case, s.strategy, s.facts) == (case, strategy, facts)]
+            t, v = self.trust_ranking, "vanilla"
+            diffs: dict[str, list[float]] = {}
+            for s in per:
+                for q, val in s.ndcg[t].items():
+                    diffs.setdefault(q, []).append(val - s.ndcg[v][q])
+            per_q = np.array([np.mean(x) for x in diffs.values()])
+            lo, hi = bootstrap_ci(per_q)
+            wt = [sum(s.wrong[t].values()) for s in per]
+            wv = [sum(s.wrong[v].values()) for s in per]
+            self.rows.append({
+                "case": case, "start": START_NAMES[case], "strategy": strategy, "facts": facts,
+                "share": round(facts / self.facts, 4), "reviewed": stat([s.reviewed for s in per], 1),
+                "ndcg@10": stat([np.mean(list(s.ndcg[t].values())) for s in per]),
+                "vanilla_ndcg@10": stat([np.mean(list(s.ndcg[v].values())) for s in per]),
+                "gain": {**stat([np.mean([s.ndcg[t][q] - s.ndcg[v][q] for q in s.ndcg[t]]) for s in per]),
+                         "ci95": [round(lo, 4), round(hi, 4)], "queries": int(per_q.size)},
+                "wrong_first": stat(wt, 2), "vanilla_wrong_first": stat(wv, 2),
+                "wrong_first_reduction": stat([a - b for a, b in zip(wv, wt, strict=True)], 2),
+                "contested_scored": stat([len(s.wrong[t]) for s in per], 1),
+                "chosen_by_queue": stat([s.chosen_by_queue for s in per], 1),
+                "filled_at_random": stat([s.filled_at_random for s in per], 1),
+                "draws": len(per),
+            })
+        self.acceptance = self._acceptance()
+
+    def _acceptance(self) -> dict[str, Any]:
+        """The issue's target: queue-chosen reviews of 5% of the facts, from no review, reach at
+        least the nDCG@10 gain and the wrong-answer-first reduction over vanilla of the random
+        coverage start (means over draws)."""
+        k = max(1, round(ACCEPT_SHARE * self.facts))
+        queue = next((r for r in self.rows if (r["case"], r["strategy"], r["facts"]) == ("none", "queue", k)), None)
+        ref = next((r for r in self.rows if (r["case"], r["strategy"]) == ("coverage", "start")), None)
+        if queue is None or ref is None:
+            return {"evaluated": False, "reason": f"needs the queue at {k} facts (5%) from no review and the random "
+                                                  "coverage start (--review-budget 5% --review-start none,coverage)"}
+        gain_ok = queue["gain"]["mean"] >= ref["gain"]["mean"]
+        wrong_ok = queue["wrong_first_reduction"]["mean"] >= ref["wrong_first_reduction"]["mean"]
+        return {"evaluated": True, "met": gain_ok and wrong_ok, "facts": k,
+                "queue_gain": queue["gain"]["mean"], "coverage_gain": ref["gain"]["mean"],
+                "queue_wrong_first_reduction": queue["wrong_first_reduction"]["mean"],
+                "coverage_wrong_first_reduction": ref["wrong_first_reduction"]["mean"],
+                "coverage_reviewed": ref["reviewed"]["mean"], "gain_met": gain_ok, "wrong_first_met": wrong_ok}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": "review-budget", "embedder": self.embedder, "facts": self.facts,
+                "trust_ranking": self.trust_ranking, "draws": self.draws, "rows": self.rows,
+                "acceptance": self.acceptance}
+
+
+async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows: Any, budgets: list[str],
+                          strategies: list[str], starts: list[str], draws: int = 3, noise: float = DEFAULT_NOISE,
+                          coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
+                          settle_s: float = 0.0, progress: Progress | None = None,
+                          embedder: str = "hashing") -> BudgetReport:
+    """The review-budget evaluation on the bundled set (module docstring) for one embedder."""
+    data = bundled()
+    n_facts = len(data.graph["edges"])
+    plan = resolve_budgets(budgets, n_facts)
+    strategies = names(strategies, STRATEGIES, "--review-strategy")
+    starts = names(starts, STARTS, "--review-start")
+    queries = data.judged.queries[:12] if quick else data.judged.queries
+    weight = settings.search.trust_weight
+    trust = Method(f"trust@{weight:g}", "trust", weight)
+    methods = [Method("vanilla", "vanilla"), trust]
+    all_states, info = [], []
+    for d in range(draws):
+        draw_seed = seed + d
+        log_half, scored_half = split_queries(queries, draw_seed)
+        scored = JudgedSet(scored_half, {q.id: data.judged.qrels[q.id] for q in scored_half})
+        states: list[StateResult] = []
+        bar = StatesProgress(progress, f"budget draw {d + 1}/{draws} {embedder}",
+                             len(starts) * (1 + len(strategies) * len(plan)) * len(scored_half))
+
+        async def rank_db(db: Path) -> tuple[dict[str, dict[str, list[str]]], int]:
+            """Sync a review DB onto a fresh graph with the real sync job and rank the scored half."""
+            async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
+                await cmds.sync_db(s, db, conn)
+                ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors, settle_s=settle_s,
+                                               bar=bar)
+                return ranked, len(statuses(s, db))
+
+        for case in starts:
+            start_rows = draw_review(data.graph, data.verdicts, seed=draw_seed, coverage=coverage, noise=noise) \
+                if case == "coverage" else []
+            with tempfile.TemporaryDirectory(prefix="graph-trust-budget-") as tmp:
+                out = Path(tmp)
+                async with bundled_graph(settings, data.graph, embedder) as (s, conn, root, vectors):
+                    db0 = out / "start.sqlite3"
+                    await sync_rows(s, start_rows, db0, conn)
+                    cmds.init_db(db0)
+                    s_log = await record_log(cmds, s, db0, log_half)
+                    s_log.review.log = False  # choosing reads the log; it adds nothing to it
+                    ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors,
+                                                   settle_s=settle_s, bar=bar)
+                    states.append(score(ranked, scored, case, "start", 0, len(start_rows)))
+                    choices = []
+                    for strategy in strategies:
+                        db = snapshot(db0, out / f"{strategy}.sqlite3")
+                        choices.append(await choose(cmds, strategy, s_log, db, conn, plan, data.verdicts,
+                                                    seed=draw_seed, noise=noise, out_dir=out))
+                for choice in choices:
+                    for b in plan:
+                        ranked, reviewed = await rank_db(choice.dbs[b.facts])
+                        states.append(score(ranked, scored, case, choice.strategy, b.facts, reviewed, choice))
+        all_states.append(states)
+        info.append({"seed": draw_seed, "log_queries": [q.id for q in log_half],
+                     "scored_queries": [q.id for q in scored_half], "coverage": coverage, "noise": noise})
+    report = BudgetReport(embedder, n_facts, trust.name, info, all_states)
+    report.summarize()
+    return report
+
+
+__all__ = ["ACTOR", "STARTS", "STRATEGIES", "Budget", "BudgetReport", "Choice", "ReviewCommands", "choose",
+           "evaluate_budget", "record_log", "resolve_budgets", "reviewer_action", "split_queries"]
