@@ -27,8 +27,12 @@ search is measured on queries the choice never saw. Per draw:
 
    budgets are nested: the first ``K1`` decisions of a strategy are those of its ``K2 > K1`` run;
 4. each resulting review DB is synced by the real sync job onto a fresh graph and the scored half
-   is ranked by vanilla (Graphiti's ``search_``) and the trust search at ``search.trust_weight``:
-   nDCG@10 and the wrong-answer-first count, each state paired with its own vanilla.
+   is ranked by the trust search at ``search.trust_weight``: nDCG@10 and the wrong-answer-first
+   count, against vanilla (Graphiti's ``search_``) on the same queries on a fresh graph no sync
+   wrote: Graphiti as a user without graph-trust has it. (A sync rewrites the edges it sets,
+   which moves them in FalkorDB's fulltext index's order among equal BM25 scores; waiting for the
+   index to settle does not undo that, so vanilla measured on a synced graph differs from state to
+   state by which edges were reviewed. Each state's own vanilla is reported beside it.)
 
 Results are means over draws; the interval of the nDCG@10 gain over vanilla is the eval's paired
 bootstrap (:func:`graph_trust.eval.metrics.bootstrap_ci`) over the scored queries, each query's
@@ -146,6 +150,18 @@ def reviewer_action(verdict: str, uuid: str, seed: int, noise: float) -> str:
     return GOLD[verdict]
 
 
+async def touch_all(conn: Any, graph: dict[str, Any]) -> None:
+    """Rewrite every edge of the bundled graph in one fixed order (``cypher/eval_touch_edges``),
+    after a state's sync: every compared graph then holds its edges in the same fulltext order,
+    whichever edges its sync rewrote (module docstring)."""
+    by_group: dict[str, list[str]] = {}
+    for e in graph["edges"]:
+        by_group.setdefault(e["group_id"], []).append(e["uuid"])
+    for group, uuids in sorted(by_group.items()):
+        handle = conn.for_group(group) if conn.backend.graph_per_group else conn
+        await handle.write("eval_touch_edges", uuids=sorted(uuids), n=1)
+
+
 def snapshot(src: Path, dst: Path) -> Path:
     """A consistent copy of the SQLite review DB ``src`` at ``dst`` (SQLite's backup API)."""
     dst.unlink(missing_ok=True)
@@ -254,27 +270,41 @@ class StatesProgress:
 
 
 @dataclass
+class Scores:
+    """Per query of the scored half: nDCG@10 per ranking, and the wrong answer first per ranking
+    on the contested ones."""
+
+    ndcg: dict[str, dict[str, float]]
+    wrong: dict[str, dict[str, bool]]
+
+
+def score(rankings: dict[str, dict[str, list[str]]], judged: JudgedSet) -> Scores:
+    """The rankings' per-query measures (the eval's metric code)."""
+    return Scores({m: {q: v["ndcg@10"] for q, v in per_query(r, judged).items()} for m, r in rankings.items()},
+                  {m: {q.id: bool(wrong_first(r.get(q.id, []), q, judged.qrels[q.id])) for q in judged.queries
+                       if q.contested} for m, r in rankings.items()})
+
+
+@dataclass
 class StateResult:
-    """One review state ranked on the scored half: per query nDCG@10 and wrong-first of both rankings."""
+    """One review state ranked on the scored half, with the draw's reference: Graphiti's own
+    search on the graph no sync wrote (``baseline``)."""
 
     case: str
     strategy: str  # "start" for the starting point
     facts: int  # decided by the strategy (0 at the start)
     reviewed: int  # facts with a review row in the state's review DB
-    ndcg: dict[str, dict[str, float]]  # ranking -> query -> nDCG@10
-    wrong: dict[str, dict[str, bool]]  # ranking -> contested query -> wrong answer first
+    scores: Scores  # trust and vanilla on this state's graph
+    baseline: Scores  # vanilla on the graph no sync wrote
     chosen_by_queue: int = 0
     filled_at_random: int = 0
 
 
-def score(rankings: dict[str, dict[str, list[str]]], judged: JudgedSet, case: str, strategy: str, facts: int,
-          reviewed: int, choice: Choice | None = None) -> StateResult:
-    """The state's per-query measures on the scored half (the eval's metric code)."""
-    ndcg = {m: {q: v["ndcg@10"] for q, v in per_query(r, judged).items()} for m, r in rankings.items()}
-    wrong = {m: {q.id: bool(wrong_first(r.get(q.id, []), q, judged.qrels[q.id])) for q in judged.queries
-                 if q.contested} for m, r in rankings.items()}
+def state(rankings: dict[str, dict[str, list[str]]], judged: JudgedSet, baseline: Scores, case: str, strategy: str,
+          facts: int, reviewed: int, choice: Choice | None = None) -> StateResult:
     by = [b for _, _, b in (choice.decided[:facts] if choice else [])]
-    return StateResult(case, strategy, facts, reviewed, ndcg, wrong, by.count("queue"), by.count("random"))
+    return StateResult(case, strategy, facts, reviewed, score(rankings, judged), baseline, by.count("queue"),
+                       by.count("random"))
 
 
 @dataclass
@@ -296,22 +326,25 @@ class BudgetReport:
             t, v = self.trust_ranking, "vanilla"
             diffs: dict[str, list[float]] = {}
             for s in per:
-                for q, val in s.ndcg[t].items():
-                    diffs.setdefault(q, []).append(val - s.ndcg[v][q])
+                for q, val in s.scores.ndcg[t].items():
+                    diffs.setdefault(q, []).append(val - s.baseline.ndcg[v][q])
             per_q = np.array([np.mean(x) for x in diffs.values()])
             lo, hi = bootstrap_ci(per_q)
-            wt = [sum(s.wrong[t].values()) for s in per]
-            wv = [sum(s.wrong[v].values()) for s in per]
+            wt = [sum(s.scores.wrong[t].values()) for s in per]
+            wv = [sum(s.baseline.wrong[v].values()) for s in per]
             self.rows.append({
                 "case": case, "start": START_NAMES[case], "strategy": strategy, "facts": facts,
                 "share": round(facts / self.facts, 4), "reviewed": stat([s.reviewed for s in per], 1),
-                "ndcg@10": stat([np.mean(list(s.ndcg[t].values())) for s in per]),
-                "vanilla_ndcg@10": stat([np.mean(list(s.ndcg[v].values())) for s in per]),
-                "gain": {**stat([np.mean([s.ndcg[t][q] - s.ndcg[v][q] for q in s.ndcg[t]]) for s in per]),
+                "ndcg@10": stat([np.mean(list(s.scores.ndcg[t].values())) for s in per]),
+                "vanilla_ndcg@10": stat([np.mean(list(s.baseline.ndcg[v].values())) for s in per]),
+                "state_vanilla_ndcg@10": stat([np.mean(list(s.scores.ndcg[v].values())) for s in per]),
+                "gain": {**stat([np.mean([s.scores.ndcg[t][q] - s.baseline.ndcg[v][q] for q in s.scores.ndcg[t]])
+                                 for s in per]),
                          "ci95": [round(lo, 4), round(hi, 4)], "queries": int(per_q.size)},
                 "wrong_first": stat(wt, 2), "vanilla_wrong_first": stat(wv, 2),
+                "state_vanilla_wrong_first": stat([sum(s.scores.wrong[v].values()) for s in per], 2),
                 "wrong_first_reduction": stat([a - b for a, b in zip(wv, wt, strict=True)], 2),
-                "contested_scored": stat([len(s.wrong[t]) for s in per], 1),
+                "contested_scored": stat([len(s.scores.wrong[t]) for s in per], 1),
                 "chosen_by_queue": stat([s.chosen_by_queue for s in per], 1),
                 "filled_at_random": stat([s.filled_at_random for s in per], 1),
                 "draws": len(per),
@@ -364,16 +397,22 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
         scored = JudgedSet(scored_half, {q.id: data.judged.qrels[q.id] for q in scored_half})
         states: list[StateResult] = []
         bar = StatesProgress(progress, f"budget draw {d + 1}/{draws} {embedder}",
-                             len(starts) * (1 + len(strategies) * len(plan)) * len(scored_half))
+                             (1 + len(starts) * (1 + len(strategies) * len(plan))) * len(scored_half))
 
         async def rank_db(db: Path) -> tuple[dict[str, dict[str, list[str]]], int]:
             """Sync a review DB onto a fresh graph with the real sync job and rank the scored half."""
             async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
                 await cmds.sync_db(s, db, conn)
+                await touch_all(conn, data.graph)
                 ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors, settle_s=settle_s,
                                                bar=bar)
                 return ranked, len(statuses(s, db))
 
+        async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
+            # Graphiti as it is without graph-trust: the graph no sync wrote
+            await touch_all(conn, data.graph)
+            ref, _ = await rank_settled(conn, s, data.graph, scored, methods[:1], vectors, settle_s=0.0, bar=bar)
+        baseline = score(ref, scored)
         for case in starts:
             start_rows = draw_review(data.graph, data.verdicts, seed=draw_seed, coverage=coverage, noise=noise) \
                 if case == "coverage" else []
@@ -383,11 +422,12 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
                     db0 = out / "start.sqlite3"
                     await sync_rows(s, start_rows, db0, conn)
                     cmds.init_db(db0)
+                    await touch_all(conn, data.graph)
                     s_log = await record_log(cmds, s, db0, log_half)
                     s_log.review.log = False  # choosing reads the log; it adds nothing to it
                     ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors,
                                                    settle_s=settle_s, bar=bar)
-                    states.append(score(ranked, scored, case, "start", 0, len(start_rows)))
+                    states.append(state(ranked, scored, baseline, case, "start", 0, len(start_rows)))
                     choices = []
                     for strategy in strategies:
                         db = snapshot(db0, out / f"{strategy}.sqlite3")
@@ -396,7 +436,8 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
                 for choice in choices:
                     for b in plan:
                         ranked, reviewed = await rank_db(choice.dbs[b.facts])
-                        states.append(score(ranked, scored, case, choice.strategy, b.facts, reviewed, choice))
+                        states.append(state(ranked, scored, baseline, case, choice.strategy, b.facts, reviewed,
+                                            choice))
         all_states.append(states)
         info.append({"seed": draw_seed, "log_queries": [q.id for q in log_half],
                      "scored_queries": [q.id for q in scored_half], "coverage": coverage, "noise": noise})
@@ -406,4 +447,4 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
 
 
 __all__ = ["ACTOR", "STARTS", "STRATEGIES", "Budget", "BudgetReport", "Choice", "ReviewCommands", "choose",
-           "evaluate_budget", "record_log", "resolve_budgets", "reviewer_action", "split_queries"]
+           "evaluate_budget", "record_log", "resolve_budgets", "reviewer_action", "score", "split_queries", "state"]

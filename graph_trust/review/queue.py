@@ -14,6 +14,7 @@ Two steps, so a simulation can build the inputs itself and tune the weights:
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -25,7 +26,7 @@ from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.graph_read import edge_facts, existing_edges, subject_edges
 from graph_trust.review.log import uses
-from graph_trust.review.rules import RULES, QueueInputs, SlotEdge
+from graph_trust.review.rules import RULES, Hit, QueueInputs, SlotEdge
 from graph_trust.review.schema import missing_tables
 
 GUARD_TYPE = "graphiti_invalidation"  # the guard's contradiction records (sync/guard.py)
@@ -50,32 +51,36 @@ class QueueItem:
 
 def rank(inputs: QueueInputs, cfg: ReviewQueueSettings, *, limit: int | None = None,
          group: str | None = None) -> list[QueueItem]:
-    """The queue: every fact some rule with a positive weight concerns, highest priority first."""
-    items: dict[str, QueueItem] = {}
+    """The queue: every fact some rule with a positive weight concerns, highest priority first.
+    Priorities are summed for every fact; items (and their reasons' text) are made only for the
+    ``limit`` kept."""
+    found: dict[str, list[tuple[str, float, Hit]]] = {}
     for name, rule in RULES.items():
         weight = cfg.weights.get(name, 0.0)
         if weight <= 0:
             continue
         for hit in rule(inputs, cfg):
-            if hit.value <= 0:
-                continue
-            item = items.get(hit.key)
-            if item is None:
-                uuid = None if hit.key.startswith("candidate:") else hit.key
-                cands = ([c for c, _ in inputs.reviews.get(uuid, [])] if uuid else [hit.key.split(":", 1)[1]])
-                item = items[hit.key] = QueueItem(hit.key, uuid or hit.numbers.get("edge_uuid"), cands,
-                                                  inputs.groups.get(hit.key), inputs.facts.get(hit.key),
-                                                  inputs.status(uuid) if uuid else hit.numbers.get("status"), 0.0)
-            score = weight * hit.value
-            item.priority += score
-            item.reasons.append({"rule": name, "score": round(score, 4), "value": round(hit.value, 4),
-                                 "weight": weight, "why": hit.reason, **{"numbers": hit.numbers}})
-    out = [i for i in items.values() if group is None or i.group_id == group]
-    for i in out:
-        i.priority = round(i.priority, 6)
-        i.reasons.sort(key=lambda r: -r["score"])
-    out.sort(key=lambda i: (-i.priority, i.key))
-    return out[:limit] if limit is not None else out
+            if hit.value > 0:
+                found.setdefault(hit.key, []).append((name, weight, hit))
+    priority = {k: round(sum(w * h.value for _, w, h in hits), 6) for k, hits in found.items()
+                if group is None or inputs.groups.get(k) == group}
+    order = (lambda k: (-priority[k], k))
+    keys = sorted(priority, key=order) if limit is None else heapq.nsmallest(limit, priority, key=order)
+    return [_item(inputs, k, priority[k], found[k]) for k in keys]
+
+
+def _item(inputs: QueueInputs, key: str, priority: float, hits: list[tuple[str, float, Hit]]) -> QueueItem:
+    uuid = None if key.startswith("candidate:") else key
+    first = hits[0][2].figures
+    cands = [c for c, _ in inputs.reviews.get(uuid, [])] if uuid else [key.split(":", 1)[1]]
+    item = QueueItem(key, uuid or first.get("edge_uuid"), cands, inputs.groups.get(key), inputs.facts.get(key),
+                     inputs.status(uuid) if uuid else first.get("status"), priority)
+    for name, weight, hit in hits:
+        score = weight * hit.value
+        item.reasons.append({"rule": name, "score": round(score, 4), "value": round(hit.value, 4), "weight": weight,
+                             "why": hit.reason, "numbers": hit.figures})
+    item.reasons.sort(key=lambda r: -r["score"])
+    return item
 
 
 def review_rows(conn: ReviewConn, cand: CandidateTable) -> list[tuple[str, str, str | None, str | None, str | None]]:

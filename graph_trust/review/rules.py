@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.log import Use
@@ -81,14 +81,34 @@ class QueueInputs:
         return (self.tiers.get(s) or 0.0) if s is not None else 0.0
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One rule's finding on one fact: its value (weighted returns that could change) and why."""
+class Hit(NamedTuple):
+    """One rule's finding on one fact: its value (weighted returns that could change) and why, with
+    its numbers. ``why`` and ``numbers`` may be functions of ``args``, so the queue makes the text
+    only for the facts it shows (a rule finds tens of thousands at 100k facts)."""
 
     key: str
     value: float
-    reason: str
-    numbers: dict[str, Any]
+    why: str | Callable[..., str]
+    numbers: dict[str, Any] | Callable[..., dict[str, Any]]
+    args: tuple = ()
+
+    @property
+    def reason(self) -> str:
+        return self.why(*self.args) if callable(self.why) else self.why
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        return self.numbers(*self.args) if callable(self.numbers) else self.numbers
+
+
+def figures(self) -> dict[str, Any]:
+        """``numbers``, made if given as a callable."""
+        return self.numbers() if callable(self.numbers) else self.numbers
+
+
+def figures(**numbers: Any) -> dict[str, Any]:
+    """A hit's numbers, floats rounded to 4 places (what the queue shows)."""
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in numbers.items()}
 
 
 Rule = Callable[[QueueInputs, ReviewQueueSettings], Iterable[Hit]]
@@ -101,19 +121,42 @@ def unreviewed_use(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     candidate 0.75, corroborated 0.4) x the chance a decision removes it, the review DB's own rate
     (rejected or expired among decided facts, Laplace-smoothed: 0.5 before any decision)."""
     p_bad, bad, decided = inp.removal_rate()
+    reviews, tiers = inp.reviews, inp.tiers
     for key, u in inp.uses.items():
-        status = inp.status(key)
+        status = inp.status(key) if key in reviews else None
         if status in DECISIVE:
             continue
-        room = 1.0 - inp.trust(key)
+        room = 1.0 - ((tiers.get(status) or 0.0) if status is not None else 0.0)
         if room <= 0:
             continue
-        yield Hit(key, u.weighted * room * p_bad,
-                  f"{'unreviewed' if status is None else status}, returned {u.returns} times "
-                  f"(best rank {u.best_rank}, {u.weighted:.1f} weighted); a decision removes it with chance "
-                  f"{p_bad:.2f} ({bad} of {decided} decided facts were rejected or expired)",
-                  {"status": status, "returns": u.returns, "weighted": round(u.weighted, 3), "best_rank": u.best_rank,
-                   "room": round(room, 3), "p_removed": round(p_bad, 3)})
+        yield Hit(key, u.weighted * room * p_bad, _unreviewed_why, _unreviewed_numbers,
+                  (status, u, room, p_bad, bad, decided))
+
+
+def _unreviewed_numbers(status: str | None, u: Use, room: float, p_bad: float, bad: int, decided: int
+                        ) -> dict[str, Any]:
+    return figures(status=status, returns=u.returns, weighted=u.weighted, best_rank=u.best_rank, room=room,
+                   p_removed=p_bad)
+
+
+def _unreviewed_why(status: str | None, u: Use, room: float, p_bad: float, bad: int, decided: int) -> str:
+    return (f"{'unreviewed' if status is None else status}, returned {u.returns} times (best rank {u.best_rank}, "
+            f"{u.weighted:.1f} weighted); a decision removes it with chance {p_bad:.2f} ({bad} of {decided} decided "
+            "facts were rejected or expired)")
+
+
+def _contested_numbers(predicate: str, values: list[str], verified: int, returned: int, exposure: float, own: float,
+                       prior: float, share: float, weighted: float) -> dict[str, Any]:
+    return figures(predicate=predicate, values=len(values), verified=verified, returned=returned, slot_weighted=own,
+                   subject_share=prior, exposure=exposure, weighted=weighted, share=share)
+
+
+def _contested_why(predicate: str, values: list[str], verified: int, returned: int, exposure: float, own: float,
+                   prior: float, share: float, weighted: float) -> str:
+    return (f"contested slot {predicate}: {len(values)} values ({', '.join(map(str, values[:4]))}"
+            f"{', ...' if len(values) > 4 else ''}), {verified or 'none'} verified, {returned} returned; exposure "
+            f"{exposure:.1f} ({own:.1f} weighted returns of the slot + {prior:.1f} of its subject's), this one's "
+            f"share {share:.2f}")
 
 
 def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -130,12 +173,17 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     slots: dict[tuple[str, str], list[SlotEdge]] = {}
     subject_use: dict[str, float] = {}
     subject_slots: dict[str, set[str]] = {}
+    uses = inp.uses
     for e in inp.slots:
-        subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + inp.use(e.uuid)
+        u = uses.get(e.uuid)
+        if u is not None:
+            subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + u.weighted
         subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
         if e.valid:
             slots.setdefault((e.subject_uuid, e.predicate), []).append(e)
     for (subject, predicate), edges in slots.items():
+        if len(edges) < 2:
+            continue
         status_of = {e.uuid: inp.status(e.uuid) for e in edges}
         live = [e for e in edges if status_of[e.uuid] not in ("rejected", "expired")]
         if len({e.object_uuid for e in live}) < 2:
@@ -145,7 +193,7 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
             continue  # one verified value: review already says which comes first
         use = {e.uuid: inp.use(e.uuid) for e in edges}
         own = sum(use.values())
-        prior = subject_use[subject] / len(subject_slots[subject])
+        prior = subject_use.get(subject, 0.0) / len(subject_slots[subject])
         exposure = own + prior
         top = max(use[e.uuid] for e in live)
         returned = sum(1 for e in live if use[e.uuid] > 0)
@@ -156,14 +204,8 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
             share = use[e.uuid] / top if top > 0 else 1.0
             if share <= 0 or exposure <= 0:
                 continue
-            yield Hit(e.uuid, exposure * share,
-                      f"contested slot {predicate}: {len(values)} values ({', '.join(map(str, values[:4]))}"
-                      f"{', ...' if len(values) > 4 else ''}), {len(verified) or 'none'} verified, "
-                      f"{returned} returned; exposure {exposure:.1f} ({own:.1f} weighted returns of the slot + "
-                      f"{prior:.1f} of its subject's), this one's share {share:.2f}",
-                      {"predicate": predicate, "values": len(values), "verified": len(verified),
-                       "returned": returned, "slot_weighted": round(own, 3), "subject_share": round(prior, 3),
-                       "exposure": round(exposure, 3), "weighted": round(use[e.uuid], 3), "share": round(share, 3)})
+            yield Hit(e.uuid, exposure * share, _contested_why, _contested_numbers,
+                      (predicate, values, len(verified), returned, exposure, own, prior, share, use[e.uuid]))
 
 
 def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -184,11 +226,20 @@ def low_confidence_use(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[H
     """Facts in use whose confidence (the confidence model) is below ``low_confidence``: their
     returns times the confidence they lack."""
     for key, c in inp.confidences.items():
-        if c >= cfg.low_confidence or inp.use(key) <= 0 or inp.status(key) in ("rejected", "expired"):
+        if c >= cfg.low_confidence:
             continue
-        yield Hit(key, inp.use(key) * (1.0 - c),
-                  f"confidence {c:.2f} < {cfg.low_confidence:g}, returned {inp.use(key):.1f} weighted",
-                  {"confidence": round(c, 4), "weighted": round(inp.use(key), 3)})
+        use = inp.use(key)
+        if use <= 0 or inp.status(key) in ("rejected", "expired"):
+            continue
+        yield Hit(key, use * (1.0 - c), _low_confidence_why, _low_confidence_numbers, (c, cfg.low_confidence, use))
+
+
+def _low_confidence_why(c: float, low: float, use: float) -> str:
+    return f"confidence {c:.2f} < {low:g}, returned {use:.1f} weighted"
+
+
+def _low_confidence_numbers(c: float, low: float, use: float) -> dict[str, Any]:
+    return figures(confidence=c, weighted=use)
 
 
 def flagged(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -220,5 +271,5 @@ RULES: dict[str, Rule] = {"unreviewed_use": unreviewed_use, "contested_slot": co
                           "trusted_invalidated": trusted_invalidated, "low_confidence_use": low_confidence_use,
                           "flagged": flagged, "unplaced": unplaced}
 
-__all__ = ["DECISIVE", "RULES", "Hit", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "flagged",
+__all__ = ["DECISIVE", "RULES", "Hit", "figures", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "flagged",
            "low_confidence_use", "trusted_invalidated", "unplaced", "unreviewed_use"]
