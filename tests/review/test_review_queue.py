@@ -208,3 +208,32 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
     assert [i["key"] for i in cli.json()] == [i.key for i in (await api.review_queue(settings, graph=graph))[:3]]
     with ReviewConn.open(review_url) as conn:
         assert conn.query("SELECT count(*) FROM review_decisions")[0][0] == 1  # the queue wrote nothing
+
+
+SVC = [Fact("svc", "OWNED_BY", "team-a", "svc is owned by team-a"),
+       Fact("svc", "LISTENS_ON", "80", "svc listens on port 80"),
+       Fact("svc", "LISTENS_ON", "8080", "svc listens on port 8080"),
+       Fact("other", "LISTENS_ON", "1", "other listens on port 1"),
+       Fact("other", "LISTENS_ON", "2", "other listens on port 2")]
+
+
+async def test_a_contested_slot_no_search_returned_is_found_through_its_subject(graph, settings, tmp_path, unique):
+    group = f"g_{unique}"
+    uuids = await build(graph, group, SVC)
+    owner, p80, p8080 = (uuids[f.fact] for f in SVC[:3])
+    review = tmp_path / "review.sqlite3"
+    api.init_review_db(review)
+    log = RetrievalLog(review, background=False)
+    for _ in range(4):  # agents ask about svc's owner only
+        log.record("search", [(owner, group)], at=time.time())
+    log.flush()
+    settings.review.url = str(review)
+    items = await api.review_queue(settings, graph=graph)
+    contested = {i.key: r for i in items for r in i.reasons if r["rule"] == "contested_slot"}
+    # svc: 4 weighted returns over its 2 slots; its LISTENS_ON slot, never returned, gets 2 per value;
+    # `other` was never shown: its two ports are not in the queue
+    assert set(contested) == {p80, p8080}
+    assert [contested[u]["value"] for u in (p80, p8080)] == pytest.approx([2.0, 2.0])
+    assert contested[p80]["numbers"]["subject_share"] == 2.0 and contested[p80]["numbers"]["returned"] == 0
+    assert "2 values (80, 8080)" in contested[p80]["why"]
+    assert {i.key for i in items} == {owner, p80, p8080}
