@@ -70,7 +70,8 @@ START_NAMES = {"none": "no review", "coverage": "random coverage"}
 ACTOR = "eval-reviewer"
 GOLD = {"correct": "promote", "wrong": "reject", "outdated": "expire"}
 ACTION_OF = {status: action for action, status in STATUS_OF.items()}
-QUEUE_READ = 100_000  # items read from the queue per decision (all of them)
+QUEUE_READ = 20  # items read from the queue per decision, beyond the facts already decided
+QUEUE_ALL = 1_000_000  # ... or every item, when those are all decided or not facts of the graph
 ACCEPT_SHARE = 0.05  # the acceptance budget: 5% of the facts
 
 
@@ -232,9 +233,13 @@ async def choose(cmds: ReviewCommands, strategy: str, settings: Settings, db: Pa
     target = max(marks)
     if strategy == "queue":
         while len(done) < target:
-            items = await cmds.queue(settings, review_db=db, graph=graph, limit=QUEUE_READ)
-            top = next((i.edge_uuid for i in items if not i.key.startswith("candidate:") and i.edge_uuid in verdicts
-                        and i.edge_uuid not in done), None)
+            top = None
+            for limit in (len(done) + QUEUE_READ, QUEUE_ALL):  # the top few; all of them if those are taken
+                items = await cmds.queue(settings, review_db=db, graph=graph, limit=limit)
+                top = next((i.edge_uuid for i in items if not i.key.startswith("candidate:")
+                            and i.edge_uuid in verdicts and i.edge_uuid not in done), None)
+                if top is not None or len(items) < limit:
+                    break
             if top is None:
                 break
             await decide([top], "queue")
