@@ -14,6 +14,7 @@ Two steps, so a simulation can build the inputs itself and tune the weights:
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import json
 from collections.abc import Callable
@@ -131,20 +132,26 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
         inp.flags = [dict(zip(("target", "candidate_id", "edge_uuid", "group_id", "agent", "reason"), r)) for r in
                      conn.query("SELECT target, candidate_id, edge_uuid, group_id, agent, reason FROM review_flags "
                                 "WHERE resolved_at IS NULL ORDER BY id")]
-    # the graph: every edge of the returned edges' subjects (their slots), and which review rows' edges exist
-    inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
-                          r.get("object"), None, bool(r.get("valid")))
-                 for r in await subject_edges(graph, sorted(used), group)] if used else []
+    scoring = None
+    if confidences is not None and cfg.weights.get("low_confidence_use", 0) > 0 and used:
+        # the confidence model scores in a thread (its own connection) while the graph is read
+        scoring = asyncio.ensure_future(asyncio.to_thread(confidences, sorted(used)))
+    try:
+        # the graph: every edge of the returned edges' subjects (their slots), and which review rows' edges exist
+        inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
+                              r.get("object"), None, bool(r.get("valid")))
+                     for r in await subject_edges(graph, sorted(used), group)] if used else []
+        placed = await existing_edges(graph, sorted(inp.reviews), group)
+    finally:
+        if scoring is not None:
+            inp.confidences = await scoring
     for e in inp.slots:
         inp.groups.setdefault(e.uuid, e.group_id)
-    placed = await existing_edges(graph, sorted(inp.reviews), group)
     for cid, status, uuid, gid, fact in rows:
         if uuid and uuid not in placed and (group is None or gid == group):
             key = f"candidate:{cid}"
             inp.unplaced.append({"candidate_id": cid, "edge_uuid": uuid, "status": status, "group_id": gid})
             inp.facts[key], inp.groups[key] = fact, gid or None
-    if confidences is not None and cfg.weights.get("low_confidence_use", 0) > 0 and used:
-        inp.confidences = confidences(sorted(used))
     for uuid, rec in inp.invalidated.items():
         inp.groups.setdefault(uuid, rec.get("group_id"))
         if rec.get("fact"):
