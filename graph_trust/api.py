@@ -67,11 +67,13 @@ from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
 from graph_trust.review.candidates import open_candidates
+from graph_trust.review.fact import fact_view
+from graph_trust.review.web import app as review_web
 from graph_trust.review.db import parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
-from graph_trust.graph.connection import use_graph
+from graph_trust.graph.connection import open_graph, use_graph
 
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
@@ -270,6 +272,47 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
         return review_decisions.history(conn, target=target, limit=limit)
 
 
+async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """One fact as the review page shows it (a candidate id or an edge uuid): the edge, its review
+    rows, competitors, episodes, confidence factors, retrieval log, flags and audit trail
+    (:func:`graph_trust.review.fact.fact_view`); a NotFoundError when it names nothing."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, cand):
+        conf = None
+        if CONFIDENCE_TABLES[0] in conn.tables():
+            def conf(uuids: list[str]) -> dict[str, dict[str, Any]]:
+                return _confidence_behind(settings, uuids, review_db)
+        async with use_graph(settings, graph) as g:
+            return await fact_view(conn, cand, g, target, days=days, confidence=conf)
+
+
+def review_page_app(settings: Settings, *, review_db: str | Path | None = None, graph: GraphConnection | None = None,
+                    extra_hosts: list[str] | None = None) -> Any:
+    """The review page (``graph-trust review serve``) as an ASGI app calling this module's review
+    functions on ``settings`` (:func:`graph_trust.review.web.app.create_app`); it opens the graph
+    at start-up (or uses ``graph``, already open in the serving loop)."""
+    return review_web.create_app(review_web.PageOps(
+        open_graph=functools.partial(use_graph, settings, graph),
+        queue=functools.partial(review_queue, settings, review_db=review_db),
+        fact=functools.partial(review_fact, settings, review_db=review_db),
+        decide=functools.partial(review_decide, settings, review_db=review_db),
+        undo=functools.partial(review_undo, settings, review_db=review_db),
+        history=functools.partial(review_history, settings, review_db=review_db),
+    ), settings.review.page, extra_hosts=extra_hosts)
+
+
+async def serve_review_page(settings: Settings, *, review_db: str | Path | None = None) -> None:
+    """``graph-trust review serve``: the review page on ``review.page.host``:``port`` until stopped.
+    The review DB (with its review tables) and the graph are checked first, so an unreachable one
+    is one error before the server starts."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, _):
+        review_decisions.need_review_tables(conn)
+    page = settings.review.page
+    async with open_graph(settings) as g:
+        app = review_page_app(settings, review_db=review_db, graph=g, extra_hosts=[page.host])
+        await review_web.serve(app, page.host, page.port)
+
+
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
               max_rank: int = 20, tiers: tuple[float, ...] = DEFAULT_TIERS) -> dict[float, list[CalibrationRow]]:
     """What the configured weight and boost form can overtake, per RRF constant (``graph-trust calibrate``)."""
@@ -367,8 +410,10 @@ __all__ = [
     "relink",
     "review_candidates",
     "review_decide",
+    "review_fact",
     "review_history",
     "review_log",
+    "review_page_app",
     "review_queue",
     "review_undo",
     "rollback",
@@ -378,6 +423,7 @@ __all__ = [
     "search_config",
     "search_confident",
     "serve_mcp",
+    "serve_review_page",
     "sync",
     "sync_review_rows",
     "verify",

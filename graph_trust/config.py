@@ -206,6 +206,43 @@ class ReviewQueueSettings(_Section):
         return {**dict.fromkeys(QUEUE_RULES, 0.0), **v}
 
 
+class ReviewPageSettings(_Section):
+    """``graph-trust review serve``: the review page (docs/review.md, "The review page"): where it
+    listens and who the reviewer is."""
+
+    # the address it binds: the loopback interface only, unless you put it behind a proxy
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=8765, ge=1, le=65535)
+    # who decides on this page (recorded in the audit trail). None: writes are refused, unless
+    # ``identity_header`` names a header a trusted proxy sets
+    reviewer: str | None = Field(default=None, min_length=1, max_length=200)
+    # a header set by a trusted authenticating proxy (e.g. X-Forwarded-User) that names the reviewer
+    # of each request; when set, only the header counts (``reviewer`` is ignored). None: off
+    identity_header: str | None = Field(default=None, min_length=1, max_length=100)
+    # the Host header values the page answers (others get 400: DNS rebinding); the bound host is added
+    allowed_hosts: list[str] = Field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
+
+    @field_validator("reviewer")
+    @classmethod
+    def _reviewer(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip()
+        if not v or any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+            raise ValueError("must name the reviewer: non-blank, no control characters")
+        return v
+
+    @field_validator("identity_header")
+    @classmethod
+    def _header(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip()
+        if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", v):
+            raise ValueError(f"{v!r} is not an HTTP header name")
+        return v
+
+
 class ReviewSettings(_Section):
     """The review DB and, for a pipeline DB, its table and column names; the retrieval log; the
     review queue."""
@@ -227,6 +264,7 @@ class ReviewSettings(_Section):
     log_batch: int = Field(default=500, ge=1, le=100000)
     log_flush_s: float = Field(default=5.0, gt=0, le=3600)
     queue: ReviewQueueSettings = Field(default_factory=ReviewQueueSettings)
+    page: ReviewPageSettings = Field(default_factory=ReviewPageSettings)
 
     @field_validator("url")
     @classmethod
@@ -564,6 +602,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
     ("GRAPH_TRUST_MCP_AGENT", "mcp.agent"),
+    ("GRAPH_TRUST_REVIEWER", "review.page.reviewer"),
     *((f"GRAPH_TRUST_POLICY_{name.upper()}", f"policy.{name}") for name in (
         "top_k", "clip_sentences", "max_tokens", "search_type", "min_score", "interleave", "ratio",
         "enable_redaction", "token_counter", "language", "max_query_chars", "cache_ttl_s", "cache_size",

@@ -1,5 +1,6 @@
 """The review side's reads of the graph (never a write): the facts of edges a decision creates
-candidate rows for, and the slots (subject and relation) the queue's contested-slot rule compares."""
+candidate rows for, the slots (subject and relation) the queue's contested-slot rule compares, and
+what the review page shows of one fact (the edge in full, its episodes)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,6 @@ async def edge_slots(g: Any, uuids: list[str], group: str | None = None) -> list
     return list(rows.values())
 
 
-__all__ = ["edge_facts", "edge_slots", "existing_edges"]
-
-
 async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> set[str]:
     """Those of ``uuids`` that name a RELATES_TO edge (in ``group``'s graph, or in any)."""
     left, found = sorted(set(uuids)), set()
@@ -66,4 +64,26 @@ async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> 
     return found
 
 
-__all__ = ["edge_facts", "edge_slots", "existing_edges"]
+async def edge_detail(g: Any, uuid: str, group: str | None = None) -> dict[str, Any] | None:
+    """The RELATES_TO edge ``uuid`` in full (endpoints, relation, fact, episode uuids, times, trust),
+    from ``group``'s graph or any; None when no graph holds it."""
+    for name in await _graph_names(g, group):
+        rows = await _each(g, name, "edge_review_detail", [uuid])
+        if rows:
+            return rows[0]
+    return None
+
+
+async def episodes(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
+    """The Episodic nodes among ``uuids`` (in ``group``'s graph, or any), in the order given."""
+    left, found = list(dict.fromkeys(u for u in uuids if isinstance(u, str))), {}
+    for name in await _graph_names(g, group):
+        if not left:
+            break
+        for r in await _each(g, name, "episodes_for_review", left):
+            found.setdefault(r["uuid"], r)
+        left = [u for u in left if u not in found]
+    return [found[u] for u in dict.fromkeys(uuids) if u in found]
+
+
+__all__ = ["edge_detail", "edge_facts", "edge_slots", "episodes", "existing_edges"]
