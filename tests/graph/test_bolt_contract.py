@@ -454,6 +454,27 @@ async def _review_reads(c: Ctx):
                          and e["name"] == "RUNS_ON"}
 
 
+@case("edge_review_detail", "episodes_for_review")
+async def _review_page_reads(c: Ctx):
+    e0 = c.e(0)  # billing-db RUNS_ON db-host-1
+    group = c.edges[e0]["group"]
+    await c.g.run_text("CREATE (:Episodic {uuid: $u, group_id: $g, name: 'chat 1', source: 'message', "
+                       "source_description: 'ops channel', content: $content, valid_at: $at, created_at: $at})",
+                       {"u": "ep-1", "g": group, "content": "db moved <b>today</b>", "at": NOW}, write=True)
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $e SET r.episodes = ['ep-1', 'ep-gone']",
+                       {"e": e0}, write=True)
+    rows = await c.g.query("edge_review_detail", uuids=[e0, "no-such-edge"])
+    assert len(rows) == 1
+    r, e = rows[0], c.edges[e0]
+    assert (r["uuid"], r["group_id"], r["subject_uuid"], r["subject"], r["predicate"], r["object_uuid"], r["object"],
+            r["fact"]) == (e0, group, e["source"], e["source_name"], e["name"], e["target"], e["target_name"], e["fact"])
+    assert list(r["episodes"]) == ["ep-1", "ep-gone"] and as_datetime(r["valid_at"]) is not None
+    assert r["invalid_at"] is None and r["expired_at"] is None and r["trust_score"] is None
+    eps = await c.g.query("episodes_for_review", uuids=["ep-1", "ep-gone"])
+    assert [(x["uuid"], x["group_id"], x["name"], x["source"], x["source_description"], x["content"]) for x in eps] == [
+        ("ep-1", group, "chat 1", "message", "ops channel", "db moved <b>today</b>")]
+
+
 # --- relink --------------------------------------------------------------------------------------
 
 @case("relink_edges_page")
