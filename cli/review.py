@@ -232,6 +232,4 @@ def serve(host: str | None, port: int | None, reviewer: str | None, review_db: s
                   "review.page.reviewer": reviewer},
                  flags={"review.url": "--review-db", "review.page.host": "--host", "review.page.port": "--port",
                         "review.page.reviewer": "--reviewer"})
-    page = rt.settings.review.page
-    click.echo(f"review page on http://{page.host}:{page.port}/ (Ctrl-C stops it)", err=True)
     run(api.serve_review_page(rt.settings))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import socket
 import string
 from html.parser import HTMLParser
 from pathlib import Path
@@ -318,7 +319,24 @@ def test_serve_refuses_an_unreachable_or_unready_review_db_before_it_starts(tmp_
     out = run_cli("review", "serve", "--review-db", str(bare), "--port", "1")
     assert out.code == 2 and "lacks the review tables" in out.err and "graph-trust review init" in out.err
     pg = run_cli("review", "serve", "--review-db", "postgresql://nobody@127.0.0.1:1/review", "--port", "1")
-    assert pg.code == 2 and pg.err.strip().splitlines()[-1].startswith("error: ")
+    assert pg.code == 2 and pg.err.strip().splitlines()[-1].startswith("error: review DB postgresql://nobody@")
+    ready = tmp_path / "ready.sqlite3"
+    api.init_review_db(ready)
+    graph = run_cli("review", "serve", "--review-db", str(ready), "--graph", "falkordb://127.0.0.1:1")
+    assert graph.code == 2 and graph.err.strip() == "error: cannot reach graph falkordb://127.0.0.1:1: ConnectionError"
+
+
+def test_serve_says_when_it_cannot_listen(settings, embedded_path, tmp_path):
+    ready = tmp_path / "ready.sqlite3"
+    api.init_review_db(ready)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = run_cli("review", "serve", "--review-db", str(ready), "--graph", f"embedded:{embedded_path}",
+                      "--port", str(port))
+    assert out.code == 2 and out.err.strip().splitlines()[-1] == \
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
 
 
 def test_the_shortcuts_are_on_the_page_and_in_the_docs(settings, tmp_path):

@@ -15,9 +15,12 @@ Jinja2's autoescaping; the content security policy allows scripts and styles fro
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import logging
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -311,11 +314,38 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
                      middleware=[Middleware(SecurityHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port``; a ConfigError naming them when it cannot be (in use, no such address)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port} (review.page.host, --host): {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
 async def serve(app: Any, host: str, port: int) -> None:
-    """Run ``app`` with uvicorn on ``host``:``port`` in the running event loop until stopped."""
+    """Run ``app`` with uvicorn on ``host``:``port`` in the running event loop until stopped. Ctrl-C
+    or SIGTERM (which cancels this task in the CLI) shut it down gracefully: requests in flight
+    finish and the graph connection closes."""
     _need_extra()
-    config = uvicorn.Config(app, host=host, port=port, log_level="info", lifespan="on")
-    await uvicorn.Server(config).serve()
+    sock = listening_socket(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", lifespan="on"))
+    shown = f"[{host}]" if ":" in host else host
+    logging.getLogger("uvicorn.error").info("review page on http://%s:%d/ (Ctrl-C stops it)", shown, port)
+    running = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        server.should_exit = True
+        await running
+        raise
 
 
 __all__ = ["CSRF_COOKIE", "CSRF_FIELD", "SHORTCUTS", "Csrf", "PageOps", "create_app", "reviewer_of", "serve",
