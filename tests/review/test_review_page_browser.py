@@ -101,9 +101,15 @@ async def test_a_reviewer_promotes_undoes_and_rejects_in_a_real_browser(graph, s
                 await page.wait_for_url(f"{base}/fact/{host1}")
                 assert await page.locator("#fact-text").inner_text() == RUNS_ON_1.fact
                 assert "db-host-2" in await page.locator("#competitors").inner_text()
+                # a stray Enter in the reason, no decision chosen: nothing is sent
+                await page.click("#reason")
+                await page.keyboard.type("checked the service map")
+                await page.keyboard.press("Enter")
+                assert "Choose a decision first" in await page.locator("#pending").inner_text()
+                assert page.url == f"{base}/fact/{host1}" and api.review_history(w.settings) == []
+                await page.keyboard.press("Escape")
                 await page.keyboard.press("p")
                 assert await page.evaluate("document.activeElement.id") == "reason"
-                await page.keyboard.type("checked the service map")
                 await page.keyboard.press("Enter")
                 await page.wait_for_url(f"{base}/fact/{host1}?batch=*")
                 assert "promote" in await page.locator("#message").inner_text()
@@ -137,6 +143,7 @@ async def test_a_reviewer_promotes_undoes_and_rejects_in_a_real_browser(graph, s
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    assert proc.returncode == 130 and "Application shutdown complete" in log.read_text()  # Ctrl-C: a clean stop
     # the review DB, the audit trail and the next sync agree
     assert statuses(w.url) == {"c1": "candidate", "c2": "candidate", "c4": "promoted", "c-markup": "candidate",
                                move: "rejected"}
