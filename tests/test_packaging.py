@@ -37,7 +37,10 @@ def test_wheel_holds_only_graph_trust(tmp_path):
                      "graph_trust/context/policy.py",
                      "graph_trust/data/sample_graph.json", "graph_trust/eval/metrics.py",
                      "graph_trust/data/eval/graph.json", "graph_trust/data/eval/qrels.txt",
-                     "graph_trust/data/eval/queries.jsonl", "graph_trust/data/eval/verdicts.json"):
+                     "graph_trust/data/eval/queries.jsonl", "graph_trust/data/eval/verdicts.json",
+                     # the review page's templates and static files (package data)
+                     *(f"graph_trust/review/web/{f.relative_to(ROOT / 'graph_trust' / 'review' / 'web')}"
+                       for d in ("templates", "static") for f in sorted((ROOT / "graph_trust" / "review" / "web" / d).iterdir()))):
         assert expected in names
 
 
