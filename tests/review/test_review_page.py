@@ -5,6 +5,7 @@ proxy's header), escaping (fixed hostile texts and generated ones), errors and t
 
 from __future__ import annotations
 
+import ast
 import random
 import re
 import socket
@@ -20,6 +21,8 @@ from starlette.testclient import TestClient
 from cli_helpers import run_cli
 from graph_trust import api
 from graph_trust.review.db import ReviewConn
+from graph_trust.errors import ConfigError
+from graph_trust.review.web import app as web_app
 from graph_trust.review.web.app import CSRF_COOKIE, SHORTCUTS
 from graph_trust.sync.review_db import init_review_db, insert_rows
 from review_page_world import COMPETITOR, EPISODE_CONTENT, HOSTILE, MARKUP, make_page_world
@@ -121,6 +124,10 @@ async def test_a_fact_page_shows_competitors_provenance_confidence_and_searches(
         returns = page.split('id="returns"')[1].split("</table>")[0]
         assert re.search(r"<td>search</td><td class=\"num\">2</td><td class=\"num\">3</td>", returns)
         assert 'id="unreviewed"' in page  # no review row yet
+        assert 'id="flags"' not in page
+        await api.flag_fact(w.settings, move, "two hosts for one database?", agent="ops-bot", graph=w.graph)
+        flags = c.get(f"/fact/{move}").text.split('id="flags"')[1].split("</ul>")[0]
+        assert "<strong>ops-bot</strong>" in flags and "two hosts for one database?" in flags
         # by candidate id: the same edge, its row, its confidence factors
         by_id = c.get("/fact/c2").text
         assert 'id="edge-uuid">' + host1 in by_id and "<code>c2</code>" in by_id
@@ -148,12 +155,27 @@ async def test_promote_undo_reject_through_the_page_then_sync(graph, settings, r
         u = c.post("/undo", data={"csrf_token": token, "batch_id": batch, "back": host1, "reason": "wrong host"},
                    follow_redirects=True)
         assert u.status_code == 200 and "Undone (batch" in u.text and statuses(w.url)["c2"] == "candidate"
-        rj = c.post(f"/fact/{move}/decide", data={"csrf_token": token, "action": "reject", "reason": "moved back"})
+        assert (await edge_props(w.graph, w.group))[host1]["trust_score"] is None  # no sync ran yet
+        # "apply now": the decision and a sync in one request
+        rj = c.post(f"/fact/{move}/decide", data={"csrf_token": token, "action": "reject", "reason": "moved back",
+                                                  "sync": "on"})
         assert rj.status_code == 200 and "Recorded: <strong>reject</strong>" in rj.text
+        props = await edge_props(w.graph, w.group)
+        assert props[host1]["trust_score"] == 0.25 and props[move]["trust_score"] is None
+        # undo from the audit trail page: any batch, back to the history
+        hist = c.get("/history").text
+        assert hist.count('action="/undo"') == 1  # only the reject is left to undo (an undo is not undone)
+        last = api.review_history(w.settings)[0]["batch_id"]
+        h = c.post("/undo", data={"csrf_token": token, "batch_id": last, "reason": "not yet"}, follow_redirects=False)
+        assert h.status_code == 303 and h.headers["location"].startswith("/history?undone=review-")
+        assert "Undone: batch" in c.get(h.headers["location"]).text and move not in statuses(w.url)
+        rj = c.post(f"/fact/{move}/decide", data={"csrf_token": token, "action": "reject", "reason": "moved back"})
+        assert rj.status_code == 200
     trail = api.review_history(w.settings)
     assert [(t["action"], t["candidate_id"], t["new_status"], t["actor"]) for t in trail] == [
-        ("reject", move, "rejected", "bob"), ("undo", "c2", "candidate", "bob"), ("promote", "c2", "promoted", "bob")]
-    assert trail[2]["undone_by"] == trail[1]["batch_id"]
+        ("reject", move, "rejected", "bob"), ("undo", move, None, "bob"), ("reject", move, "rejected", "bob"),
+        ("undo", "c2", "candidate", "bob"), ("promote", "c2", "promoted", "bob")]
+    assert trail[4]["undone_by"] == trail[3]["batch_id"] and trail[2]["undone_by"] == trail[1]["batch_id"]
     await api.sync(w.settings, graph=w.graph)
     props = await edge_props(w.graph, w.group)
     assert props[host1]["trust_score"] == 0.25  # candidate again
@@ -347,3 +369,17 @@ def test_the_shortcuts_are_on_the_page_and_in_the_docs(settings, tmp_path):
     js = page.read_text(encoding="utf-8")
     for key in ("j", "k", "o", "p", "c", "r", "e", "u", "q", "h", "?"):
         assert f'case "{key}"' in js, key
+
+
+def test_without_the_review_page_extra_the_page_names_the_install_command(settings, monkeypatch):
+    monkeypatch.setattr(web_app, "Starlette", None)  # what an install without starlette sees
+    with pytest.raises(ConfigError, match=re.escape("pip install 'graph-trust[review-page]'")):
+        api.review_page_app(settings)
+
+
+def test_the_page_reaches_the_review_db_and_graph_only_through_the_api_functions_it_is_handed():
+    """It imports no reader or writer: every read and write is a PageOps call the api binds."""
+    tree = ast.parse(Path(web_app.__file__).read_text(encoding="utf-8"))
+    mine = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+            and n.module.startswith("graph_trust")}
+    assert mine == {"graph_trust.config", "graph_trust.errors", "graph_trust.review.schema"}
