@@ -23,6 +23,7 @@ COMMANDS = [
     ("search", "search"),
     ("calibrate", "calibrate"),
     ("init", "init"),
+    ("index", "index"),
     ("sync", "sync"),
     ("sync", "verify"),
     ("sync", "runs"),

@@ -77,6 +77,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
               and rt.settings.review.path else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
+                   "cosine_stages": results.cosine_stages,
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
                                 **({} if behind is None else {"confidence_behind": behind.get(e.uuid)})}
                                for e in explanations]})
@@ -88,6 +89,9 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         rows = [explain_cells(e) + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"])
                 + [shorten(e.text, 70)] for e in explanations]
         click.echo(table(rows, EXPLAIN_HEADERS + ([] if confidences is None else ["confidence"]) + ["text"]))
+        for c in results.cosine_stages:
+            click.echo(f"cosine candidates of {c['graph']} ({c['kind']}s): {c['stage']}"
+                       + (f", {c['reason']}" if c["reason"] else ""))
         if behind:
             click.echo("\ntrust behind each result (sync.trust_mode confidence: tier x (1 - w + w x confidence)):")
             rows = [[e.rank, b["fact_id"], b["status"], trust_cell(b["tier"]), f"{b['confidence']:.3f}",

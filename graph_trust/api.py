@@ -47,6 +47,7 @@ from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions,
 from graph_trust.agent_context import context_for_settings as context
 from graph_trust.ranked_search import composite_rank, search, search_config
 from graph_trust.ranked_search import search_confident as _search_confident
+from graph_trust.graph import index_ops
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
@@ -61,6 +62,9 @@ from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
+index_status = index_ops.status  # graph-trust index status
+index_check = index_ops.check  # graph-trust index check
+index_rebuild = index_ops.rebuild  # graph-trust index rebuild
 
 
 def init_review_db(path: str | Path) -> dict[str, Any]:
@@ -192,6 +196,9 @@ __all__ = [
     "evaluate_judged",
     "get_context",
     "get_record",
+    "index_check",
+    "index_rebuild",
+    "index_status",
     "init",
     "init_review_db",
     "list_runs",

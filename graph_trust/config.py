@@ -107,9 +107,10 @@ class SearchSettings(_Section, RankingSettings):
     # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
-    # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
-    # least cosine_index_min_size edges, or entities for entity search; else the scan).
-    cosine: Literal["scan", "index", "auto"] = "scan"  # exact by default: index recall@10 is 0.998 at 100k edges, 0.918 at 300k (docs/benchmarks.md)
+    # where one exists, else the scan), "auto" (the index for a graph that holds at least
+    # cosine_index_min_size items of the searched kind and whose index's recall@10, measured on
+    # its own data by init / index check / sync, is at least vector_index.min_recall; else the scan).
+    cosine: Literal["scan", "index", "auto"] = "auto"
     cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
     cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
     # Drop results whose fact's confidence (the review DB's confidence model) is below this;
@@ -122,13 +123,22 @@ class VectorIndexSettings(_Section):
 
     enabled: bool = True
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
-    # HNSW parameters chosen by bench/bench_vector.py (docs/benchmarks.md, "Vector index"): at 100k
-    # edges ef_runtime 200 left recall@10 at 0.913 (0.968 asking for k = 320), 1000 gives 0.995 at
-    # any k for 6 ms more per query (0.918 at 300k edges: larger graphs need more); at 10k M 16 /
-    # efConstruction 200 gave 0.93-0.966.
-    m: int = Field(default=32, ge=2, le=512)  # links per node
-    ef_construction: int = Field(default=400, ge=1, le=4096)  # candidates kept while building
+    # HNSW parameters (docs/search.md, "Index parameters"): M and efConstruction by the graph's
+    # size when null (graph_trust.graph.vector_index.SIZE_PARAMS); at 100k edges ef_runtime 200
+    # left recall@10 at 0.913 and 1000 gave 0.995 (docs/benchmarks.md, "Vector index").
+    m: int | None = Field(default=None, ge=2, le=512)  # links per node; null: by the graph's size
+    ef_construction: int | None = Field(default=None, ge=1, le=4096)  # candidates kept while building; null: by size
     ef_runtime: int = Field(default=1000, ge=1, le=4096)  # FalkorDB: candidates kept while querying
+    # search.cosine auto uses a graph's index only where its recall@10 against the exact scan,
+    # measured on the graph's own embeddings, is at least this
+    min_recall: float = Field(default=0.98, ge=0.0, le=1.0)
+    # the recall check raises the search's exploration (the index query's k: FalkorDB explores
+    # max(efRuntime, k)) step by step up to this until min_recall holds, or marks the graph scan-only
+    max_ef: int = Field(default=4096, ge=1, le=4096)
+    check_queries: int = Field(default=100, ge=10, le=10000)  # sampled queries per recall check
+    # a measurement is stale once the graph's item count moved by more than this share of the
+    # count it was measured at; a sync that wrote more than this share of a graph's edges re-measures
+    recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
 
 
 class ReviewSettings(_Section):

@@ -30,6 +30,7 @@ from graph_trust.trust_search import (
 )
 from graph_trust.records import records_from_results
 from graph_trust.session import open_graphiti, resolve_groups
+from graph_trust.vector_candidates import CosineStage
 
 
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
@@ -42,7 +43,7 @@ def search_config(settings: Settings, *, scope: str = "edges", limit: int | None
     data = recipe.model_dump()
     weight = data.get("trust_weight")
     data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in RANKING_KEYS},
-                cosine={"mode": s.cosine, "min_size": s.cosine_index_min_size, "oversample": s.cosine_oversample})
+                cosine=CosineStage.for_settings(settings).model_dump())
     if weight is not None:
         data["trust_weight"] = weight
     return TrustSearchConfig(**data)

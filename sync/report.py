@@ -55,6 +55,10 @@ class SyncReport:
     recovered_journal_rows: int = 0
     lock_takeover_pid: int | None = None
     clear_limit: str | None = None  # dry run: why a real run would stop at sync.max_clear (else null)
+    # the vector indexes this run re-measured: {graph: {kind: {"why", "choice": {"stage", "reason", "k"}}}},
+    # and why the check failed (else null)
+    vector_index: dict[str, Any] = field(default_factory=dict)
+    vector_index_hint: str | None = None
     batches: int = 0
     phase_s: dict[str, float] = field(default_factory=dict)
     duration_s: float = 0.0

@@ -15,7 +15,11 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
 5. the guard (:mod:`~graph_trust.sync.guard`): report trusted edges Graphiti invalidated, record
    them for review, restore them with ``guard.restore_trusted``;
 6. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
-   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
+   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`);
+7. re-measure the recall of the vector indexes of graphs large enough for search to use them
+   where the run wrote more than ``vector_index.recheck_share`` of their edges (a written edge is
+   re-added to the index), or the measurement is missing or stale
+   (:mod:`graph_trust.graph.index_recall`; a failure there is reported, not fatal).
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
+from graph_trust.graph import index_recall
 from graph_trust.graph.connection import use_graph
+from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
@@ -151,6 +157,7 @@ class _SyncJob:
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
         self._everything = False
         self.now = now_iso()
+        self.written: dict[str, int] = {}  # graph -> edges this run wrote (set or cleared)
 
     def counts(self) -> dict[str, Any]:
         r = self.report
@@ -253,6 +260,30 @@ class _SyncJob:
             await self.entities.aggregate_dirty(self.graphs)
         self._lap("entities")
         r.batches = self.writer.batches
+        if not r.dry_run:
+            await self._recheck_indexes(graphs)
+            self._lap("vector_index")
+
+    async def _recheck_indexes(self, graphs: list[str]) -> None:
+        """Step 7 (module docstring): what it re-measured lands in ``report.vector_index``."""
+        try:
+            with RecallStore.open(self.settings) as recall:
+                for graph in graphs:
+                    if not self.graphs.exists(graph):
+                        continue
+                    done = await index_recall.refresh(self.graphs(graph), self.settings, recall,
+                                                      written={"edge": self.written.get(graph, 0)},
+                                                      min_items=self.settings.search.cosine_index_min_size,
+                                                      progress=self.progress)
+                    for kind, why in done["measured"].items():
+                        self.report.vector_index.setdefault(graph, {})[kind] = {
+                            "why": why, "choice": done["kinds"][kind]["choice"]}
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the trust is written; the measurement is retried next run
+            log.warning("vector index recall check failed: %s", exc, exc_info=True)
+            self.report.vector_index_hint = (f"the vector index recall check failed ({exc}); search keeps its "
+                                             "previous choice: run graph-trust index check")
 
     async def _guard(self, graphs: list[str]) -> None:
         """The guard (:mod:`~graph_trust.sync.guard`): report the trusted edges Graphiti invalidated,
@@ -400,6 +431,7 @@ class _SyncJob:
     def _tally(self, graph: str, n_set: int, n_cleared: int, missing: list[str]) -> None:
         self.report.edges_set += n_set
         self.report.edges_cleared += n_cleared
+        self.written[graph] = self.written.get(graph, 0) + n_set + n_cleared
         if missing:
             self.con.executemany("INSERT OR IGNORE INTO temp.unmatched VALUES (?, ?)", [(graph, u) for u in missing])
 

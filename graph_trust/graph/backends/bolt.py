@@ -107,7 +107,11 @@ class BoltBackend(Backend):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         if label in (row.get("labelsOrTypes") or []) and prop in (row.get("properties") or []):
             cfg = (row.get("options") or {}).get("indexConfig") or {}
-            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions"), "ready": True}
+            state = row.get("state")
+            pct = row.get("populationPercent")
+            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions"), "M": cfg.get("vector.hnsw.m"),
+                    "efConstruction": cfg.get("vector.hnsw.ef_construction"),
+                    "ready": state in (None, "ONLINE"), "filled": None if pct is None else float(pct) / 100}
         return None
 
 

@@ -3,6 +3,7 @@ graph of its own, vector scores are distances, index DDL answers "already indexe
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import redis.exceptions as rx
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
 _EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does not exist
+_FILLING = re.compile(r"(\d+)/(\d+)")  # "[Indexing] 6668/20000: UNDER CONSTRUCTION"
 
 
 class FalkorDBBackend(Backend):
@@ -103,8 +105,12 @@ class FalkorDBBackend(Backend):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         types = (row.get("types") or {}).get(prop) or []
         if row.get("label") == label and "VECTOR" in types:
-            # (a new index is filled in the background and answers from what it holds meanwhile)
-            return dict((row.get("options") or {}).get(prop) or {}, ready=row.get("status", "OPERATIONAL") == "OPERATIONAL")
+            # (a new index is filled in the background and answers from what it holds meanwhile;
+            # its status says how far: "[Indexing] 6668/20000: UNDER CONSTRUCTION")
+            status = row.get("status", "OPERATIONAL")
+            done = _FILLING.search(status or "")
+            filled = 1.0 if status == "OPERATIONAL" else (int(done[1]) / max(1, int(done[2])) if done else None)
+            return dict((row.get("options") or {}).get(prop) or {}, ready=status == "OPERATIONAL", filled=filled)
         return None
 
     def similarity(self, score: float) -> float:
