@@ -497,8 +497,8 @@ async def _bench_create(c: Ctx):
     assert (await c.rel("be-plain"))["fact"] == "bench fact 0"
 
 
-@case("bench_create_search_entities", "bench_create_search_edges", "bench_drop_edge_vector_index",
-      "bench_drop_node_vector_index")
+@case("bench_create_search_entities", "bench_create_search_edges", "vector_index_drop_edges",
+      "vector_index_drop_nodes")
 async def _bench_search_graph(c: Ctx):
     """The search benchmarks' graph builder (bench/synth.py): entities with a name embedding,
     edges with a fact embedding, valid_at = created_at and an optional trust_score; dropping the
@@ -521,7 +521,7 @@ async def _bench_search_graph(c: Ctx):
     assert (first["fact"], first["trust_score"], "trust_score" in second) == ("search fact 0", 0.9, False)
     emb = {r["uuid"]: list(r["embedding"]) for r in await c.g.query("relink_edge_embeddings", uuids=["bse-1"])}
     assert emb["bse-1"] == pytest.approx([0.25, 0.5, 1.0], rel=1e-6)
-    for name in ("bench_drop_edge_vector_index", "bench_drop_node_vector_index"):
+    for name in ("vector_index_drop_edges", "vector_index_drop_nodes"):
         assert await c.g.write(name) == []  # (none exists on ArcadeDB: IF EXISTS makes it a no-op)
 
 
@@ -543,14 +543,18 @@ async def _counts(c: Ctx):
     assert (await c.g.query("entity_count"))[0]["n"] >= len(c.nodes)
 
 
-@case("edge_embeddings_page", "node_embeddings_page", "bench_edge_embeddings")
-async def _embedding_pages(c: Ctx):
-    for name in ("edge_embeddings_page", "node_embeddings_page"):
-        first = await c.g.query(name, skip=0, limit=3)
-        assert len(first) == 3 and {len(r["v"]) for r in first} == {EMB.dim}
-        assert len(await c.g.query(name, skip=0, limit=1000)) >= len(c.edges if name.startswith("edge") else c.nodes)
-    rows = {r["uuid"]: r["v"] for r in await c.g.query("bench_edge_embeddings")}
-    assert set(c.edges) <= set(rows) and all(len(rows[u]) == EMB.dim for u in c.edges)
+@case("edge_vectors_in_range", "node_vectors_in_range")
+async def _vectors_in_range(c: Ctx):
+    """A uuid range returns exactly the items whose uuid falls in [lo, hi), with their embeddings;
+    the contiguous ranges of a full read cover every item once."""
+    for name, items in (("edge_vectors_in_range", c.edges), ("node_vectors_in_range", c.nodes)):
+        cut = sorted(items)[len(items) // 2]
+        low = {r["uuid"]: r["v"] for r in await c.g.query(name, lo="", hi=cut)}
+        assert set(items) & set(low) == {u for u in items if u < cut}
+        assert all(len(v) == EMB.dim for v in low.values())
+        seen = [r["uuid"] for lo, hi in vector_index.uuid_ranges(len(items))
+                for r in await c.g.query(name, lo=lo, hi=hi)]
+        assert len(seen) == len(set(seen)) and set(items) <= set(seen)
 
 
 VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",

@@ -62,12 +62,11 @@ async def check(settings: Settings, groups: list[str] | None = None, *, stale_on
                 progress: Progress | None = None) -> dict[str, Any]:
     """Measure every filled index of the named graphs (``stale_only``: only those never measured
     or stale), store the results, and return :func:`status` with what was measured and why."""
-    async with open_graph(settings) as conn, RecallStore.open(settings) as store:
+    async with open_graph(settings) as conn:
         names = await graphs_of(conn, groups)
-        out = {}
-        for name in names:
-            out[name] = await index_recall.refresh(conn.for_group(name), settings, store, force=not stale_only,
-                                                   progress=_labelled(progress, name))
+        with RecallStore.open(settings) as store:
+            out = {name: await index_recall.refresh(conn.for_group(name), settings, store, force=not stale_only,
+                                                    progress=_labelled(progress, name)) for name in names}
         return {"graph": conn.address.display, "cosine": settings.search.cosine,
                 "graphs": {n: r["kinds"] for n, r in out.items()},
                 "measured": {n: r["measured"] for n, r in out.items() if r["measured"]}}
@@ -80,25 +79,29 @@ async def rebuild(settings: Settings, groups: list[str] | None = None, kinds: li
     (progress: the share filled), then measure them. Searches scan the graph meanwhile."""
     progress = progress or _quiet
     chosen = _kinds(kinds)
-    async with open_graph(settings) as conn, RecallStore.open(settings) as store:
+    async with open_graph(settings) as conn:
         names = await graphs_of(conn, groups)
-        report: dict[str, Any] = {}
-        for name in names:
-            g = conn.for_group(name)
-            report[name] = {}
-            for kind in chosen:
-                target = vi.EDGES if kind == "edge" else vi.NODES
-                store.forget(conn.address.display, name, kind)
-                dropped = await vi.drop(g, target)
-                created = await vi.create(g, target, settings.vector_index)
-                report[name][kind] = {"dropped": dropped, **created}
-            filled = _Filled(progress, f"filling the index ({name})")
-            await vi.until_ready(g, progress=filled)
-            filled(1.0)
-            measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, name))
-            for kind in chosen:
-                report[name][kind]["status_after"] = measured["kinds"][kind]
-        return {"graph": conn.address.display, "cosine": settings.search.cosine, "graphs": report}
+        with RecallStore.open(settings) as store:
+            return {"graph": conn.address.display, "cosine": settings.search.cosine,
+                    "graphs": {name: await _rebuild_one(conn.for_group(name), settings, store, chosen, progress)
+                               for name in names}}
+
+
+async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStore, kinds: list[str],
+                       progress: Progress) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for kind in kinds:
+        target = vi.EDGES if kind == "edge" else vi.NODES
+        store.forget(g.address.display, g.database, kind)
+        dropped = await vi.drop(g, target)
+        report[kind] = {"dropped": dropped, **await vi.create(g, target, settings.vector_index)}
+    filled = _Filled(progress, f"filling the index ({g.database})")
+    await vi.until_ready(g, progress=filled)
+    filled(1.0)
+    measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, g.database))
+    for kind in kinds:
+        report[kind]["status_after"] = measured["kinds"][kind]
+    return report
 
 
 def _labelled(progress: Progress | None, name: str) -> Progress:

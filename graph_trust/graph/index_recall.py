@@ -209,9 +209,11 @@ async def measure(conn: Any, kind: str, settings: Settings, *, extra_queries: li
     if not queries:
         raise ValueError(f"no stored {kind} embeddings to sample in graph {conn.database!r}")
     pool, k0 = pool_k(settings)
-    depth = max(TOP, pool + 1)
-    exact = await _exact_top(conn, target, items, np.asarray(queries, dtype=np.float32), depth, progress)
-    cut = (1.0 + exact[:, TOP - 1].astype(np.float64)) / 2.0  # the exact 10th score, Graphiti's scale
+    top = min(TOP, pool)  # (a search of fewer than 5 results has a pool below 10)
+    exact = await _exact_top(conn, target, items, np.asarray(queries, dtype=np.float32), pool + 1, progress)
+    want = np.isfinite(exact[:, :top]).sum(axis=1)  # top, or fewer in a graph that holds fewer
+    # the exact 10th score on Graphiti's scale (the last there is, in a smaller graph)
+    cut = (1.0 + exact[np.arange(len(exact)), np.maximum(want, 1) - 1].astype(np.float64)) / 2.0
     similarity = backends.for_driver(conn.driver).similarity
     steps: list[dict[str, Any]] = []
     tie_share = 0.0
@@ -224,11 +226,11 @@ async def measure(conn: Any, kind: str, settings: Settings, *, extra_queries: li
             rows = await conn.query(f"vector_query_{kind}s", k=k, search_vector=vec)
             times.append(time.perf_counter() - t)
             sims = sorted((similarity(float(r["score"])) for r in rows), reverse=True)
-            hits += sum(1 for s in sims[:TOP] if s >= cut[i] - EPS)
+            hits += min(int(want[i]), sum(1 for s in sims[:top] if s >= cut[i] - EPS))
             head = sims[: pool + 1]
             tied += i < len(raw) and any(a == b for a, b in zip(head, head[1:], strict=False))
             progress("index queries", 1, len(plan) * len(queries))
-        steps.append({"k": k, "recall": round(hits / (TOP * len(queries)), 4),
+        steps.append({"k": k, "recall": round(hits / max(1, int(want.sum())), 4),
                       "query_ms": round(statistics.median(times) * 1000, 2)})
         tie_share = tied / max(1, len(raw))
         if steps[-1]["recall"] >= vs.min_recall:
