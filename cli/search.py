@@ -89,6 +89,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         rows = [explain_cells(e) + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"])
                 + [shorten(e.text, 70)] for e in explanations]
         click.echo(table(rows, EXPLAIN_HEADERS + ([] if confidences is None else ["confidence"]) + ["text"]))
+        click.echo("")
         for c in results.cosine_stages:
             click.echo(f"cosine candidates of {c['graph']} ({c['kind']}s): {c['stage']}"
                        + (f", {c['reason']}" if c["reason"] else ""))

@@ -543,18 +543,23 @@ async def _counts(c: Ctx):
     assert (await c.g.query("entity_count"))[0]["n"] >= len(c.nodes)
 
 
-@case("edge_vectors_in_range", "node_vectors_in_range")
+@case("edge_vectors_in_range", "node_vectors_in_range", "edge_vectors_outside_ranges", "node_vectors_outside_ranges",
+      "node_id_bound")
 async def _vectors_in_range(c: Ctx):
     """A uuid range returns exactly the items whose uuid falls in [lo, hi), with their embeddings;
-    the contiguous ranges of a full read cover every item once."""
-    for name, items in (("edge_vectors_in_range", c.edges), ("node_vectors_in_range", c.nodes)):
+    the ranges of a full read plus the read of what they miss (uuids not starting with hex
+    characters, none here) cover every item once, and the total says how many hold one."""
+    for kind, items in (("edge", c.edges), ("node", c.nodes)):
         cut = sorted(items)[len(items) // 2]
-        low = {r["uuid"]: r["v"] for r in await c.g.query(name, lo="", hi=cut)}
+        low = {r["uuid"]: r["v"] for r in await c.g.query(f"{kind}_vectors_in_range", lo="", hi=cut)}
         assert set(items) & set(low) == {u for u in items if u < cut}
         assert all(len(v) == EMB.dim for v in low.values())
-        seen = [r["uuid"] for lo, hi in vector_index.uuid_ranges(len(items))
-                for r in await c.g.query(name, lo=lo, hi=hi)]
+        target = vector_index.EDGES if kind == "edge" else vector_index.NODES
+        seen = [u for uuids, _ in [b async for b in vector_index.iter_vectors(c.g, target)] for u in uuids]
         assert len(seen) == len(set(seen)) and set(items) <= set(seen)
+        rest = (await c.g.query(f"{kind}_vectors_outside_ranges", width=1, hex=list(vector_index.HEX)))[0]
+        assert [r for r in rest["rows"] if r is not None] == [] and rest["total"] == len(seen)
+    assert (await c.g.query("node_id_bound"))[0]["n"] >= len(c.nodes) - 1  # (FalkorDB's read ranges end there)
 
 
 VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",

@@ -172,8 +172,9 @@ def test_explain_table_adds_up(demo_dir):
     lines = t.out.splitlines()
     head = lines[0].split()
     assert head[:9] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#"]
-    rows = [line.split() for line in lines[2:] if line.strip()]
-    assert rows
+    table_end = lines.index("")  # then, after a blank line, the cosine stage each graph used
+    rows = [line.split() for line in lines[2:table_end]]
+    assert rows and lines[table_end + 1].startswith("cosine candidates of ops (edges): scan, ")
     for r in [r for r in rows if r[3] != "0.00"]:
         final, fused, boost, relation = float(r[1]), float(r[2]), float(r[4]), float(r[5])
         assert final == pytest.approx(fused + boost + relation, abs=2e-4), r

@@ -383,3 +383,24 @@ async def test_unknown_group_is_one_clear_error(graph, settings, bad):
 
     with pytest.raises(InputError, match="unknown group 'nope'"):
         await api.index_status(settings, bad)
+
+
+@pytest.mark.parametrize("items", [100, 25_000])  # (as if the graph were larger: many small ranges)
+async def test_every_stored_embedding_is_read_once(graph, unique, items):
+    """The exact scan's read (FalkorDB: internal node id ranges, whatever the uuids look like:
+    its range index answers some uuid bounds wrongly); every embedding once."""
+    group = f"g_{unique}"
+    driver = graph.for_group(group).driver
+    edges = await random_graph(driver, group, 300, np.random.default_rng(9))
+    odd = ["edge-1", "Z", "0", "0F-upper", "ffff", "0g-not-hex", "10"]
+    nodes = [EntityNode(uuid=str(uuid4()), name=f"m{i}", group_id=group, labels=["Entity"], summary="",
+                        created_at=T0, name_embedding=[1.0] * DIM) for i in range(2)]
+    extra = [EntityEdge(uuid=u, source_node_uuid=nodes[0].uuid, target_node_uuid=nodes[1].uuid, name="R", fact=u,
+                        group_id=group, episodes=[], created_at=T0, valid_at=T0, fact_embedding=[0.5] * DIM)
+             for u in odd]
+    await add_nodes_and_edges_bulk(driver, [], [], nodes, extra, None)
+    g = graph.for_group(group)
+    await g.settle()
+    await vi.until_ready(g)  # graphiti-core's uuid index, created with the group's graph, filled
+    got = [u for uuids, _ in [b async for b in vi.iter_vectors(g, vi.EDGES, items)] for u in uuids]
+    assert sorted(got) == sorted([e.uuid for e in edges] + odd)

@@ -145,8 +145,8 @@ def _unit(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 async def _sample(conn: Any, target: vi.Target, items: int, n: int, rng: random.Random) -> list[list[float]]:
-    """About ``n`` stored embeddings from randomly chosen uuid ranges."""
-    ranges = vi.uuid_ranges(items)
+    """About ``n`` stored embeddings from randomly chosen small read ranges (spread over the graph)."""
+    ranges = await conn.backend.vector_read_ranges(conn, target.kind, items, batch=max(1, n // 8))
     rng.shuffle(ranges)
     pool: list[Any] = []
     for lo, hi in ranges:
@@ -170,9 +170,7 @@ async def _exact_top(conn: Any, target: vi.Target, items: int, queries: np.ndarr
     """Per query, its ``depth`` highest exact cosines over every stored vector (descending)."""
     q, _ = _unit(queries.astype(np.float32))
     top = np.full((len(q), depth), -np.inf, dtype=np.float32)
-    n_ranges = len(vi.uuid_ranges(items))
-    async for _, vectors in vi.iter_vectors(conn, target, items,
-                                            progress=lambda i: progress("exact scan", 1, n_ranges)):
+    async for _, vectors in vi.iter_vectors(conn, target, items, progress=lambda i, n: progress("exact scan", 1, n)):
         rows = [v for v in vectors if v is not None and len(v) == q.shape[1]]
         if not rows:
             continue
@@ -193,9 +191,11 @@ async def measure(conn: Any, kind: str, settings: Settings, *, extra_queries: li
     progress = progress or (lambda phase, n, total: None)
     t0 = time.monotonic()
     target = vi.EDGES if kind == "edge" else vi.NODES
+    await conn.settle()  # the index builds graphiti-core's drivers start, then their filling:
+    await vi.until_ready(conn)  # a range read of a half-filled uuid index would miss items
     present = (await vi.existing(conn.driver) or {}).get(kind)
-    if present is None or not present.get("ready", True):
-        raise ValueError(f"no filled {kind} vector index in graph {conn.database!r}")
+    if present is None:
+        raise ValueError(f"no {kind} vector index in graph {conn.database!r}")
     items = await vi.count(conn, kind)
     vs = settings.vector_index
     rng = random.Random(seed)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.errors import ConfigError, GraphTrustError, InputError
+from graph_trust.errors import ConfigError, GraphConnectionError, GraphTrustError, InputError
 from graph_trust.graph import backends, queries
 
 # (graphs below this many items, M, efConstruction); the last row has no bound. Below 50,000 items
@@ -28,7 +28,7 @@ from graph_trust.graph import backends, queries
 # little; from 50,000, M 32 / efConstruction 400 gave recall@10 0.995-0.998 at 100k edges on
 # the benchmark's hardest data (docs/benchmarks.md, "Vector index").
 SIZE_PARAMS: tuple[tuple[int | None, int, int], ...] = ((50_000, 16, 200), (None, 32, 400))
-MAX_UUID = "\U0010ffff"  # above every uuid: the last range of a full read
+HEX = "0123456789abcdef"  # (uuid prefixes of the neo4j dialect's range reads)
 
 
 @dataclass(frozen=True)
@@ -95,15 +95,6 @@ def params_for(items: int, settings: Any) -> tuple[int, int]:
     raise AssertionError("SIZE_PARAMS ends with an unbounded row")
 
 
-def uuid_ranges(items: int) -> list[tuple[str, str]]:
-    """Contiguous ``[lo, hi)`` uuid ranges covering every string below :data:`MAX_UUID`: one per
-    hex prefix (two characters from 20,000 items, so a range holds a few thousand at a million)."""
-    width = 2 if items >= 20_000 else 1
-    cuts = [format(i, f"0{width}x") for i in range(16 ** width)]
-    bounds = ["", *cuts, MAX_UUID]
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
-
-
 async def count(conn_or_driver: Any, kind: str) -> int:
     """How many items of ``kind`` the graph holds."""
     name = "relates_to_count" if kind == "edge" else "entity_count"
@@ -112,17 +103,34 @@ async def count(conn_or_driver: Any, kind: str) -> int:
 
 
 async def iter_vectors(conn: Any, target: Target, items: int | None = None,
-                       progress: Callable[[int], None] | None = None) -> AsyncIterator[tuple[list[str], list[Any]]]:
-    """Every stored embedding of ``target`` as ``(uuids, vectors)`` batches, one uuid range at a
-    time (a range scan of the uuid index each: memory stays one range, and no query pages with
-    SKIP); ``progress(i)`` after range ``i`` of ``len(uuid_ranges(items))``."""
+                       progress: Callable[[int, int], None] | None = None,
+                       ) -> AsyncIterator[tuple[list[str], list[Any]]]:
+    """Every stored embedding of ``target`` as ``(uuids, vectors)`` batches of a few thousand (the
+    backend's :meth:`~graph_trust.graph.backends.base.Backend.vector_read_ranges`, each a seek
+    or a range scan of an index: memory stays one batch, and no query pages with SKIP), then what
+    the ranges miss; ``progress(i, n)`` after range ``i`` of ``n``. Raises when the reads
+    together did not see every stored embedding exactly once."""
     if items is None:
         items = await count(conn, target.kind)
-    for i, (lo, hi) in enumerate(uuid_ranges(items), start=1):
+    ranges = await conn.backend.vector_read_ranges(conn, target.kind, items)
+    seen: set[str] = set()
+    for i, (lo, hi) in enumerate(ranges, start=1):
         rows = await conn.query(f"{target.kind}_vectors_in_range", lo=lo, hi=hi)
+        seen.update(r["uuid"] for r in rows)
         yield [r["uuid"] for r in rows], [r["v"] for r in rows]
         if progress is not None:
-            progress(i)
+            progress(i, len(ranges))
+    width = len(ranges[0][0]) if ranges and isinstance(ranges[0][0], str) else 1
+    rest = await conn.query(f"{target.kind}_vectors_outside_ranges", width=width, hex=list(HEX))
+    outside = [r for r in (rest[0]["rows"] if rest else []) if r is not None]
+    seen.update(r["uuid"] for r in outside)
+    total = int(rest[0]["total"]) if rest else 0
+    if len(seen) != total:
+        raise GraphConnectionError(
+            f"cannot use graph {conn.database!r}: reading every {target.where} gave {len(seen):,} distinct "
+            f"items of the {total:,} that hold one (the graph changed meanwhile?); run it again")
+    if outside:
+        yield [r["uuid"] for r in outside], [r["v"] for r in outside]
 
 
 async def stored_dimensions(conn: Any, target: Target) -> dict[int, int]:

@@ -9,6 +9,8 @@ named ``BACKEND`` (see ``docs/backends.md``).
 
 from __future__ import annotations
 
+import math
+
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +32,9 @@ class OpenedDriver:
     driver: Any
     database: str
     server: Any = None
+
+
+READ_BATCH = 4000  # embeddings per read of Backend.vector_read_ranges
 
 
 class Backend(ABC):
@@ -131,6 +136,16 @@ class Backend(ABC):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         """From a row of ``cypher/vector_indexes``: the options of a vector index on
         ``label.prop``, or None when the row is not one."""
+
+    async def vector_read_ranges(self, conn: GraphConnection, kind: str, items: int,
+                                 batch: int = READ_BATCH) -> list[tuple[Any, Any]]:
+        """The ``(lo, hi)`` bounds of ``cypher/<kind>_vectors_in_range`` that read every stored
+        embedding of ``kind`` about ``batch`` at a time (besides what
+        ``<kind>_vectors_outside_ranges`` reads): here uuid ranges, one per hex prefix, ``hi``
+        being ``lo`` with its last character's successor (``"0f"`` -> ``"0g"``)."""
+        width = max(1, min(4, math.ceil(math.log(max(2, items / max(1, batch)), 16))))
+        prefixes = [format(i, f"0{width}x") for i in range(16 ** width)]
+        return [(p, p[:-1] + chr(ord(p[-1]) + 1)) for p in prefixes]
 
     def similarity(self, score: float) -> float:
         """A vector index score on Graphiti's cosine scale, ``(1 + cos) / 2``."""
