@@ -10,7 +10,8 @@ default settings: ``graph-trust init``'s vector indexes (HNSW parameters by size
 check, then ``trust_search`` as ``graph-trust search`` runs it (``search.cosine: auto``) against
 Graphiti's own ``search_`` (EDGE_HYBRID_SEARCH_RRF), interleaved query by query (each query's
 calls in alternating order) over ``--rounds`` rounds: p50 and p95 and their ratios, which stage
-the default chose and why. Beside them: recall@10 of the index stage (at the k the check chose)
+the default chose and why. Beside them: each candidate stage alone (BM25: Graphiti's and trust_search's; cosine: the scan
+and the index); recall@10 of the index stage (at the k the check chose)
 against an exact numpy scan of every stored vector, over the benchmark's own queries (an edge
 scoring at least the scan's 10th score is a hit, so ties at the 10th count); how often, at
 trust weight 0 with the reference settings, the default's top 10 equals ``search_``'s, and how
@@ -40,6 +41,7 @@ from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 import synth  # noqa: E402
 from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.embedder import HashingEmbedder, make_embedder  # noqa: E402
+from graph_trust.fulltext_candidates import edge_fulltext_candidates  # noqa: E402
 from graph_trust.graph import index_recall  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
@@ -100,7 +102,7 @@ async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.n
 
 async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60, timed_queries: int | None = None,
                   rounds: int = 1, limit: int = 10, modes: tuple[str, ...] = MODES, exact_queries: int = 20,
-                  data: Path | None = None) -> dict:
+                  stage_queries: int = 10, data: Path | None = None) -> dict:
     """Every figure at ``n_edges`` edges (see the module docstring). ``timed_queries`` (default
     ``queries``) are timed per round; recall runs over ``queries``; the comparison with
     ``search_`` at weight 0 over ``exact_queries``. ``data`` keeps the graph there and reuses it
@@ -178,8 +180,26 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             p50 = {m: statistics.median(statistics.median(rr) for rr in runs[m]) * 1000 for m in modes}
             p95 = {m: float(np.percentile([x for rr in runs[m] for x in rr], 95)) * 1000 for m in modes}
 
-            # recall@10 of the index stage (at the k the check chose) against the exact scan
+            # each candidate stage alone, at trust_search's pool (2 x limit): BM25 (Graphiti's and
+            # trust_search's), cosine (Graphiti's scan and the index at the chosen k)
+            pool = 2 * limit
+            min_score = cfg_v.edge_config.sim_min_score
             index_stage = default.cosine.model_copy(update={"mode": "index"})
+            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "cosine_scan": [],
+                                               "cosine_index": []}
+            for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
+                for name, run in (("bm25_graphiti", su.edge_fulltext_search(driver, q, SearchFilters(), [GROUP], pool)),
+                                  ("bm25_trust_search", edge_fulltext_candidates(driver, q, SearchFilters(), [GROUP],
+                                                                                 pool)),
+                                  ("cosine_scan", su.edge_similarity_search(driver, v, None, None, SearchFilters(),
+                                                                            [GROUP], pool, min_score)),
+                                  ("cosine_index", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
+                                                                     pool, min_score, index_stage))):
+                    t = time.perf_counter()
+                    await run
+                    stage_t[name].append(time.perf_counter() - t)
+
+            # recall@10 of the index stage (at the k the check chose) against the exact scan
             cuts, floor_ms = await exact_cuts(conn, vectors, 10)
             hits = 0
             for vec, cut in zip(vectors, cuts, strict=True):
@@ -193,15 +213,14 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             # at weight 0 with the reference settings: the default's top 10 against search_'s
             same = same_candidates = same_when_candidates = 0
             ref = default.model_copy(update=REFERENCE)
-            pool = 2 * limit
             for q, v in zip(texts[:exact_queries], vectors[:exact_queries], strict=True):
                 vanilla = await graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
                 ours = await trust_search(graphiti, q, config=ref, group_ids=[GROUP], trust_weight=0.0,
                                           query_vector=v)
                 scan = await su.edge_similarity_search(driver, v, None, None, SearchFilters(), [GROUP], pool,
-                                                       cfg_v.edge_config.sim_min_score)
-                idx = await cosine_candidates("edge", driver, v, SearchFilters(), [GROUP], pool,
-                                              cfg_v.edge_config.sim_min_score, index_stage)
+                                                       min_score)
+                idx = await cosine_candidates("edge", driver, v, SearchFilters(), [GROUP], pool, min_score,
+                                              index_stage)
                 equal = [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
                 same += equal
                 if {e.uuid for e in idx} == {e.uuid for e in scan}:
@@ -223,6 +242,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 "round_p50_ms": {m: [round(statistics.median(rr) * 1000, 2) for rr in runs[m]] for m in modes},
                 "spread_ms": {m: spread([x for rr in runs[m] for x in rr]) for m in modes},
                 "recall_at_10": round(recall, 4), "numpy_scan_p50_ms": round(floor_ms, 3),
+                "stage_p50_ms": {k: round(statistics.median(v) * 1000, 2) for k, v in stage_t.items() if v},
                 "reference_weight0": {"queries": min(exact_queries, queries), "equal_top10": same,
                                       "same_candidates": same_candidates,
                                       "equal_top10_where_same_candidates": same_when_candidates},
@@ -245,6 +265,8 @@ def main() -> None:
     ap.add_argument("--timed-queries", type=int, default=None, help="queries timed per round (default: all)")
     ap.add_argument("--exact-queries", type=int, default=20,
                     help="queries compared with search_ at weight 0 and the reference settings")
+    ap.add_argument("--stage-queries", type=int, default=10,
+                    help="queries timing each candidate stage alone (BM25 and cosine, Graphiti's and trust_search's)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--modes", default=",".join(MODES),
@@ -255,7 +277,7 @@ def main() -> None:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
                               timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
-                              exact_queries=args.exact_queries, data=args.data))
+                              exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data))
     text = json.dumps(res, indent=2)
     print(text)
     if args.json:

@@ -17,8 +17,9 @@ def _f(x: float | None, nd: int = 1) -> str:
 def search_table(rows: list[dict]) -> list[str]:
     out = ["| embedder | edges | `search_` p50 / p95 ms | default p50 / p95 ms | p50 ratio (p95) | stage chosen, why "
            "(queries served by the index) | check: recall@10 at k, ties | recall@10 (bench queries) | "
-           "top 10 = `search_` at weight 0 (same candidates) | index build s | check s | server RSS MB before / after |",
-           "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"]
+           "top 10 = `search_` at weight 0 (same candidates) | stages alone p50 ms: BM25 Graphiti / ours, cosine scan / "
+           "index | index build s | check s | server RSS MB before / after |",
+           "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         p50, p95 = r["p50_ms"], r["p95_ms"]
         served = sum(n for k, n in r["default_stages"].items() if k.startswith("index"))
@@ -27,12 +28,15 @@ def search_table(rows: list[dict]) -> list[str]:
         ladder = ", ".join(f"{x['recall']:.3f} at {x['k']:,}" for x in check["ladder"])
         ref = r["reference_weight0"]
         mem = r["server_rss_mb"]
+        st = r.get("stage_p50_ms", {})
         out.append(f"| {r.get('embedder', 'hashing')} | {r['edges']:,} | {p50['search_']:,.0f} / {p95['search_']:,.0f} | "
                    f"{p50['default']:,.0f} / {p95['default']:,.0f} | **{r['ratio_default_to_search_']:.3f}** "
                    f"({r['ratio_p95_default_to_search_']:.2f}) | {r['choice']['stage']}: {r['choice']['reason']} "
                    f"({served} of {total}) | {ladder}; ties {check['tie_share']:.0%} | {r['recall_at_10']:.3f} | "
                    f"{ref['equal_top10']} of {ref['queries']} ({ref['equal_top10_where_same_candidates']} of "
-                   f"{ref['same_candidates']}) | {r['index_build_s']:,.1f} | {r['check_s']:,.1f} | "
+                   f"{ref['same_candidates']}) | {st.get('bm25_graphiti', 0):,.0f} / {st.get('bm25_trust_search', 0):,.0f}, "
+                   f"{st.get('cosine_scan', 0):,.0f} / {st.get('cosine_index', 0):,.0f} | "
+                   f"{r['index_build_s']:,.1f} | {r['check_s']:,.1f} | "
                    f"{mem['before_index']:,.0f} / {mem['after_index']:,.0f} |")
     return out
 

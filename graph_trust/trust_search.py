@@ -40,6 +40,7 @@ from pydantic import Field
 from graph_trust import fusion
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
+from graph_trust.fulltext_candidates import edge_fulltext_candidates
 from graph_trust.vector_candidates import Candidates, CosineStage, cosine_candidates
 from graph_trust.errors import InputError
 from graph_trust.fusion import Explanation
@@ -198,7 +199,7 @@ async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] 
     M = EdgeSearchMethod if is_edge else NodeSearchMethod
     names, tasks = [], []
     if M.bm25 in cfg.search_methods:
-        fn = su.edge_fulltext_search if is_edge else su.node_fulltext_search
+        fn = edge_fulltext_candidates if is_edge else su.node_fulltext_search
         names.append("bm25")
         tasks.append(fn(driver, query, search_filter, group_ids, pool))
     if M.cosine_similarity in cfg.search_methods:

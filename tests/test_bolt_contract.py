@@ -562,6 +562,24 @@ async def _vectors_in_range(c: Ctx):
     assert (await c.g.query("node_id_bound"))[0]["n"] >= len(c.nodes) - 1  # (FalkorDB's read ranges end there)
 
 
+@case("edge_fulltext_search")
+async def _edge_fulltext_search(c: Ctx):
+    """trust_search's BM25 stage for facts returns exactly graphiti-core's edge_fulltext_search
+    (same facts, same order), group filter and all."""
+    from graphiti_core.search import search_utils as su
+    from graphiti_core.search.search_filters import SearchFilters
+
+    from graph_trust.fulltext_candidates import edge_fulltext_candidates
+
+    for query, groups, limit in (("billing-db", [c.groups[0]], 5), ("billing-db", None, 2), ("runs", list(c.groups), 10),
+                                 ("auth-service port", [c.groups[1]], 5)):
+        want = await su.edge_fulltext_search(c.g.driver, query, SearchFilters(), groups, limit)
+        got = await edge_fulltext_candidates(c.g.driver, query, SearchFilters(), groups, limit)
+        assert [e.uuid for e in got] == [e.uuid for e in want], (query, groups, limit)
+    hits = await edge_fulltext_candidates(c.g.driver, "billing-db", SearchFilters(), [c.groups[0]], 10)
+    assert c.e(0) in {e.uuid for e in hits} and {e.group_id for e in hits} == {c.groups[0]}
+
+
 VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",
                      "vector_query_edges", "vector_query_nodes", "edge_vector_search", "node_vector_search")
 
