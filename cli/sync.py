@@ -91,6 +91,8 @@ def render_sync(d: dict) -> str:
         lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
                      + ", ".join(u["id"] for u in d["unmatched"][:10]))
         lines.append(f"hint: {d['unmatched_hint']}")
+    if d.get("unknown_sensitivity"):
+        lines.append(f"warning: {api.unknown_sensitivity_hint(d['unknown_sensitivity'])}")
     lines += render_trusted_invalidated(d)
     if d.get("guard_hint"):
         lines.append(f"hint: {d['guard_hint']}")

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from graph_trust import __version__
 from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.audit import list_events as audit_events
 from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
@@ -45,8 +46,10 @@ from graph_trust.mcp_server import serve_stdio
 from graph_trust.override import OverridePolicy
 from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
 from graph_trust.agent_context import context_for_settings as context
-from graph_trust.ranked_search import composite_rank, search, search_config
+from graph_trust.ranked_search import VisibleSearch, composite_rank, composite_rank_records, search, search_config
 from graph_trust.ranked_search import search_confident as _search_confident
+from graph_trust.ranked_search import search_visible as _search_visible
+from graph_trust.records import MEMORY_TYPES, known_memory_types
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
@@ -56,9 +59,11 @@ from graph_trust.sync.confidence_schema import init_confidence_tables
 from graph_trust.sync.confidence_store import ConfidenceStore
 from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
 from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
+from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 
+VERSION = __version__
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
 
@@ -102,10 +107,24 @@ async def search_confident(settings: Settings, query: str, *, review_db: str | P
             settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
 
 
+async def search_visible(settings: Settings, query: str, *, trust_context: TrustContext | None,
+                         review_db: str | Path | None = None, **options: Any) -> VisibleSearch:
+    """:func:`search_confident` as ``trust_context`` sees it (``graph-trust search --actor``, the MCP
+    ``search_facts`` tool): :func:`graph_trust.ranked_search.search_visible` (``options``: scope,
+    limit, groups), handed the review DB's confidences when ``search.min_confidence`` is set."""
+    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
+        return await _search_visible(settings, query, trust_context=trust_context,
+                                     confidences=lambda uuids: {}, **options)  # (nothing read)
+    with confidence_ops.store(settings, review_db, readonly=True) as store:
+        return await _search_visible(settings, query, trust_context=trust_context,
+                                     confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
+
+
 def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
-    """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
-    operations (:mod:`graph_trust.sync.confidence_ops`) and the confidence-filtered search."""
-    serve_stdio(settings, trust_context, confidence_ops, search_confident)
+    """``graph-trust mcp``: the MCP server on stdio with ``trust_context`` (the server's clearance,
+    :meth:`TrustContext.for_mcp` of ``settings.mcp``), its confidence tools handed the review DB's
+    operations (:mod:`graph_trust.sync.confidence_ops`) and the access-controlled search."""
+    serve_stdio(settings, trust_context, confidence_ops, search_visible)
 
 
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
@@ -167,12 +186,14 @@ __all__ = [
     "DEFAULT_RANK_CONSTS",
     "DEFAULT_TIERS",
     "FACTORS",
+    "MEMORY_TYPES",
     "OUTCOMES",
     "RANK_MODES",
     "REVIEW_COLUMNS",
     "RISK_THRESHOLDS",
     "SENSITIVITY_LEVELS",
     "VERDICTS",
+    "VERSION",
     "VOTES",
     "ContextOptions",
     "OverridePolicy",
@@ -183,6 +204,7 @@ __all__ = [
     "calibrate",
     "check_eval_extra",
     "composite_rank",
+    "composite_rank_records",
     "confidence_behind",
     "confidence_ops",
     "confidence_store",
@@ -194,6 +216,7 @@ __all__ = [
     "get_record",
     "init",
     "init_review_db",
+    "known_memory_types",
     "list_runs",
     "prune",
     "relink",
@@ -203,9 +226,11 @@ __all__ = [
     "search",
     "search_config",
     "search_confident",
+    "search_visible",
     "serve_mcp",
     "sync",
     "sync_review_rows",
+    "unknown_sensitivity_hint",
     "verify",
     "write_metrics",
     "write_plot",

@@ -20,6 +20,7 @@ from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
+from graph_trust.sensitivity import DEFAULT_LEVELS, SensitivityScale
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
 DEFAULT_CONFIG_FILE = "graph-trust.yaml"
@@ -238,6 +239,38 @@ class CompositeSettings(_Section):
         return self
 
 
+# The deepest access-controlled retrieval ever searches, whatever access.max_fetch_multiple says
+# (search.limit's own bound).
+MAX_SEARCH_DEPTH = 1000
+
+
+class AccessSettings(_Section):
+    """Sensitivity levels and labels (graph_trust.sensitivity), and how far access-controlled
+    retrieval searches for facts the caller may see."""
+
+    # The sensitivity levels, lowest first. A caller cleared for one level sees it and the
+    # levels below in full and the next level up redacted; higher levels are withheld.
+    levels: list[str] = Field(default_factory=lambda: list(DEFAULT_LEVELS), min_length=1)
+    # Custom labels and the level each means ({"internal": "low", "confidential": "medium"}).
+    # A sensitivity value that is neither a level nor a label is withheld from every caller.
+    labels: dict[str, str] = Field(default_factory=dict)
+    # When facts the caller may not see fill the first search window, the window doubles, up
+    # to this many times its first size (never beyond 1000 candidates), until enough visible
+    # facts are found or the graph has no more candidates.
+    max_fetch_multiple: int = Field(default=16, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _scale(self) -> "AccessSettings":
+        try:
+            scale = SensitivityScale.of(self.levels, self.labels)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        # stored normalized (compared case-insensitively), without validating again
+        object.__setattr__(self, "levels", list(scale.levels))
+        object.__setattr__(self, "labels", dict(scale.labels))
+        return self
+
+
 class ContextSettings(_Section):
     """Trust context defaults, layers and competing-fact selection."""
 
@@ -401,6 +434,12 @@ class McpSettings(_Section):
     contradictions with resolve) record as the acting agent. None: those tools refuse to write."""
 
     agent: str | None = Field(default=None, min_length=1, max_length=200)
+    # The server's clearance (no tool argument changes it): the highest sensitivity shown in
+    # full (None: context.max_sensitivity), the scopes it may see (empty: every scope), or
+    # unrestricted: true, every fact whatever its label or scope (a trusted single-user agent).
+    max_sensitivity: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    unrestricted: bool = False
 
     @field_validator("agent")
     @classmethod
@@ -432,6 +471,21 @@ class Settings(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+
+    @model_validator(mode="after")
+    def _sensitivities_are_known(self) -> "Settings":
+        scale = SensitivityScale.of(self.access.levels, self.access.labels)
+        for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
+                           ("context.max_sensitivity", self.context.max_sensitivity),
+                           ("mcp.max_sensitivity", self.mcp.max_sensitivity)):
+            if value is not None and not scale.known(value):
+                raise ValueError(f"{_CROSS_KEY}{key}: {value!r} is not a sensitivity of access.levels or "
+                                 f"access.labels ({scale.describe()})")
+        if self.mcp.unrestricted and (self.mcp.max_sensitivity is not None or self.mcp.scopes):
+            raise ValueError(f"{_CROSS_KEY}mcp.unrestricted: an unrestricted server has no clearance to set: "
+                             "drop mcp.max_sensitivity and mcp.scopes, or mcp.unrestricted")
+        return self
 
     @model_validator(mode="after")
     def _guarded_statuses_are_tiers(self) -> "Settings":

@@ -137,12 +137,13 @@ def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
     raise TypeError("trust_search needs a Graphiti instance or a graphiti-core GraphDriver")
 
 
-def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS) -> str:
-    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError`."""
+def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS, setting: str = "search.max_query_chars") -> str:
+    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError` naming
+    the query and the ``setting`` that sets the limit."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("the search query is empty")
     if len(query) > max_chars:
-        raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,}")
+        raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,} ({setting})")
     return query
 
 

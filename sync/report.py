@@ -42,6 +42,8 @@ class SyncReport:
     unknown_groups: list[str] = field(default_factory=list)
     quarantined_count: int = 0
     quarantined: list[dict[str, Any]] = field(default_factory=list)
+    # sensitivity labels of the candidates access.levels / access.labels do not know: {label, count, example}
+    unknown_sensitivity: list[dict[str, Any]] = field(default_factory=list)
     drift_healed: int = 0
     # sync.trust_mode confidence: candidates whose confidence moved since the last run (their edges compared)
     confidence_changed: int = 0

@@ -43,6 +43,8 @@ from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
 from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
+from graph_trust.sensitivity import scale_of
+from graph_trust.sync.labels import unknown_sensitivity
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.overlap import PIPELINE_DEPTH, in_thread, started
 from graph_trust.sync.policy import policy_of
@@ -292,6 +294,7 @@ class _SyncJob:
                                                         touch=not self._everything, params=src.params())
                 r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # what it adds after the refresh
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
+        r.unknown_sensitivity = unknown_sensitivity(self.store, self.source, scale_of(self.settings))
         with self.store.tx() as c:
             c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
