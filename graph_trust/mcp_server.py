@@ -111,14 +111,19 @@ def _server(name: str) -> Any:
 
     class Server(base):  # type: ignore[misc, valid-type]
         async def call_tool(self, tool: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            found = self._tool_manager.get_tool(tool)
+            schema = getattr(found, "parameters", None) or {}
+            extra = sorted(set(arguments or {}) - set(schema.get("properties", {}))) if found else []
+            if extra:  # (a clearance, say): refused by name rather than silently ignored
+                raise tool_error(f"{tool}: there is no argument {extra[0]} (arguments: "
+                                 f"{', '.join(schema.get('properties', {}))})")
             try:
                 return await super().call_tool(tool, arguments, *args, **kwargs)
             except tool_error as exc:
                 cause = exc.__cause__
                 if not isinstance(cause, ValidationError):
                     raise
-                found = self._tool_manager.get_tool(tool)
-                raise tool_error(argument_error(tool, getattr(found, "parameters", {}) or {}, cause)) from cause
+                raise tool_error(argument_error(tool, schema, cause)) from cause
 
     try:
         return Server(name, instructions=INSTRUCTIONS, version=__version__)

@@ -152,6 +152,29 @@ async def _edge_trust_clear(c: Ctx):
     assert await c.g.write("edge_trust_clear", uuids=[e1]) == [{"matched": 1}]  # clearing twice is harmless
 
 
+# --- the trust-state marker -----------------------------------------------------------------------
+
+@case("trust_state_bump", "trust_state_read")
+async def _trust_state(c: Ctx):
+    from graph_trust.graph import trust_state
+
+    assert await c.g.query("trust_state_read", marker="trust") == []  # no write of trust state yet
+    assert await trust_state.read_token(c.g) is None
+    entities = (await c.g.query("entity_count"))[0]["n"]
+    first = trust_state.bump_params()
+    assert await c.g.write("trust_state_bump", **first) == [{"token": first["token"]}]
+    assert await trust_state.read_token(c.g) == first["token"]
+    # a write of trust state through the connection replaces the token; one marker node, no Entity
+    await c.set_trust({c.e(0): 0.5})
+    after = await trust_state.read_token(c.g)
+    assert after not in (None, first["token"])
+    rows = await c.g.run_text("MATCH (m:GraphTrustState) RETURN count(m) AS n", {}, write=False)
+    assert rows == [{"n": 1}] and (await c.g.query("entity_count"))[0]["n"] == entities
+    # a read is not a write: the token stays
+    await c.g.query("edge_trust_read", uuids=[c.e(0)])
+    assert await trust_state.read_token(c.g) == after
+
+
 # --- RELATES_TO reads ----------------------------------------------------------------------------
 
 @case("edge_trust_read")
