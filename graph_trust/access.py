@@ -110,6 +110,11 @@ class TrustContext:
         return cls.from_settings(settings, actor_id=actor_id, max_sensitivity=settings.mcp.max_sensitivity,
                                  scopes=settings.mcp.scopes)
 
+    def in_scope(self, record: MemoryRecord) -> bool:
+        """The record's scope (its ``scope`` property, else its group) is one of ``scopes``, or
+        there are none."""
+        return not self.scopes or record.effective_scope in self.scopes
+
     def level_of(self, record: MemoryRecord, default_sensitivity: str = "low") -> int:
         """The record's level on this context's scale (-1: unknown label)."""
         return self.scale.level(record.sensitivity if record.sensitivity is not None else default_sensitivity)
@@ -118,7 +123,7 @@ class TrustContext:
         """What this context may see of ``record``."""
         if self.is_unrestricted:
             return Access.FULL
-        if self.scopes and record.effective_scope not in self.scopes:
+        if not self.in_scope(record):
             return Access.DENIED
         level = self.level_of(record, default_sensitivity)
         if level < 0:
@@ -221,7 +226,7 @@ def filter_by_trust(
             redacted += 1
         else:
             denied += 1
-            unknown += ctx.level_of(r, default) < 0
+            unknown += ctx.in_scope(r) and ctx.level_of(r, default) < 0  # (out of scope: denied for that)
     return AccessResult(out, redacted, denied, unknown)
 
 
