@@ -200,13 +200,17 @@ def redact(record: MemoryRecord) -> MemoryRecord:
 
 @dataclass(frozen=True, slots=True)
 class AccessResult:
-    """Visible records (redacted ones in place), how many were denied, and how many of those
-    for a sensitivity label the scale does not know."""
+    """Visible records (redacted ones in place); how many in-scope records were denied, and how
+    many of those for a sensitivity label the scale does not know; how many were out of scope.
+
+    Records out of the context's scopes do not exist for it: they are not ``denied`` and callers
+    leave them out of every count they show, so a scoped caller learns nothing of other scopes."""
 
     records: list[MemoryRecord]
     redacted: int
     denied: int
     unknown_label: int = 0
+    out_of_scope: int = 0
 
 
 def filter_by_trust(
@@ -216,7 +220,7 @@ def filter_by_trust(
     ctx = require_context(ctx)
     default = check_default_sensitivity(default_sensitivity, ctx.scale)
     out: list[MemoryRecord] = []
-    redacted = denied = unknown = 0
+    redacted = denied = unknown = out_of_scope = 0
     for r in records:
         a = ctx.access(r, default)
         if a is Access.FULL:
@@ -224,10 +228,12 @@ def filter_by_trust(
         elif a is Access.REDACTED:
             out.append(redact(r))
             redacted += 1
+        elif not ctx.in_scope(r):
+            out_of_scope += 1
         else:
             denied += 1
-            unknown += ctx.in_scope(r) and ctx.level_of(r, default) < 0  # (out of scope: denied for that)
-    return AccessResult(out, redacted, denied, unknown)
+            unknown += ctx.level_of(r, default) < 0
+    return AccessResult(out, redacted, denied, unknown, out_of_scope)
 
 
 def get_by_id(
@@ -244,6 +250,6 @@ def get_by_id(
         if r.uuid == uuid:
             a = ctx.access(r, default)
             if a is Access.DENIED:
-                raise AccessDeniedError(f"record {uuid} is not visible to this trust context")
+                raise AccessDeniedError("the record is not visible to this trust context")
             return redact(r) if a is Access.REDACTED else r
     raise NotFoundError(f"no record with id {uuid}")

@@ -42,7 +42,7 @@ from graph_trust.access import (
 )
 from graph_trust.audit import AuditStore
 from graph_trust.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, score_records
-from graph_trust.config import Settings
+from graph_trust.config import MAX_SEARCH_DEPTH, Settings
 from graph_trust.context_format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
 from graph_trust.trust_search import trust_search
@@ -118,8 +118,8 @@ class ContextResult:
     selections: list[Selection[RankedRecord]]
     override: OverrideDecision | None
     trust_context: TrustContext
-    candidates: int
-    denied: int
+    candidates: int  # from search, out-of-scope records not counted
+    denied: int  # in-scope records access control withheld
     redacted: int
     below_min_trust: int
     unknown_label: int = 0  # of ``denied``: withheld for a sensitivity label the scale does not know
@@ -239,7 +239,7 @@ def context_from_records(
         selections=[s for s in selections if s.best.uuid in shown],
         override=decision,
         trust_context=ctx,
-        candidates=candidates,
+        candidates=candidates - visible.out_of_scope,  # what is out of scope does not exist for this context
         denied=visible.denied,
         redacted=visible.redacted,
         below_min_trust=below,
@@ -252,6 +252,11 @@ def _driver_and_embedder(graph: Any, embedder: Any) -> tuple[Any, Any]:
     if getattr(graph, "clients", None) is None and hasattr(graph, "driver") and hasattr(graph, "dialect"):
         return graph.driver, embedder
     return graph, embedder
+
+
+def _first_window(settings: Settings, max_results: int) -> int:
+    """The first search window for ``max_results`` records: twice as deep, at least ``search.limit``."""
+    return min(MAX_SEARCH_DEPTH, max(2 * max_results, settings.search.limit))
 
 
 async def build_context(
@@ -282,8 +287,7 @@ async def build_context(
     limit = opts.max_results or settings.composite.max_results
     # Access control, min_trust and competing facts remove candidates: the first window is twice
     # as deep, and it widens while what survives does not fill max_results.
-    base = how.config if how.config is not None else search_config_for(
-        settings, limit=min(1000, max(2 * limit, settings.search.limit)))
+    base = how.config if how.config is not None else search_config_for(settings, limit=_first_window(settings, limit))
 
     async def run(depth: int) -> tuple[Any, ContextResult]:
         cfg = base.model_copy(update={"limit": depth})
@@ -318,8 +322,10 @@ async def context_for_settings(
                                          scopes=trust_context.scopes if trust_context else ())
         if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search
             stages = {k: v for k, v in options.items() if k in _OPTION_FIELDS}
-            return context_from_records([], query, settings=settings, trust_context=trust_context,
-                                        options=options.get("options"), **stages)
+            empty = context_from_records([], query, settings=settings, trust_context=trust_context,
+                                         options=options.get("options"), **stages)
+            return replace(empty, search_depth=_first_window(
+                settings, stages.get("max_results") or settings.composite.max_results))
         return await build_context(
             graphiti, query, settings=settings, trust_context=trust_context, group_ids=group_ids, **options
         )

@@ -179,8 +179,8 @@ async def search_visible(settings: Settings, query: str, *, trust_context: Trust
 
     async with open_graphiti(settings) as (conn, graphiti):
         group_ids = await resolve_groups(conn, groups or s.group_ids or None, scopes=ctx.scopes)
-        if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search
-            return VisibleSearch([], config.trust_weight or 0.0)
+        if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search (as an empty group)
+            return VisibleSearch([], config.trust_weight or 0.0, search_depth=limit)
 
         async def run(depth: int) -> tuple[Any, dict[str, float] | None, Any, int]:
             results = await trust_search(graphiti, query, config.model_copy(update={"limit": depth}),

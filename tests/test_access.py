@@ -129,7 +129,7 @@ def test_filter_counts_and_order():
     out = filter_by_trust(recs, ctx)
     assert [r.uuid for r in out.records] == ["ok", "red"]
     assert out.records[1].redacted and out.records[1].text == ""
-    assert (out.redacted, out.denied) == (1, 2)
+    assert (out.redacted, out.denied, out.out_of_scope) == (1, 1, 1)  # out of scope: not counted as denied
 
 
 def test_get_by_id_distinguishes_not_found_from_denied():

@@ -68,9 +68,10 @@ async def _visible_at(settings, group: str, depth: int, ctx: TrustContext, by_uu
     visible = filter_by_trust(ranked, ctx).records  # as ctx sees them: redacted ones in place
     assert [r.uuid for r in visible] == [r.uuid for r in ranked if _access(ctx, by_uuid[r.uuid], group)
                                          is not Access.DENIED]
-    hidden = [by_uuid[r.uuid] for r in ranked if _access(ctx, by_uuid[r.uuid], group) is Access.DENIED]
-    scoped_out = {f.fact for f in hidden if ctx.scopes and (f.properties.get("scope") or group) not in ctx.scopes}
-    unknown = sum(1 for f in hidden if f.properties["sensitivity"] == "bogus" and f.fact not in scoped_out)
+    # out of the caller's scopes: not there for it (not counted); in scope and hidden: denied
+    hidden = [by_uuid[r.uuid] for r in ranked if _access(ctx, by_uuid[r.uuid], group) is Access.DENIED
+              and (not ctx.scopes or (by_uuid[r.uuid].properties.get("scope") or group) in ctx.scopes)]
+    unknown = sum(1 for f in hidden if f.properties["sensitivity"] == "bogus")
     return visible, len(hidden), unknown, len(results.edges)
 
 

@@ -256,8 +256,9 @@ class ContextService:
                     group_ids = await resolve_groups(conn, groups or None, scopes=ctx.scopes)
                 except InputError as exc:  # resolve_groups' only InputError names the unknown group
                     return fail("GROUP_NOT_FOUND", "empty", str(exc))
-                if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search
-                    return self._finish(Payload([], Metadata(config=pol.model_dump(mode="json"))), pol, started)
+                if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search (as an empty group)
+                    return self._finish(Payload([], Metadata(config=pol.model_dump(mode="json"),
+                                                             search_depth=2 * pol.top_k)), pol, started)
                 state = await trust_state.tokens(conn, group_ids)
                 key = request_key(query, settings, ctx, group_ids, rank, trust_state=state, now=now)
                 if pol.cache_ttl_s > 0 and (hit := self.cache.get(key, pol.cache_ttl_s)) is not None:
