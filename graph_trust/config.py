@@ -245,8 +245,8 @@ MAX_SEARCH_DEPTH = 1000
 
 
 class AccessSettings(_Section):
-    """Sensitivity levels and labels (graph_trust.sensitivity), and how far access-controlled
-    retrieval searches for facts the caller may see."""
+    """Sensitivity levels and custom labels, and how far a caller's search looks past the facts
+    it may not see."""
 
     # The sensitivity levels, lowest first. A caller cleared for one level sees it and the
     # levels below in full and the next level up redacted; higher levels are withheld.
