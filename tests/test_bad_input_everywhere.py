@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -17,17 +18,11 @@ from graph_trust.access import TrustContext
 from graph_trust.context.service import ContextService
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.mcp_server import search_facts_payload
-from test_policy_graph import QUERY, _save
+from test_policy_graph import QUERY, facts  # noqa: F401 - facts: the shared fixture
 
 MEDIUM = TrustContext("medium", True, "alice")
 LONG_POLICY = "x" * 2001  # over policy.max_query_chars (2,000)
 HUGE = "billing backup " * 7000  # 105,000 characters: over search.max_query_chars (8,192) too
-
-
-@pytest.fixture
-async def facts(graph, unique):
-    group = f"b_{unique}"
-    return group, await _save(graph.for_group(group).driver, group)
 
 
 async def test_the_library_raises_for_bad_arguments(settings, graph, facts):
@@ -79,28 +74,42 @@ def test_the_cli_exits_2_with_one_line(settings, facts):
     for args in (["context", HUGE], ["search", HUGE]):
         assert "search.max_query_chars" in _one_error_line(run_cli(*args, *base, env=env))
     assert "query is empty" in _one_error_line(run_cli("context", " ", "--policy", *base, env=env))
-    line = _one_error_line(run_cli("context", QUERY, "--type", "bogus", *base, env=env))
-    assert "memory type 'bogus'" in line and "known: instruction, system, fact, goal, preference, observation" in line
     line = _one_error_line(run_cli("context", QUERY, "--max-sensitivity", "secret", *base, env=env))
     assert "'secret'" in line and "public < low < medium < high < hyper" in line
-    help_text = run_cli("context", "--help").out
-    assert "instruction, system, fact, goal, preference, observation" in " ".join(help_text.split())
 
 
-async def test_the_mcp_server_names_the_bad_argument(settings, facts):
+def test_an_unknown_memory_type_is_an_error_listing_the_known_ones(settings, facts):
+    group, _ = facts
+    r = run_cli("context", QUERY, "--type", "bogus", "--graph", settings.graph.uri, "--group", group,
+                env={"GRAPH_TRUST_STATE_DIR": str(settings.state_dir)})
+    line = _one_error_line(r)
+    assert "memory type 'bogus'" in line and "known: instruction, system, fact, goal, preference, observation" in line
+    help_text = " ".join(run_cli("context", "--help").out.split())
+    assert "instruction, system, fact, goal, preference, observation" in help_text  # the sample's "fact" among them
+
+
+@asynccontextmanager
+async def mcp_session(settings):
     pytest.importorskip("mcp")
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    group, _ = facts
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     params = StdioServerParameters(command=sys.executable, env=env,
                                    args=["-m", "graph_trust", "mcp", "--graph", settings.graph.uri])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        init = await session.initialize()
+        yield session, await session.initialize()
+
+
+async def test_the_mcp_server_names_its_version(settings):
+    async with mcp_session(settings) as (_, init):
         info = getattr(init, "server_info", None) or getattr(init, "serverInfo", None)
         assert info.name == "graph-trust" and info.version == __version__
+
+
+async def test_the_mcp_tool_schemas_carry_the_bounds_the_tools_enforce(settings):
+    async with mcp_session(settings) as (session, _):
         tools = {t.name: (getattr(t, "input_schema", None) or t.inputSchema) for t in (await session.list_tools()).tools}
         limit = tools["search_facts"]["properties"]["limit"]
         assert (limit["minimum"], limit["maximum"]) == (1, 50)
@@ -110,6 +119,11 @@ async def test_the_mcp_server_names_the_bad_argument(settings, facts):
         assert (vote["minimum"], vote["maximum"]) == (0, 1)
         days = next(x for x in tools["stale"]["properties"]["days"]["anyOf"] if "exclusiveMinimum" in x)
         assert days["exclusiveMinimum"] == 0
+
+
+async def test_the_mcp_server_names_the_bad_argument(settings, facts):
+    group, _ = facts
+    async with mcp_session(settings) as (session, _):
 
         async def error(tool: str, args: dict) -> str:
             res = await session.call_tool(tool, args)

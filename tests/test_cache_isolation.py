@@ -15,7 +15,7 @@ from graph_trust.access import TrustContext
 from graph_trust.config import PolicySettings, load_settings
 from graph_trust.context.service import ContextService, request_key
 from sync_fixtures import review_db, row
-from test_policy_graph import QUERY, _save
+from test_policy_graph import QUERY, _save, facts  # noqa: F401 - facts: the shared fixture
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 MEDIUM = TrustContext("medium", True, "alice")
@@ -29,12 +29,6 @@ def _stable(payload) -> dict:
     for k in VOLATILE:
         d["metadata"].pop(k)
     return d
-
-
-@pytest.fixture
-async def facts(graph, unique):
-    group = f"c_{unique}"
-    return group, await _save(graph.for_group(group).driver, group)
 
 
 # One mutation of a returned payload: (target, operation, value).

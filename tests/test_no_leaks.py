@@ -200,3 +200,19 @@ async def test_the_mcp_server_never_hands_a_byte_above_its_clearance(settings, p
         server_log = log.read()
         assert "clearance max_sensitivity " + level in server_log
         assert_no_leak("\n".join(texts) + server_log, planted, ctx, group, "mcp")
+
+
+async def test_a_redacted_memory_carries_no_source_episodes(settings, graph, unique):
+    """The reported case: a memory shown as [REDACTED] still carried provenance.episodes, the ids
+    of the hidden fact's source episodes (and its original length)."""
+    from test_policy_graph import QUERY as Q, _save
+
+    group = f"ep_{unique}"
+    uuids = await _save(graph.for_group(group).driver, group)
+    p = await ContextService().get_context(settings, Q, trust_context=TrustContext("medium", True, "alice"),
+                                           groups=[group], connection=graph, policy={"min_score": 0.0})
+    key = next(m for m in p.memories if m.id == uuids["key"])  # high: one level above medium
+    assert key.content == "[REDACTED]" and key.provenance.episodes == () and key.provenance.original_length == 0
+    assert stable_uuid(group, "ep", "key") not in json.dumps(p.to_dict())
+    shown = next(m for m in p.memories if m.id == uuids["instr"])  # a visible fact keeps its episodes
+    assert shown.provenance.episodes == (stable_uuid(group, "ep", "instr"),)
