@@ -25,7 +25,7 @@ the order in which candidates arrive.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -124,6 +124,7 @@ class ContextResult:
     below_min_trust: int
     unknown_label: int = 0  # of ``denied``: withheld for a sensitivity label the scale does not know
     search_depth: int | None = None  # the window of the last search round (None: records given)
+    out_of_scope: int = field(default=0, repr=False)  # not shown anywhere: what is out of scope does not exist
 
     def text(self) -> str:
         """The ``## Trusted Memory Context`` block."""
@@ -244,6 +245,7 @@ def context_from_records(
         redacted=visible.redacted,
         below_min_trust=below,
         unknown_label=visible.unknown_label,
+        out_of_scope=visible.out_of_scope,
     )
 
 
@@ -252,6 +254,13 @@ def _driver_and_embedder(graph: Any, embedder: Any) -> tuple[Any, Any]:
     if getattr(graph, "clients", None) is None and hasattr(graph, "driver") and hasattr(graph, "dialect"):
         return graph.driver, embedder
     return graph, embedder
+
+
+def visible_count(result: ContextResult, wanted: int) -> int:
+    """How many of ``result``'s records count toward filling its window: its items, or ``wanted``
+    when access control withheld nothing (a deeper search is for denied facts, not for what the
+    other stages drop)."""
+    return len(result.items) if result.denied or result.out_of_scope else wanted
 
 
 def _first_window(settings: Settings, max_results: int) -> int:
@@ -298,7 +307,7 @@ async def build_context(
                                               trust_context=ctx, options=opts, max_fused=max_fused_for(cfg))
 
     (results, out), depth = await fill_window(
-        run, lambda r: (len(r[1].items), max(len(r[0].edges), len(r[0].nodes))),
+        run, lambda r: (visible_count(r[1], limit), max(len(r[0].edges), len(r[0].nodes))),
         wanted=limit, first=base.limit, multiple=settings.access.max_fetch_multiple)
     return replace(out, search_depth=depth)
 
@@ -369,4 +378,5 @@ __all__ = [
     "get_record",
     "max_fused_for",
     "search_config_for",
+    "visible_count",
 ]

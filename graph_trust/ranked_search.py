@@ -193,9 +193,9 @@ async def search_visible(settings: Settings, query: str, *, trust_context: Trust
             return results, known, filter_by_trust(records_from_results(results), ctx, default_sensitivity=default), \
                 returned
 
-        (results, known, visible, _), depth = await fill_window(
-            run, lambda r: (len(r[2].records), r[3]), wanted=limit, first=limit,
-            multiple=settings.access.max_fetch_multiple)
+        (results, known, visible, _), depth = await fill_window(  # (deeper only past facts access control withheld)
+            run, lambda r: (len(r[2].records) if r[2].denied or r[2].out_of_scope else limit, r[3]), wanted=limit,
+            first=limit, multiple=settings.access.max_fetch_multiple)
     shown = visible.records[:limit]
     records = [r if r.explanation is None else dataclasses.replace(
         r, explanation=dataclasses.replace(r.explanation, rank=i)) for i, r in enumerate(shown, start=1)]

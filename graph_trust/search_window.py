@@ -1,8 +1,8 @@
 """The search window of access-controlled retrieval: facts the caller may not see take no slot.
 
 A search returns its best ``depth`` candidates; access control (and the stages after it) then
-drop some. When the candidates the caller may see do not fill what was asked for, the search
-runs again with the window doubled, up to ``access.max_fetch_multiple`` times its first size
+drop some. When access control withheld candidates and what the caller may see does not fill
+what was asked for, the search runs again with the window doubled, up to ``access.max_fetch_multiple`` times its first size
 and never beyond :data:`~graph_trust.config.MAX_SEARCH_DEPTH` candidates, and stops as soon as
 enough visible facts are found or the graph returned fewer candidates than the window (it has
 no more). Every path that applies a trust context searches through :func:`fill_window`: the

@@ -66,7 +66,7 @@ from graph_trust.embedder import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
 from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
 from graph_trust.offline import make_graphiti
-from graph_trust.agent_context import RANK_MODES, context_from_records
+from graph_trust.agent_context import RANK_MODES, context_from_records, visible_count
 from graph_trust.ranked_search import max_fused_for, search_config
 from graph_trust.records import records_from_results
 from graph_trust.search_window import fill_window
@@ -307,7 +307,7 @@ class ContextService:
                                           now=now)
             return results, ranked
 
-        (results, ranked), depth = await fill_window(run, lambda r: (len(r[1].items), len(r[0].edges)),
+        (results, ranked), depth = await fill_window(run, lambda r: (visible_count(r[1], window), len(r[0].edges)),
                                                      wanted=window, first=base.limit,
                                                      multiple=settings.access.max_fetch_multiple)
         episodes = {str(e.uuid): list(e.episodes or []) for e in results.edges}
