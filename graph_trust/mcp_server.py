@@ -97,11 +97,10 @@ def argument_error(tool: str, schema: dict[str, Any], exc: ValidationError) -> s
                 "less_than": "less than"}[kind]
         bound = next(iter(ctx.values()), "")
         what = f"must be {word} {bound}"
-    elif kind == "unexpected_keyword_argument" or kind == "extra_forbidden":
-        return f"{tool}: there is no argument {name}"
     else:
         what = str(err["msg"]).replace("Input should be", "must be").replace("Value error, ", "")
-    return f"{tool}: argument {name} {what} (got {err.get('input')!r})"
+    got = repr(err.get("input"))
+    return f"{tool}: argument {name} {what} (got {got if len(got) <= 60 else got[:57] + '...'})"
 
 
 def _server(name: str) -> Any:

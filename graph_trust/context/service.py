@@ -8,8 +8,9 @@ hit: served) -> rate limit (limited: the last result for the same key, even past
 empty) -> trust search with ``search_type`` mapped onto the search methods (hybrid: BM25 +
 cosine, semantic: cosine, keyword: BM25), first for ``2 * top_k`` candidates -> the context
 pipeline's trust stages (:func:`graph_trust.agent_context.context_from_records`: access control,
-override, min_trust, competing facts; a denied fact never reaches the policy); while fewer than
-``2 * top_k`` facts survive them, the search window widens (:mod:`graph_trust.search_window`) ->
+override, min_trust, competing facts; a denied fact never reaches the policy); while access
+control withholds facts and fewer than ``2 * top_k`` survive, the search window widens
+(:mod:`graph_trust.search_window`) ->
 the policy (:func:`graph_trust.context.policy.apply_policy`) -> payload.
 
 **Score** (``min_score`` applies to it; always in [0, 1]): with ``rank="composite"`` (default)
