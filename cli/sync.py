@@ -77,7 +77,8 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
 def render_sync(d: dict) -> str:
     head = "dry run (nothing written)" if d["dry_run"] else f"run {d['run_id']}"
     lines = [
-        f"{head}: {d['candidates_read']} candidates read; edges: {d['edges_set']} set, "
+        f"{head}: {d['candidates_read']} candidates read ({d['candidates_changed']} changed since the last read); "
+        f"edges: {d['edges_set']} set, "
         f"{d['edges_cleared']} cleared, {d['edges_unchanged']} unchanged; {d['entities_updated']} entities "
         f"updated; {d['duration_s']} s",
     ]
