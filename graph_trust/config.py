@@ -433,6 +433,19 @@ class Settings(_Section):
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 
+    @field_validator("state_dir")
+    @classmethod
+    def _state_dir_can_be_a_directory(cls, v: Path) -> Path:
+        """A file where the state directory (or a folder above it) would go: said here, naming the
+        setting, rather than failing later as a bare FileExistsError on the first write."""
+        for p in (v, *v.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise ValueError(f"{p} is a file, not a directory: set state_dir (GRAPH_TRUST_STATE_DIR) to a "
+                                     "directory, or move the file away")
+                break
+        return v
+
     @model_validator(mode="after")
     def _guarded_statuses_are_tiers(self) -> "Settings":
         unknown = [s for s in self.guard.statuses if s not in self.sync.tiers]

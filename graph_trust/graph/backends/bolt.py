@@ -14,8 +14,8 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
 from graphiti_core.graph_queries import get_fulltext_indices, get_range_indices
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import Backend, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import Backend, OpenedDriver, auth_failed, unreachable
 
 if TYPE_CHECKING:
     from graph_trust.config import GraphSettings
@@ -84,11 +84,11 @@ class BoltBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, n4.AuthError) or "invalid username-password" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+            return auth_failed(where)
         if isinstance(exc, n4.ClientError) and "DatabaseNotFound" in (exc.code or ""):
             return GraphConnectionError(f"graph {where}: database {database or '?'!r} does not exist")
         if isinstance(exc, n4.ServiceUnavailable):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
     async def graphiti_indices(self, conn: GraphConnection) -> None:

@@ -10,8 +10,8 @@ from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import Backend, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import Backend, OpenedDriver, auth_failed, unreachable
 from graph_trust.graph.embedded import EmbeddedServer
 
 if TYPE_CHECKING:
@@ -92,9 +92,9 @@ class FalkorDBBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text or "WRONGPASS" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
-        if isinstance(exc, rx.ConnectionError):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return auth_failed(where)
+        if isinstance(exc, rx.ConnectionError) or (isinstance(exc, rx.TimeoutError) and "connecting" in text):
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
     async def graphiti_indices(self, conn: GraphConnection) -> None:
