@@ -1,11 +1,14 @@
 """A graph that cannot be reached is one line naming the cause and what to check, for Bolt
 (``bolt://``, ``neo4j://`` and their TLS schemes) and FalkorDB (``falkordb://``) addresses: the
 connection refused (a port nothing listens on), a host name that does not resolve (``.invalid``
-never does), a failed TLS handshake (a TLS scheme against ArcadeDB's plain Bolt endpoint) and a
-rejected password (ArcadeDB's Bolt endpoint; a FalkorDB started with ``requirepass``). Each is
+never does), a failed TLS handshake (a TLS scheme against ArcadeDB's plain Bolt endpoint), a port
+where something else hangs up at once, and a rejected password (ArcadeDB's Bolt endpoint; a FalkorDB started with ``requirepass``). Each is
 produced for real here; none is mocked. No password ever appears in the line."""
 
 from __future__ import annotations
+
+import socket
+import threading
 
 import pytest
 
@@ -19,6 +22,7 @@ from test_cli_bad_input import SECRET, password_falkordb  # noqa: F401 - the fix
 REFUSED = ("connection refused (nothing listens on that port)", "check the host and port, and that the server is running")
 DNS = ("the host name does not resolve (DNS lookup failed)", "check the host name in the address")
 TLS = ("the TLS handshake failed", "use bolt:// or neo4j:// for one without")
+CLOSED = ("the server closed the connection", "check that the port is the graph server's")
 AUTH = ("authentication failed for graph", "check the user and password", "graph.password", "NEO4J_PASSWORD")
 WRONG = "Wr0ng-pw-4c1e9a"
 
@@ -51,6 +55,32 @@ async def test_connection_refused(scheme, tmp_path):
                                  "neo4j+s://nonexistent.invalid", "falkordb://nonexistent.invalid:6379"])
 async def test_host_name_that_does_not_resolve(uri, tmp_path):
     _says(await _open(uri, tmp_path), uri, DNS)
+
+
+@pytest.fixture
+def hangs_up():
+    """A port where something accepts connections and closes them at once (not a graph server)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:  # closed: the test is over
+                return
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield srv.getsockname()[1]
+    srv.close()
+
+
+@pytest.mark.parametrize("scheme", ["bolt", "neo4j", "falkordb"])
+async def test_a_port_that_is_not_the_graph_servers(scheme, hangs_up, tmp_path):
+    uri = f"{scheme}://127.0.0.1:{hangs_up}"
+    _says(await _open(uri, tmp_path), uri, CLOSED)
 
 
 @pytest.mark.bolt

@@ -165,7 +165,8 @@ _WHY: tuple[tuple[Any, str, str], ...] = (
      "connection refused (nothing listens on that port)", "check the host and port, and that the server is running"),
     (lambda e: isinstance(e, TimeoutError | socket.timeout) or "timed out" in str(e).lower(),
      "no answer (timed out)", "check the host, the port and any firewall in between"),
-    (lambda e: isinstance(e, ConnectionResetError | BrokenPipeError) or "defunct connection" in str(e),
+    (lambda e: isinstance(e, ConnectionResetError | BrokenPipeError)
+     or any(t in str(e) for t in ("defunct connection", "closed by server", "closed with incomplete handshake")),
      "the server closed the connection", "check that the port is the graph server's (Bolt for bolt:// and "
      "neo4j://, FalkorDB for falkordb://)"),
 )
