@@ -508,3 +508,21 @@ async def test_every_counter_agrees_with_the_journal_and_the_graph(own_server, t
                 await counts.kill()
         await counts.sync()  # the last run resumes what a killed one left
         assert not counts.killed
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["normal", "full"])
+async def test_a_run_after_a_dry_run_reports_what_it_read_and_wrote(graph, settings, tmp_path, unique, full):
+    """The reported case: a dry run printed '600 candidates read', the real run after it '0
+    candidates read; edges: 450 set'. Both read and compared every candidate; the dry run had
+    already brought the copy up to date, so the real run parsed none again, and wrote what the dry
+    run said it would."""
+    group = f"d{unique}"
+    edges = await bulk_graph(graph, group, 120)
+    db = review_db(tmp_path / "r.sqlite3", bulk_rows(edges, group))
+    dry = await run_sync(settings, review_db=db, graph=graph, dry_run=True, full=full)
+    real = await run_sync(settings, review_db=db, graph=graph, full=full)
+    again = await run_sync(settings, review_db=db, graph=graph, full=full)
+    assert (dry.candidates_read, real.candidates_read, again.candidates_read) == (120, 120, 120)
+    # --full parses every row again; a normal run only those that differ from the copy (none)
+    assert (dry.candidates_changed, real.candidates_changed, again.candidates_changed) == (120, *[120 if full else 0] * 2)
+    assert dry.edges_set == real.edges_set == 90 and again.edges_set == 0 and again.edges_unchanged == 90
