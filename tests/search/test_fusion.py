@@ -6,6 +6,7 @@ import logging
 import math
 
 import numpy as np
+import pytest
 from graphiti_core.search.search_utils import rrf
 from hypothesis import given
 from hypothesis import strategies as st
@@ -179,3 +180,11 @@ def test_order_is_stable_beyond_sixteen_items():
     assert idx.tolist() == list(range(1, 40, 2)) + list(range(0, 40, 2)) + list(range(40, 50))
     ranks = fusion.ranks_of(scores)
     assert ranks.tolist()[:4] == [21, 1, 22, 2] and ranks.tolist()[-1] == 50 and ranks.dtype == np.int64
+
+
+def test_lists_and_methods_must_pair_up():
+    # a list without its method name used to crash support and explain with an IndexError
+    with pytest.raises(ValueError, match=r"^fuse: 1 candidate list\(s\) but 2 method name\(s\)$"):
+        fusion.fuse([["a"]], ["bm25", "cosine"])
+    with pytest.raises(ValueError, match=r"^fuse: 2 candidate list\(s\) but 1 method name\(s\)$"):
+        fusion.fuse([["a"], ["b"]], ["bm25"])
