@@ -249,7 +249,8 @@ class _Pool:
                 ranks[methods.index(m), col : col + len(p.items)] = p.fused.ranks[r]
             col += len(p.items)
         f = fusion.FusedPool([u for p in pools for u in p.fused.uuids], methods, ranks,
-                             np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0))
+                             np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0),
+                             pools[0].fused.rank_const if pools else 1.0)  # support divides by it
         return _Pool(f, [x for p in pools for x in p.items], {u: s for p in pools for u, s in p.stages.items()})
 
 
