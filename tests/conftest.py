@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 
 from graph_trust.config import Settings, load_settings
@@ -21,8 +22,10 @@ GRAPH_FIXTURES = frozenset({"falkor_server", "bolt_server"})
 
 if "MUTANT_UNDER_TEST" in os.environ:
     # Under mutmut (docs/development.md, "Mutation testing") every run draws the same examples, so
-    # the scores table is reproducible, and no example fails on time (a slow mutant is not a caught one).
-    hypothesis_settings.register_profile("mutation", derandomize=True, deadline=None, database=None)
+    # the scores table is reproducible; no example fails on time (a slow mutant is not a caught one),
+    # and a failing example is not shrunk (the failure is all a mutation run needs).
+    hypothesis_settings.register_profile("mutation", derandomize=True, deadline=None, database=None,
+                                         phases=[Phase.explicit, Phase.reuse, Phase.generate])
     hypothesis_settings.load_profile("mutation")
 
 
