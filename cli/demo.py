@@ -14,26 +14,34 @@ Examples:
   graph-trust demo                                # embedded FalkorDB under .graph-trust/
   graph-trust demo --json > demo.json
   graph-trust demo --graph bolt://localhost:7687  # the same on Neo4j
+  graph-trust demo --embedder wordllama --graph embedded:.graph-trust/wordllama   # graph-trust[wordllama]
 """
 
 
 @click.command(epilog=EXAMPLES)
 @click.option("--limit", "-k", type=click.IntRange(1, 20), default=5, show_default=True)
+@click.option("--embedder", type=click.Choice(api.BUILTIN_EMBEDDERS), default="hashing", show_default=True,
+              help="What embeds the sample's facts and the queries: hashing (lexical, core install) or wordllama "
+                   "(semantic, offline: graph-trust[wordllama]). A graph holds the sample embedded by one of them: "
+                   "give the other a graph of its own (--graph).")
 @common_options
-def demo(limit: int) -> None:
+def demo(limit: int, embedder: str) -> None:
     """The whole loop: review decisions in, boosted ranks out.
 
     Loads a bundled operations graph (services, ports, owners, schedules; idempotent),
     syncs its bundled review DB onto it, then shows three queries side by side:
     Graphiti's vanilla order and the trust-boosted order with explanations. Offline.
+    Later commands on that graph search with search.embedder: set it (or GRAPH_TRUST_EMBEDDER)
+    to the demo's --embedder.
     """
     rt = runtime()
-    report = run(api.demo(rt.settings, limit=limit))
+    report = run(api.demo(rt.settings, limit=limit, embedder=embedder))
     if rt.json:
         emit_json(report.to_dict())
         return
     load, sync = report.load, report.sync
-    click.echo(f"graph {report.graph}: {load.entities_created} entities and {load.edges_created} facts loaded "
+    click.echo(f"graph {report.graph}, embedder {report.embedder}: {load.entities_created} entities and "
+               f"{load.edges_created} facts loaded "
                f"({load.entities_existing + load.edges_existing} already there)")
     click.echo(f"sync {sync.run_id}: {sync.candidates_read} review decisions read, {sync.edges_set} edges set, "
                f"{sync.edges_unchanged} unchanged, {sync.edges_cleared} cleared, {sync.entities_updated} entities "
@@ -54,7 +62,8 @@ def demo(limit: int) -> None:
         click.echo(table(rows, ["#", "trust", "Graphiti search_ (vanilla RRF)", "trust", "graph-trust (boosted)",
                                 "was"]))
         click.echo("\n" + table([explain_cells(e, 3) for e in q.boosted], EXPLAIN_HEADERS))
-    click.echo(f"\ndone in {report.duration_s:.1f} s. Try: graph-trust search \"...\" --explain")
+    env = "" if report.embedder == "hashing" else f"GRAPH_TRUST_EMBEDDER={report.embedder} "
+    click.echo(f"\ndone in {report.duration_s:.1f} s. Try: {env}graph-trust search \"...\" --explain")
 
 
 def _moved(e) -> str:  # noqa: ANN001

@@ -40,8 +40,8 @@ Examples:
               help="Drop facts whose confidence (the review DB's confidence model, 0-1) is below X; facts the "
                    "review DB does not know are dropped too. Default: config search.min_confidence, unset (no "
                    "filter, nothing read). Filters the --limit results, so fewer may remain.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="The review DB --min-confidence reads (default: review.path or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="The review DB --min-confidence reads (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
 @common_options
 def search(query: str, scope: str, limit: int | None, trust_weight: str | None, groups: tuple[str, ...],
            explain: bool, rank_mode: str, memory_types: tuple[str, ...], min_confidence: str | None,
@@ -58,9 +58,9 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     confidence).
     """
     rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
-                  "review.path": review_db},
+                  "review.url": review_db},
                  flags={"search.trust_weight": "--trust-weight", "search.min_confidence": "--min-confidence",
-                        "review.path": "--review-db"})
+                        "review.url": "--review-db"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
     pool_limit = limit
@@ -78,7 +78,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     # in confidence mode, --explain shows the fact and factors behind each edge's trust (review DB)
     behind = (api.confidence_behind(rt.settings, [e.uuid for e in explanations])
               if explain and scope == "edges" and rt.settings.sync.trust_mode == "confidence"
-              and rt.settings.review.path else None)
+              and (rt.settings.review.url or rt.settings.review.path) else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),

@@ -260,7 +260,7 @@ class _SyncJob:
         r = self.report
         items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings)
         if items and not r.dry_run:
-            r.contradictions_recorded, why = guard.record(self.settings, self.review.path, items)
+            r.contradictions_recorded, why = guard.record(self.settings, self.review.location, items)
             if self.settings.guard.restore_trusted:
                 r.trusted_restored = await guard.restore(self.writer, self.graphs, items, self.batch_size)
         else:

@@ -139,3 +139,16 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
             assert len(ours.edge_explanations) == len(ours.edges)
             compared += len(vanilla.edges) + len(vanilla.nodes)
     return compared
+
+
+def sample_as_group(group: str) -> dict:
+    """The bundled sample's demo group under another group id (on FalkorDB: its own graph), so a
+    test can load it with any embedder without meeting another test's copy on the shared server."""
+    from graph_trust.demo.sample import demo_group, sample_graph
+
+    data = sample_graph()
+    main = demo_group()
+    data["entities"] = [dict(e, group_id=group) for e in data["entities"] if e["group_id"] == main]
+    data["edges"] = [dict(e, group_id=group) for e in data["edges"] if e["group_id"] == main]
+    data["groups"], data["demo_group"] = [group], group
+    return data

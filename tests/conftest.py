@@ -131,3 +131,38 @@ def bolt_settings(bolt, tmp_path: Path) -> Settings:
                    "sync.tiers": dict(CLEARING_TIERS)},
         environ={},
     )
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 16 for the session (the pgserver wheel: a child process on a unix socket
+    under a temp dir, no TCP port), stopped and removed at the end."""
+    import shutil
+    import tempfile
+
+    import pgserver
+
+    where = tempfile.mkdtemp(prefix="gt-pg-")  # (short: unix socket paths are limited to ~100 bytes)
+    server = pgserver.get_server(where, cleanup_mode="stop")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def new_pg_database(pg_server, name: str) -> str:
+    """A fresh database on the session's PostgreSQL; returns its URL."""
+    import psycopg
+
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+    return pg_server.get_uri(name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def review_url(request, tmp_path: Path, unique: str) -> str:
+    """An empty review DB location on each backend: an SQLite path, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "review.sqlite3")
+    return new_pg_database(request.getfixturevalue("pg_server"), f"r_{unique}")

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from graphiti_core.embedder.client import EmbedderClient
 
+from graph_trust.clients.array import ArrayEmbedder
 
 DEFAULT_DIM = 256
 HASH_KEY = b"graph-trust/hashing-v1"
@@ -66,7 +66,7 @@ _CACHE_LIMIT = 500_000  # words kept in the feature table before it is reset
 _CHUNK = 2048  # texts per numpy pass (keeps the working set in cache)
 
 
-class HashingEmbedder(EmbedderClient):
+class HashingEmbedder(ArrayEmbedder):
     """Signed feature hashing of words and character trigrams into ``dim`` floats (L2-normalised).
 
     >>> import asyncio
@@ -81,20 +81,6 @@ class HashingEmbedder(EmbedderClient):
             raise ValueError(f"embedding dim must be an integer >= 8, got {dim!r}")
         self.dim = dim
         self._reset_vocabulary()
-
-    # --- graphiti-core EmbedderClient ---------------------------------------------------------
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        """Embed one text. A list of strings embeds its first element, as Graphiti's own
-        embedders do (Graphiti calls ``create(input_data=[text])``)."""
-        return self.embed([_single_text(input_data)])[0].astype(np.float64).tolist()
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        """Embed many texts; the i-th vector belongs to the i-th text."""
-        # float64 -> list is about twice as fast as float32 -> list; the values are the same.
-        return self.embed(input_data_list).astype(np.float64).tolist()
 
     # --- numpy API -------------------------------------------------------------------------
 
@@ -208,14 +194,3 @@ class HashingEmbedder(EmbedderClient):
         digest = hashlib.blake2b(feature.encode(), digest_size=8, key=HASH_KEY).digest()
         h = int.from_bytes(digest, "little")
         return h % self.dim, (-weight if h >> 63 else weight)
-
-
-def _single_text(input_data: object) -> str:
-    if isinstance(input_data, str):
-        return input_data
-    if isinstance(input_data, list | tuple) and input_data and isinstance(input_data[0], str):
-        return input_data[0]
-    raise TypeError(
-        "HashingEmbedder embeds text: pass a string or a list of strings, not token ids "
-        f"({type(input_data).__name__})"
-    )

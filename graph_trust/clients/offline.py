@@ -29,6 +29,7 @@ from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, LLMConfig, Model
 from graphiti_core.prompts.models import Message
 from pydantic import BaseModel
 
+from graph_trust.clients.array import ArrayEmbedder
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.errors import ConfigError
 
@@ -86,7 +87,7 @@ class EmbeddingCrossEncoder(CrossEncoderClient):
         if not passages:
             return []
         texts = [query, *passages]
-        if isinstance(self.embedder, HashingEmbedder):
+        if isinstance(self.embedder, ArrayEmbedder):
             vecs = self.embedder.embed(texts)
         else:
             try:

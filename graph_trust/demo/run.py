@@ -18,7 +18,9 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, state_path
 from graph_trust.graph.connection import open_graph
-from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.clients.factory import embedder_named
+from graph_trust.clients.probe import mismatch
+from graph_trust.errors import InputError
 from graph_trust.search.ranking import Explanation
 from graph_trust.search.trust_search import trust_search
 from graph_trust.clients.offline import make_graphiti
@@ -41,6 +43,7 @@ class DemoQuery:
 @dataclass
 class DemoReport:
     graph: str
+    embedder: str
     group: str
     review_db: str
     load: LoadReport
@@ -49,22 +52,34 @@ class DemoReport:
     duration_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"graph": self.graph, "group": self.group, "review_db": self.review_db,
+        return {"graph": self.graph, "embedder": self.embedder, "group": self.group, "review_db": self.review_db,
                 "load": self.load.as_dict(), "sync": self.sync.to_dict(),
                 "queries": [q.to_dict() for q in self.queries], "duration_s": round(self.duration_s, 3)}
 
 
-async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5) -> DemoReport:
-    """Load, sync (through ``sync_rows``), and compare vanilla and boosted ranks for the demo queries."""
+async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5,
+                   embedder: str = "hashing") -> DemoReport:
+    """Load the sample embedded by ``embedder`` (a built-in embedder's name, whatever
+    ``search.embedder`` says), sync (through ``sync_rows``), and compare vanilla and boosted ranks
+    for the demo queries. A graph that already holds the sample embedded by another embedder is an
+    InputError naming both fixes, before anything is written."""
     start = time.perf_counter()
     review_db = state_path(settings, "demo-review.sqlite3")
-    embedder = HashingEmbedder()  # the sample is embedded with it, whatever search.embedder says
+    vectors = embedder_named(embedder)
     group = demo_group()
     async with open_graph(settings) as conn:
-        load = await load_sample(conn.driver, embedder)
+        group_driver = conn.for_group(group).driver
+        found = await mismatch(group_driver, vectors, [group])
+        if found is not None:
+            other = f"run `graph-trust demo --embedder {found.built_by}`, or " if found.built_by else ""
+            raise InputError(f"the demo graph {conn.address.display} holds the sample embedded by "
+                             f"{repr(found.built_by) if found.built_by else 'another embedder'}, not {embedder!r}: "
+                             f"{other}give {embedder!r} a graph of its own: graph-trust demo --embedder {embedder} "
+                             f"--graph embedded:.graph-trust/{embedder}")
+        load = await load_sample(conn.driver, vectors)
         sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
-        graphiti = make_graphiti(conn.for_group(group).driver, embedder=embedder)
-        report = DemoReport(conn.address.display, group, str(review_db), load, sync)
+        graphiti = make_graphiti(group_driver, embedder=vectors)
+        report = DemoReport(conn.address.display, embedder, group, str(review_db), load, sync)
         vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
         vanilla_cfg.limit = limit
         for q in demo_queries():

@@ -11,7 +11,12 @@ Two tools for agents:
   CLI commands of the same names do (:mod:`graph_trust.sync.confidence.ops`, handed in by
   ``graph_trust.api.serve_mcp``: this module sits beside the api and does not import sync): ``confidence``,
   ``verify_fact``, ``record_usage``, ``vote``, ``contradictions``, ``stale``, ``credibility``;
-  ``search_facts`` takes ``min_confidence``.
+  ``search_facts`` takes ``min_confidence``;
+- ``flag_fact(id, reason)``: put a fact in the review queue with this server's agent as the
+  flagger (agents flag, people decide: no tool promotes or rejects).
+
+The facts ``search_facts`` and ``get_context`` return are counted in the retrieval log (interface
+``mcp``) by the callables :func:`graph_trust.api.serve_mcp` hands in (:class:`McpReview`).
 
 The trust context and the acting agent of the write tools (``mcp.agent``) are fixed when the
 server starts (config and the command's flags); no tool argument can change them, so an agent
@@ -25,6 +30,7 @@ from typing import Any, Literal
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from types import ModuleType
 
 from graph_trust.access.trust_context import TrustContext, filter_by_trust
@@ -91,6 +97,16 @@ def _tool(server: Any) -> Callable[[Callable[..., Any]], Any]:
 ConfidentSearch = Callable[..., Awaitable[tuple[Any, dict[str, float] | None]]]
 
 
+@dataclass(frozen=True)
+class McpReview:
+    """The review side's callables the api hands the server: ``get_context(settings, query,
+    trust_context=, groups=)`` (the policy payload, counted in the retrieval log) and
+    ``flag(target, reason)`` (:func:`graph_trust.api.flag_fact` on the server's settings)."""
+
+    get_context: Callable[..., Awaitable[Any]]
+    flag: Callable[[str, str], Awaitable[dict[str, Any]]]
+
+
 async def search_facts_payload(settings: Settings, trust_context: TrustContext, search: ConfidentSearch, query: str,
                                limit: int = 10, group: str | None = None,
                                min_confidence: float | None = None) -> dict[str, Any]:
@@ -121,11 +137,13 @@ async def search_facts_payload(settings: Settings, trust_context: TrustContext, 
     return {"facts": facts, "denied": visible.denied, "trust_weight": results.trust_weight}
 
 
-def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch) -> Any:
+def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch,
+                 review: McpReview | None = None) -> Any:
     """An MCP server whose tools run with ``trust_context`` (fixed here, not per call); ``ops``
-    is :mod:`graph_trust.sync.confidence.ops`, ``search`` ``api.search_confident``."""
+    is :mod:`graph_trust.sync.confidence.ops`, ``search`` ``api.search_confident``, ``review``
+    the logged context and ``flag_fact`` (without it: an unlogged context and no flag_fact tool)."""
     server = _server_class()("graph-trust", instructions=INSTRUCTIONS)
-    service = ContextService()
+    context = review.get_context if review is not None else ContextService().get_context
     tool = _tool(server)
 
     @tool
@@ -141,14 +159,20 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
                           group: str | None = None) -> dict[str, Any]:
         """Context for a prompt: deduplicated, clipped, PII-redacted facts within the token budget.
         format="prompt" gives {"prompt": text, "metadata": ...}; "payload" gives memories + metadata."""
-        payload = await service.get_context(settings, query, trust_context=trust_context,
-                                            groups=[group] if group else None)
+        payload = await context(settings, query, trust_context=trust_context, groups=[group] if group else None)
         if format == "payload":
             return payload.to_dict()
         return {"prompt": payload.format_for_system_prompt(settings.context.layer_order),
                 "metadata": payload.metadata.to_dict()}
 
     _confidence_tools(tool, settings, ops)
+    if review is not None:
+        @tool
+        async def flag_fact(id: str, reason: str) -> dict[str, Any]:
+            """Ask a person to review a fact that looks wrong, stale or contradicted: id is the fact's id
+            from search_facts (an edge uuid) or a review candidate id; reason says what looks wrong. The
+            fact goes in the review queue under this server's agent; nothing about its trust changes."""
+            return await review.flag(id, reason)
     return server
 
 
@@ -216,6 +240,7 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
         return ask(lambda s: ops.credibility(s, agent_id, category))
 
 
-def serve_stdio(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch) -> None:
+def serve_stdio(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch,
+                review: McpReview | None = None) -> None:
     """Run the server on stdin/stdout until the client closes it (arguments: :func:`build_server`'s)."""
-    build_server(settings, trust_context, ops, search).run("stdio")
+    build_server(settings, trust_context, ops, search, review).run("stdio")

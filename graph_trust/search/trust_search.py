@@ -42,6 +42,7 @@ from graph_trust.search import ranking
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
+from graph_trust.clients.probe import check_query_embedder
 from graph_trust.errors import InputError
 from graph_trust.search.ranking import Explanation
 from graph_trust.graph import routing
@@ -381,6 +382,9 @@ async def trust_search(
         vector = await embedder.create(input_data=[query.replace("\n", " ")])
 
     routes = routing.routes(driver, group_ids)  # one graph per group where the backend keeps them so
+    if needs_vector and query_vector is None:  # the query's vector must be comparable with the graph's
+        for d, g in routes:
+            await check_query_embedder(d, embedder, g)
     pool_size = max(1, int(math.ceil(2 * config.limit * config.pool_multiplier)))
 
     async def scope(kind: str, cfg: Any) -> tuple[list[Any], list[float], list[Explanation]]:

@@ -25,13 +25,13 @@ from graph_trust.sync.confidence.store import ConfidenceStore
 FORMAT = 1  # bump when what ``Static`` holds changes
 
 
-def cache_path(settings: Settings, review_path: Path) -> Path:
-    """The cache file of one review DB under the state directory."""
-    return state_path(settings, f"confidence-inputs-{hashlib.sha256(str(review_path).encode()).hexdigest()[:16]}.npz")
+def cache_path(settings: Settings, review: str | Path) -> Path:
+    """The cache file of one review DB (its resolved path or URL) under the state directory."""
+    return state_path(settings, f"confidence-inputs-{hashlib.sha256(str(review).encode()).hexdigest()[:16]}.npz")
 
 
 def _key(cs: ConfidenceStore, mark: tuple[str, int, int], settings: Settings) -> str:
-    return hashlib.sha256(json.dumps([FORMAT, str(cs.path.resolve()), *mark, cs.db.table, cs.db.columns,
+    return hashlib.sha256(json.dumps([FORMAT, cs.db.identity, *mark, cs.db.table, cs.db.columns,
                                       settings.review.model_dump(mode="json"),
                                       settings.confidence.model_dump(mode="json")],
                                      sort_keys=True, default=str).encode()).hexdigest()
@@ -73,10 +73,9 @@ def gather_all(cs: ConfidenceStore, settings: Settings) -> tuple[Gathered, bool]
     """Every candidate's factor inputs as ``cs.gather()`` gives them, the time-independent part
     from the cache when the review DB's marker says it is current (the reads and the marker in
     one snapshot). Returns (inputs, whether the cache was used)."""
-    cs.con.execute("BEGIN")
-    try:
-        mark = marker(cs.con, cs.db.table)
-        path = cache_path(settings, cs.path.resolve())
+    with cs.conn.snapshot():
+        mark = marker(cs.conn, cs.db.table)
+        path = cache_path(settings, cs.db.identity)
         key = None if mark is None else _key(cs, mark, settings)
         st = None if key is None else _load(path, key)
         hit = st is not None
@@ -84,8 +83,6 @@ def gather_all(cs: ConfidenceStore, settings: Settings) -> tuple[Gathered, bool]
             st = cs.static()
             if key is not None:
                 _save(path, key, st)
-    finally:
-        cs.con.execute("COMMIT")
     return cs.timed(st), hit
 
 

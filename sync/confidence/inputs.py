@@ -8,7 +8,6 @@ credibilities from it as of ``now``.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from graph_trust.confidence import credibility as cred
 from graph_trust.confidence import freshness, verification
 from graph_trust.confidence.model import FactorInputs, factor_matrix
 from graph_trust.errors import NotFoundError
+from graph_trust.review.db import ReviewConn
 from graph_trust.sync.confidence.schema import INACTIVE, consensus_key, id_chunks, iso_utc, julian_day, sql_list
 from graph_trust.sync.review_db import ReviewDB
 
@@ -163,7 +163,7 @@ class FactorInputsRead:
 
     path: Path
     db: ReviewDB
-    con: sqlite3.Connection
+    conn: ReviewConn
     cfg: ConfidenceSettings
     now: datetime
     weights: dict[str, float]
@@ -188,8 +188,9 @@ class FactorInputsRead:
         """The part of :meth:`gather` that does not depend on the current time (what the
         confidence cache keeps between sync runs)."""
         c = self._col
+        jd = self.conn.julian
         src_sql = ("SELECT fact_id, agent_id, role, source_type, coalesce(lower(category), 'global'), "
-                   "julianday(created_at) FROM fact_sources")
+                   f"{jd('created_at')} FROM fact_sources")
         none = (None, None, None, "global", None)
         if ids is None:  # the clusters apart, their keys normalized by SQLite
             rows = self._query(self._all_sql())  # each candidate with its source row (r[7:])
@@ -205,9 +206,10 @@ class FactorInputsRead:
             cluster_rows = list(rows)
             keys = {(consensus_key(r[1]), consensus_key(r[2]), consensus_key(r[3])) for r in rows}
             for key in (k for k in keys if k[0] and k[1]):
+                same_object = self.conn.same(f"lower(trim({c('object')}))", "?")
                 cluster_rows += self._query(self._cand_sql(
                     f"WHERE lower(trim({c('subject')})) = ? AND lower(trim({c('predicate')})) = ? "
-                    f"AND lower(trim({c('object')})) IS ?"), key)
+                    f"AND {same_object}"), key)
             cluster_rows = list({str(r[0]): r for r in cluster_rows}.values())
             sources = self._by_fact(src_sql, [str(r[0]) for r in cluster_rows])
         fids = [str(r[0]) for r in rows]
@@ -223,26 +225,36 @@ class FactorInputsRead:
         only = None if ids is None else fids
         system, truth = list(self.cfg.system_verifiers), list(self.cfg.ground_truth_verifiers)
         pos = sql_list(repr(v) for v in verification.POSITIVE)
+        def among(col: str, names: list[str]) -> str:
+            return f"{col} IN ({','.join('?' * len(names))})" if names else "1 = 0"
+
         verified = self._rows_for(
-            # verified_at is ISO 8601 UTC as verify-fact writes it: text order is time order, and
+            # Per (fact, verifier) the latest verdict: verified_at is ISO 8601 UTC as verify-fact
+            # writes it (text order is time order), so max(verified_at || '+' or '-') is the latest
+            # record's time and whether it confirmed (a refutation wins a tie: '-' sorts after '+').
             # julianday() runs once per fact, not once per record. The last four columns are the
             # fact's part of its author's track record (every verification by someone else).
-            f"WITH latest AS (SELECT fact_id, verifier_id, verification_type IN ({pos}) AS ok, "
-            f"max(verified_at) AS at, sum(verification_type IN ({pos})) AS good, "
-            f"sum(verification_type = 'incorrect') AS bad FROM fact_verifications {{where}} "
-            f"GROUP BY fact_id, verifier_id) "
-            f"SELECT l.fact_id, sum(l.ok), sum(l.ok AND l.verifier_id IS NOT s.agent_id), "
-            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(system))})), "
-            f"max(l.ok AND l.verifier_id IN ({','.join('?' * len(truth))})), "
-            f"julianday(max(CASE WHEN l.ok THEN l.at END)), julianday(max(l.at)), "
+            f"WITH latest AS (SELECT fact_id, verifier_id, max(verified_at || CASE WHEN verification_type "
+            f"IN ({pos}) THEN '+' ELSE '-' END) AS last, "
+            f"sum(CASE WHEN verification_type IN ({pos}) THEN 1 ELSE 0 END) AS good, "
+            f"sum(CASE WHEN verification_type = 'incorrect' THEN 1 ELSE 0 END) AS bad "
+            f"FROM fact_verifications {{where}} GROUP BY fact_id, verifier_id), "
+            f"l AS (SELECT fact_id, verifier_id, good, bad, substr(last, 1, length(last) - 1) AS at, "
+            f"CASE WHEN substr(last, length(last)) = '+' THEN 1 ELSE 0 END AS ok FROM latest) "
+            f"SELECT l.fact_id, sum(l.ok), sum(CASE WHEN l.ok = 1 AND {self.conn.differs('l.verifier_id', 's.agent_id')} "
+            f"THEN 1 ELSE 0 END), "
+            f"max(CASE WHEN l.ok = 1 AND {among('l.verifier_id', system)} THEN 1 ELSE 0 END), "
+            f"max(CASE WHEN l.ok = 1 AND {among('l.verifier_id', truth)} THEN 1 ELSE 0 END), "
+            f"{jd('max(CASE WHEN l.ok = 1 THEN l.at END)')}, {jd('max(l.at)')}, "
             f"s.agent_id, coalesce(lower(s.category), 'global'), "
             f"sum(CASE WHEN l.verifier_id != s.agent_id THEN l.good END), "
             f"sum(CASE WHEN l.verifier_id != s.agent_id THEN l.bad END) "
-            f"FROM latest l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id GROUP BY l.fact_id",
+            f"FROM l LEFT JOIN fact_sources s ON s.fact_id = l.fact_id "
+            f"GROUP BY l.fact_id, s.agent_id, coalesce(lower(s.category), 'global')",
             "fact_id", only, extra_params=(*system, *truth))
         usage = self._rows_for(  # every use: which fall in the window is decided per run (``timed``)
-            "SELECT fact_id, tracked_at, coalesce(outcome = 'success', 0), coalesce(outcome = 'partial', 0) "
-            "FROM fact_usage_outcomes {where}", "fact_id", only)
+            "SELECT fact_id, tracked_at, CASE WHEN outcome = 'success' THEN 1 ELSE 0 END, "
+            "CASE WHEN outcome = 'partial' THEN 1 ELSE 0 END FROM fact_usage_outcomes {where}", "fact_id", only)
         losses: dict[str, int] = defaultdict(int)
         unresolved: dict[str, float] = defaultdict(float)
         for a, b, severity, resolved, loser in self._contradiction_rows(only):

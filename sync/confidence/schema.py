@@ -27,8 +27,8 @@ from graph_trust.confidence import contradiction as contra
 from graph_trust.confidence import verification
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
+from graph_trust.review.db import Location, ReviewConn, ddl, run_script
 from graph_trust.sync.change_marker import install_marker
-from graph_trust.sync.review_db import LOCK_TIMEOUT_S, review_error
 
 sql_list = ", ".join
 SCHEMA = f"""
@@ -127,64 +127,46 @@ INACTIVE = ("rejected", "expired")  # statuses whose facts take no part in conse
 _ID_CHUNK = 500
 consensus_key = contra.norm  # SQLite's lower(trim(v)): the candidates_spo index and the SQL clusters agree
 
-def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, str]:
-    return {r[1]: r[2] for r in con.execute(f'PRAGMA table_info("{table}")')}
-
-
-def migrate(con: sqlite3.Connection) -> list[str]:
+def migrate(conn: ReviewConn) -> list[str]:
     """Create missing tables and indexes and add missing columns (nullable or defaulted) to older
-    versions of the tables, in one transaction. Returns what was added."""
-    added: list[str] = []
-    before = {t: _table_columns(con, t) for t in TABLES}
-    scratch = sqlite3.connect(":memory:")
+    versions of the tables, in one transaction (either dialect). Returns what was added."""
+    scratch = sqlite3.connect(":memory:")  # what each table should have, read from the DDL itself
     scratch.executescript(SCHEMA)
-    con.execute("BEGIN IMMEDIATE")
-    try:
+    want = {t: list(scratch.execute(f'PRAGMA table_info("{t}")')) for t in TABLES}
+    scratch.close()
+
+    def run(c: ReviewConn) -> list[str]:
+        added: list[str] = []
         for table in TABLES:
-            if not before[table]:
+            have = c.columns(table)
+            if not have:
                 added.append(table)
                 continue
-            want = [r for r in scratch.execute(f'PRAGMA table_info("{table}")')]
-            for _, name, decl, notnull, default, _pk in want:
-                if name not in before[table]:
+            for _, name, decl, _notnull, default, _pk in want[table]:
+                if name not in have:
                     default_sql = f" DEFAULT {default}" if default is not None else ""
-                    con.execute(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {decl}{default_sql}')
+                    c.execute(ddl(f'ALTER TABLE "{table}" ADD COLUMN "{name}" {decl}{default_sql}', c.dialect))
                     added.append(f"{table}.{name}")
-        for stmt in SCHEMA.split(";"):
-            if stmt.strip():
-                con.execute(stmt)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        scratch.close()
-    return added
+        run_script(c, SCHEMA)
+        return added
+
+    return conn.write(run)
 
 
-def init_confidence_tables(path: str | Path) -> list[str]:
-    """Add the confidence tables to the review DB at ``path`` (idempotent, in place)."""
-    p = Path(path)
-    try:
-        con = sqlite3.connect(p, isolation_level=None, timeout=LOCK_TIMEOUT_S)
-        try:
-            added = migrate(con)
-            cols = _table_columns(con, "candidates")
+def init_confidence_tables(where: str | Path | Location) -> list[str]:
+    """Add the confidence tables to the review DB at ``where`` (idempotent, in place)."""
+    with ReviewConn.open(where) as conn:
+        added = migrate(conn)
+        cols = conn.columns("candidates")
+
+        def index_and_marker(c: ReviewConn) -> None:
             if {"subject", "predicate", "object"} <= set(cols):  # consensus looks facts up by these
-                con.execute("CREATE INDEX IF NOT EXISTS candidates_spo ON candidates "
-                            "(lower(trim(subject)), lower(trim(predicate)), lower(trim(object)))")
-            con.execute("BEGIN IMMEDIATE")
-            try:  # what lets sync keep the confidence inputs between runs (change_marker)
-                install_marker(con, "candidates" if cols else None)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            return added
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise review_error(p, exc) from None
+                c.execute("CREATE INDEX IF NOT EXISTS candidates_spo ON candidates "
+                          "(lower(trim(subject)), lower(trim(predicate)), lower(trim(object)))")
+            install_marker(c, "candidates" if cols else None)  # lets sync keep the confidence inputs (change_marker)
+
+        conn.write(index_and_marker)
+        return added
 
 
 def iso_utc(now: datetime) -> str:

@@ -9,13 +9,11 @@ Candidates are read through the review settings' table and column mapping, as sy
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import numpy as np
 
@@ -31,7 +29,8 @@ from graph_trust.errors import InputError, NotFoundError, ReviewDBError, Rollbac
 from graph_trust.sync.confidence.inputs import FactorInputsRead, TrackRows
 from graph_trust.sync.confidence.schema import INACTIVE, TABLES, iso_utc, julian_day, sql_list
 from graph_trust.sync.confidence.weights import LearnedWeights
-from graph_trust.sync.review_db import LOCK_TIMEOUT_S, ReviewDB, review_error
+from graph_trust.review.db import ReviewConn
+from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_kinds import RunKind
 
 _PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
@@ -40,9 +39,9 @@ _PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by 
 class ConfidenceStore(FactorInputsRead, LearnedWeights):
     """Read and write the confidence records of one review DB."""
 
-    def __init__(self, path: Path, db: ReviewDB, con: sqlite3.Connection, cfg: ConfidenceSettings,
-                 now: datetime | None = None):
-        self.path, self.db, self.con, self.cfg = path, db, con, cfg
+    def __init__(self, db: ReviewDB, conn: ReviewConn, cfg: ConfidenceSettings, now: datetime | None = None):
+        self.db, self.conn, self.cfg = db, conn, cfg
+        self.path = db.location.display  # (what messages name)
         self.now = now or datetime.now(timezone.utc)
         self._weights: dict[str, float] | None = None
 
@@ -53,26 +52,32 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         ``readonly`` (sync's scoring) opens it as sync does, so any write fails."""
         db = ReviewDB.open(path, review)
         try:
-            con = sqlite3.connect(f"file:{quote(str(db.path.resolve()))}?mode={'ro' if readonly else 'rw'}", uri=True,
-                                  timeout=LOCK_TIMEOUT_S, isolation_level=None)
-            have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.Error as exc:
+            conn = ReviewConn.open(db.location, readonly=readonly)
+        except ReviewDBError:
             db.close()
-            raise review_error(db.path, exc) from None
-        try:  # the set-wise read walks several indexes of a large file: give SQLite room (64 MB)
-            con.execute("PRAGMA cache_size = -65536")
-        except sqlite3.Error:
-            pass
+            raise
+        try:
+            have = conn.tables()
+            if not conn.pg:  # the set-wise read walks several indexes of a large file: give SQLite room (64 MB)
+                conn.execute("PRAGMA cache_size = -65536")
+        except conn.errors as exc:
+            conn.close()
+            db.close()
+            raise conn.error(exc) from None
+        except ReviewDBError:
+            conn.close()
+            db.close()
+            raise
         missing = [t for t in TABLES if t not in have]
         if missing:
-            con.close()
+            conn.close()
             db.close()
             raise ReviewDBError(f"review DB {db.path} lacks the confidence tables ({', '.join(missing)}): "
                                 f"run `graph-trust review init {db.path}` to add them in place")
-        return cls(db.path, db, con, cfg, now)
+        return cls(db, conn, cfg, now)
 
     def close(self) -> None:
-        self.con.close()
+        self.conn.close()
         self.db.close()
 
     def __enter__(self) -> ConfidenceStore:
@@ -92,16 +97,16 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         """Candidates as (id, subject, predicate, object, evidence, julian updated_at, status[, fact])."""
         c = self._col
         return (f"SELECT {c('id')}, {c('subject')}, {c('predicate')}, {c('object')}, {c('evidence_refs_json')}, "
-                f"julianday({c('updated_at')}), {c('status')}{', ' + c('fact') if text else ''} "
+                f"{self.conn.julian(c('updated_at'))}, {c('status')}{', ' + c('fact') if text else ''} "
                 f"FROM \"{self.db.table}\" {where}")
 
     def _all_sql(self) -> str:
         """Every candidate as ``_cand_sql`` gives it but with subject, predicate, object and
         evidence NULL (the clusters are read apart, ``_cluster_sql``), then its ``fact_sources``
         row: agent, role, source type, category (``global`` when none), julian created_at."""
-        c = self._col
-        return (f"SELECT c.{c('id')}, NULL, NULL, NULL, NULL, julianday(c.{c('updated_at')}), c.{c('status')}, "
-                f"s.agent_id, s.role, s.source_type, coalesce(lower(s.category), 'global'), julianday(s.created_at) "
+        c, jd = self._col, self.conn.julian
+        return (f"SELECT c.{c('id')}, NULL, NULL, NULL, NULL, {jd('c.' + c('updated_at'))}, c.{c('status')}, "
+                f"s.agent_id, s.role, s.source_type, coalesce(lower(s.category), 'global'), {jd('s.created_at')} "
                 f"FROM \"{self.db.table}\" c LEFT JOIN fact_sources s ON s.fact_id = CAST(c.{c('id')} AS TEXT)")
 
     def _cluster_sql(self) -> str:
@@ -111,18 +116,16 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         c = self._col
         k = {n: f"lower(trim({c(n)}))" for n in ("subject", "predicate", "object")}
         active = f"{c('status')} NOT IN ({sql_list(repr(v) for v in INACTIVE)})"
+        obj_same = self.conn.same(f"lower(trim(c.{c('object')}))", "m.o")
         return (f"WITH multi AS (SELECT {k['subject']} AS s, {k['predicate']} AS p, {k['object']} AS o "
                 f"FROM \"{self.db.table}\" WHERE {active} AND {k['subject']} <> '' AND {k['predicate']} <> '' "
                 f"GROUP BY 1, 2, 3 HAVING count(*) > 1) "
-                f"SELECT c.{c('id')}, m.s, m.p, m.o, c.{c('evidence_refs_json')}, julianday(c.{c('updated_at')}), "
+                f"SELECT c.{c('id')}, m.s, m.p, m.o, c.{c('evidence_refs_json')}, {self.conn.julian('c.' + c('updated_at'))}, "
                 f"c.{c('status')} FROM multi m JOIN \"{self.db.table}\" c ON lower(trim(c.{c('subject')})) = m.s "
-                f"AND lower(trim(c.{c('predicate')})) = m.p AND lower(trim(c.{c('object')})) IS m.o WHERE c.{active}")
+                f"AND lower(trim(c.{c('predicate')})) = m.p AND {obj_same} WHERE c.{active}")
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple]:
-        try:
-            return self.con.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise review_error(self.path, exc) from None
+        return self.conn.query(sql, params)
 
     def fact(self, fact_id: str) -> tuple:
         """The candidate row of ``fact_id`` (as ``_cand_sql`` selects it); NotFoundError if none."""
@@ -153,8 +156,9 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
             return [], [], []
         pos = sql_list(repr(v) for v in verification.POSITIVE)
         cat_sql = "coalesce(lower(s.category), 'global')"  # (the expression fact_sources_agent_category indexes)
-        count_sql = "count(*), min(julianday(s.created_at)) FROM fact_sources s"
-        verified_sql = (f"sum(v.verification_type IN ({pos})), sum(v.verification_type = 'incorrect') "
+        count_sql = f"count(*), min({self.conn.julian('s.created_at')}) FROM fact_sources s"
+        verified_sql = (f"sum(CASE WHEN v.verification_type IN ({pos}) THEN 1 ELSE 0 END), "
+                        "sum(CASE WHEN v.verification_type = 'incorrect' THEN 1 ELSE 0 END) "
                         "FROM fact_sources s JOIN fact_verifications v ON v.fact_id = s.fact_id "
                         "AND v.verifier_id != s.agent_id")
         pairs = ([(a, c) for a in agents for c in sorted(set(categories))]
@@ -203,13 +207,11 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
     def candidates_for_edges(self, edge_uuids: Iterable[str]) -> dict[str, list[str]]:
         """Edge uuid -> the ids of the candidates citing it, as sync maps them (element 0's
         ``evidence_id`` of ``evidence_refs_json``): one scan of the candidates for the whole set."""
-        ev = self._col("evidence_refs_json")
-        eid = (f"CASE WHEN typeof({ev}) = 'text' AND json_valid({ev}) "
-               f"THEN json_extract({ev}, '$[0].evidence_id') END")
+        eid = self.conn.first_evidence_id(self._col("evidence_refs_json"))
         uuids = json.dumps(sorted(set(edge_uuids)))
         out: dict[str, list[str]] = defaultdict(list)
         for cid, uuid in self._query(f'SELECT {self._col("id")}, {eid} FROM "{self.db.table}" '
-                                     f"WHERE {eid} IN (SELECT value FROM json_each(?))", (uuids,)):
+                                     f"WHERE {self.conn.in_json_list(eid)}", (uuids,)):
             out[uuid].append(str(cid))
         return dict(out)
 
@@ -218,19 +220,7 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
 
     def _write(self, statements: list[tuple[str, tuple]]) -> int:
         """Run ``statements`` in one transaction; returns the rows they changed."""
-        changed = 0
-        try:
-            self.con.execute("BEGIN IMMEDIATE")
-            try:
-                for sql, params in statements:
-                    changed += max(self.con.execute(sql, params).rowcount, 0)
-                self.con.execute("COMMIT")
-            except BaseException:
-                self.con.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise review_error(self.path, exc) from None
-        return changed
+        return self.conn.write(lambda c: sum(max(c.execute(sql, params).rowcount, 0) for sql, params in statements))
 
     @staticmethod
     def _agent(by: str) -> str:
@@ -246,18 +236,17 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         by = self._agent(by)
         self.fact(fact_id)
         at = iso_utc(self.now)
-        stmts = [("INSERT INTO fact_verifications (fact_id, verifier_id, verification_type, notes, verified_at) "
-                  "VALUES (?, ?, ?, ?, ?)", (fact_id, by, verdict, notes, at))]
-        src = self._query("SELECT agent_id, coalesce(lower(category), 'global') FROM fact_sources WHERE fact_id = ?",
-                          (fact_id,))
-        if src and src[0][0] and src[0][0] != by:
+
+        def run(c: ReviewConn) -> None:  # the author's record is read after the insert, in its transaction
+            c.execute("INSERT INTO fact_verifications (fact_id, verifier_id, verification_type, notes, verified_at) "
+                      "VALUES (?, ?, ?, ?, ?)", (fact_id, by, verdict, notes, at))
+            src = self._query("SELECT agent_id, coalesce(lower(category), 'global') FROM fact_sources "
+                              "WHERE fact_id = ?", (fact_id,))
+            if not (src and src[0][0] and src[0][0] != by):
+                return
             author, cat = src[0]
             r = self._record(self.track_records([author]), author, cat)
-            good = int(verdict in verification.POSITIVE)
-            bad = int(verdict == "incorrect")
-            r = cred.TrackRecord(r.verified_correct + good, r.total_verified + good + bad, r.contributions,
-                                 r.corrections_issued, r.days_active, r.expertise)
-            stmts.append((
+            c.execute(
                 "INSERT INTO agent_credibility (agent_id, category, contribution_count, verification_count, "
                 "verified_correct, verified_incorrect, days_active, credibility_score, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, category) DO UPDATE SET "
@@ -266,8 +255,9 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
                 "days_active = excluded.days_active, credibility_score = excluded.credibility_score, "
                 "updated_at = excluded.updated_at",
                 (author, cat, r.contributions, r.total_verified, r.verified_correct,
-                 r.total_verified - r.verified_correct, r.days_active, cred.agent_credibility(r), at)))
-        self._write(stmts)
+                 r.total_verified - r.verified_correct, r.days_active, cred.agent_credibility(r), at))
+
+        self.conn.write(run)
         return {"id": fact_id, "verification_type": verdict, "by": by, "verified_at": at}
 
     def record_usage(self, fact_id: str, outcome: str, by: str, action: str,
@@ -372,16 +362,25 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         """Record contradictions ``(fact_a_id, fact_b_id, type, severity, detail)`` left open for
         review (no resolution), in one statement; a ``fact_b_id`` already recorded is skipped (the
         guard names one invalidation of one edge by it). Returns how many were added."""
-        col = lambda i: f"json_extract(n.value, '$[{i}]')"  # noqa: E731
-        return self._write([(
-            "INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, detail, detected_at) "
-            f"SELECT {', '.join(col(i) for i in range(5))}, ? FROM json_each(?) n WHERE NOT EXISTS "
-            f"(SELECT 1 FROM fact_contradictions f WHERE f.fact_b_id = {col(1)})",
-            (iso_utc(self.now), json.dumps([list(r) for r in rows])))])
+        at = iso_utc(self.now)
+
+        def run(c: ReviewConn) -> int:
+            added, seen = 0, set()
+            for row in rows:
+                if row[1] in seen:
+                    continue
+                seen.add(row[1])
+                if not c.execute("SELECT 1 FROM fact_contradictions WHERE fact_b_id = ?", (row[1],)).fetchall():
+                    c.execute("INSERT INTO fact_contradictions (fact_a_id, fact_b_id, contradiction_type, severity, "
+                              "detail, detected_at) VALUES (?, ?, ?, ?, ?, ?)", (*row, at))
+                    added += 1
+            return added
+
+        return self.conn.write(run)
 
     def _created_age(self, fact_id: str, now_j: float) -> float:
         """Days since the fact was asserted (its source time, else its candidate row's time)."""
-        row = self._query(f"SELECT julianday(s.created_at), julianday(c.{self._col('updated_at')}) "
+        row = self._query(f"SELECT {self.conn.julian('s.created_at')}, {self.conn.julian('c.' + self._col('updated_at'))} "
                           f'FROM "{self.db.table}" c LEFT JOIN fact_sources s ON s.fact_id = c.{self._col("id")} '
                           f"WHERE c.{self._col('id')} = ?", (fact_id,))
         created = next((t for t in row[0] if t is not None), None) if row else None

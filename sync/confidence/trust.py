@@ -111,7 +111,7 @@ def score_all(review: ReviewDB, settings: Settings, now: datetime | None = None)
     read-only, and numpy; the inputs that do not depend on the time from ``confidence_cache`` while
     the review DB is unchanged), rounded to ``sync.confidence_step``. Touches no state store, so it
     can run in its own thread while the run refreshes its copy of the candidates."""
-    with ConfidenceStore.open(review.path, settings.review, settings.confidence, now=now, readonly=True) as cs:
+    with ConfidenceStore.open(review.location, settings.review, settings.confidence, now=now, readonly=True) as cs:
         ids, _, scores = cs.scored(gather_all(cs, settings)[0])
     return ids, quantized(scores, settings.sync.confidence_step)
 

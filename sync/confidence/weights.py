@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -16,13 +15,14 @@ from graph_trust.config import ConfidenceSettings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import learning
 from graph_trust.errors import InputError, NotFoundError
+from graph_trust.review.db import ReviewConn
 from graph_trust.sync.confidence.schema import iso_utc, sql_list
 
 
 class LearnedWeights:
     """The factor weights in use, and fitting, applying and reverting learned ones."""
 
-    con: sqlite3.Connection
+    conn: ReviewConn
     cfg: ConfidenceSettings
     now: datetime
     _weights: dict[str, float] | None
@@ -62,18 +62,12 @@ class LearnedWeights:
         report["applied"] = None
         if apply:
             at = iso_utc(self.now)
-            cur = self.con.cursor()
-            try:
-                cur.execute("BEGIN IMMEDIATE")
-                cur.execute("INSERT INTO confidence_weight_changes (applied_at, old_weights_json, new_weights_json, "
-                            "report_json) VALUES (?, ?, ?, ?)",
-                            (at, json.dumps(report["weights_before"]), json.dumps(report["weights_after"]),
-                             json.dumps({k: report[k] for k in ("outcomes", "calibration_before", "calibration_after")})))
-                report["applied"] = {"change_id": cur.lastrowid, "applied_at": at}
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            change_id = self.conn.write(lambda c: c.insert_id(
+                "INSERT INTO confidence_weight_changes (applied_at, old_weights_json, new_weights_json, report_json) "
+                "VALUES (?, ?, ?, ?)",
+                (at, json.dumps(report["weights_before"]), json.dumps(report["weights_after"]),
+                 json.dumps({k: report[k] for k in ("outcomes", "calibration_before", "calibration_after")}))))
+            report["applied"] = {"change_id": change_id, "applied_at": at}
             self._weights = None
         return report
 

@@ -9,6 +9,8 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from paths import REPO
 
 ROOT = REPO
@@ -107,21 +109,40 @@ def test_merge_adds_search_points_by_size_and_replaces_other_parts():
     assert [r["edges"] for r in one["search"]] == [1000, 100000]
 
 
-async def test_fast_synthetic_graph_equals_graphitis_bulk_save(graph, unique):
+def test_search_bench_on_wordllama_vectors(tmp_path):
+    """The dense case: the search benchmark's graph and queries embedded by WordLlama."""
+    pytest.importorskip("wordllama")  # in the test extra
+    out = tmp_path / "dense.json"
+    proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "6",
+                           "--embedder", "wordllama", "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(out.read_text())
+    assert row["embedder"] == "wordllama"
+    check_search(row)
+
+
+EMBEDDERS = ("hashing", "wordllama")
+
+
+@pytest.mark.parametrize("embedder", EMBEDDERS)
+async def test_fast_synthetic_graph_equals_graphitis_bulk_save(graph, unique, embedder):
     """``synth.build_fast`` (UNWIND statements) writes what ``synth.build`` (graphiti-core's bulk
     save) writes: the same edges, facts, endpoints, embeddings and trust scores, read back
-    through graphiti-core."""
+    through graphiti-core; with either embedder a benchmark offers."""
     import numpy as np
     from graphiti_core.edges import EntityEdge
     from graphiti_core.nodes import EntityNode
 
     from bench import synth
-    from graph_trust.clients.hashing import HashingEmbedder
 
+    if embedder == "wordllama":
+        pytest.importorskip("wordllama")  # in the test extra
+    vectors = synth.make_embedder(embedder)
     n = 150
     slow, fast = graph.for_group(f"s_{unique}"), graph.for_group(f"f_{unique}")
-    await synth.build(slow.driver, HashingEmbedder(), n, slow.database)
-    await synth.build_fast(fast, HashingEmbedder(), n)
+    await synth.build(slow.driver, vectors, n, slow.database)
+    await synth.build_fast(fast, vectors, n)
 
     async def read(g):
         """{generator position: edge}, {node uuid: name}, read back through graphiti-core."""

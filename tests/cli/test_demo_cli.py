@@ -35,8 +35,14 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
         assert q["vanilla"] and q["boosted"]
         for e in q["boosted"]:
             assert set(e) == {"uuid", "text", "bm25_rank", "cosine_rank", "fused", "trust_score", "boost", "final",
-                              "rank", "rank_without_boost", "negative", "cosine_stage", "relation_bonus"}
-            assert e["final"] == pytest.approx(e["fused"] + e["boost"] + e["relation_bonus"])
+                              "rank", "rank_without_boost", "negative", "cosine_stage", "relation_bonus", "moved_by",
+                              "score_before_move"}
+            # a fact a rule moved scores its new place's score; what it scored is kept beside
+            own = e["final"] if e["moved_by"] is None else e["score_before_move"]
+            if e["negative"] is None:
+                assert own == pytest.approx(e["fused"] + e["boost"] + e["relation_bonus"])
+        finals = [e["final"] for e in q["boosted"]]
+        assert finals == sorted(finals, reverse=True)  # scores follow the order
         rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
     assert rose >= 3  # review decisions in, boosted ranks out: every demo query flips its top two
     # Review decisions reach the top: no boosted top answer is a rejected or invalidated fact, and
@@ -84,7 +90,8 @@ def test_search_weight_zero_and_table(demo_dir):
     assert r.code == 0, r.err
     res = r.json()["results"]
     assert all(e["boost"] == 0 for e in res)
-    assert all(e["final"] == pytest.approx(e["fused"] + e["relation_bonus"]) for e in res if e["negative"] is None)
+    assert all((e["final"] if e["moved_by"] is None else e["score_before_move"])
+               == pytest.approx(e["fused"] + e["relation_bonus"]) for e in res if e["negative"] is None)
     # weight 0 without competitor ordering and relation bonus: only negative evidence moves an
     # item; the others keep their unboosted order
     cfg = demo_dir / "no-competitors.yaml"
@@ -166,14 +173,19 @@ def test_progress_bars_on_a_terminal_only(demo_dir):
 def test_explain_table_adds_up(demo_dir):
     """Every row of ``search --explain``'s table shows each term of its final score: final = fused
     + boost + relation (to the table's rounding), for the items without negative evidence (the
-    demo's rejected facts, trust 0.00, keep a share of their fused score instead)."""
+    demo's rejected facts, trust 0.00, keep a share of their fused score instead); for an item a
+    rule moved, the score it had (shown beside the rule) adds up and final is its new place's."""
     t = run_cli("search", "who owns the payments api", "--explain", "--group", "ops", cwd=demo_dir)
     assert t.code == 0, t.err
     lines = t.out.splitlines()
     head = lines[0].split()
-    assert head[:9] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#"]
+    assert head[:11] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#", "negative",
+                         "moved"]
     rows = [line.split() for line in lines[2:] if line.strip()]
     assert rows
+    finals = [float(r[1]) for r in rows]
+    assert finals == sorted(finals, reverse=True)  # scores follow the order
     for r in [r for r in rows if r[3] != "0.00"]:
         final, fused, boost, relation = float(r[1]), float(r[2]), float(r[4]), float(r[5])
-        assert final == pytest.approx(fused + boost + relation, abs=2e-4), r
+        own = final if r[10] == "-" else float(r[12])  # "<rule> from <score>"
+        assert own == pytest.approx(fused + boost + relation, abs=2e-4), r

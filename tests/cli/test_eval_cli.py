@@ -9,7 +9,7 @@ import pytest
 
 from graph_trust.config import SearchSettings
 
-from cli_helpers import run_cli
+from cli_helpers import run_cli, run_inproc
 from graph_trust.eval.dataset import bundled
 
 METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_first"}
@@ -65,19 +65,6 @@ def test_weight_zero_equals_vanilla_on_the_same_index_state(quick):
 def test_help_teaches(tmp_path, monkeypatch, capsys):
     code, out, _ = run_inproc(["eval", "--help"], tmp_path, monkeypatch, capsys)
     assert code == 0 and "--bundled" in out and "qrels (TREC)" in out and "--set" in out
-
-
-def run_inproc(args, cwd, monkeypatch, capsys):
-    """The CLI's entry point in this process (no interpreter start per case): (code, out, err)."""
-    from graph_trust.cli.main import main
-
-    monkeypatch.chdir(cwd)
-    for var in ("GRAPH_TRUST_CONFIG", "GRAPH_TRUST_GRAPH", "GRAPHITI_TRUST_WEIGHT", "NEO4J_URI"):
-        monkeypatch.delenv(var, raising=False)
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.fixture

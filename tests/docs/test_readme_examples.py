@@ -69,6 +69,15 @@ def _relink(ns: dict, out: str) -> None:
     assert "6 orphaned" in out
 
 
+def _review(ns: dict, out: str) -> None:
+    assert "('promoted', 'corroborated')" in out  # the decision's audit row: status before and after
+    assert ns["undone"]["batch"]["undoes"] == ns["out"]["batch"]["batch_id"]
+    assert ns["results"].edges
+def _embedders(ns: dict, out: str) -> None:
+    assert out.splitlines()[0] == "0.45"  # a paraphrase scores high with WordLlama
+    assert "its facts were embedded by 'hashing': set search.embedder: hashing" in out  # the check caught it
+
+
 # What a page's examples must have produced beyond running (each page named here must have examples).
 CHECKS: dict[str, Callable[[dict, str], None]] = {
     "README.md": _readme,
@@ -76,7 +85,9 @@ CHECKS: dict[str, Callable[[dict, str], None]] = {
     "docs/context.md": _context,
     "docs/sync.md": _sync,
     "docs/relink.md": _relink,
+    "docs/review.md": _review,
     "docs/getting-started.md": _getting_started,
+    "docs/embedders.md": _embedders,
 }
 
 

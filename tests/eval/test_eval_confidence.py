@@ -385,7 +385,7 @@ def test_moved_names_keep_their_old_imports():
     """ReviewSync lives in review_hooks (demo and eval both use it); the demo's name still imports.
     The eval extra's check is a public function of metrics."""
     from graph_trust import api
-    from graph_trust.demo.run import run as demo
+    from graph_trust.demo import run as demo
     from graph_trust.review import hooks as review_hooks
     from graph_trust.eval import metrics
 

@@ -140,3 +140,17 @@ def test_a_gain_within_the_tie_margin_keeps_the_configured_settings():
     wider = _report(judged, {"vanilla": ("vanilla", None, van), "trust@0.05": ("trust", 0.05, lower),
                              "trust@0.15": ("trust", 0.15, slightly)})
     assert wider.recommendation["method"] == "trust@0.15"  # beyond the margin: the better one
+
+
+def test_the_noreview_row_is_reported_and_never_recommended():
+    """The noreview ranking (the rules without review evidence) is a row of its own, however well it
+    does: it shows what review adds, it is not a setting one could switch to."""
+    judged = _judged(6, 6)
+    rng = random.Random(7)
+    report = _report(judged, {"vanilla": ("vanilla", None, _plan(rng, 12, 3, 0.3)),
+                              "trust@0.05": ("trust", 0.05, _plan(rng, 12, 3, 0.6)),
+                              "no review": ("noreview", None, [[(0, False)] * 12] * 3)})
+    rows = {r["name"]: r for r in report.method_rows}
+    assert rows["no review"]["ndcg@10"]["mean"] > rows["trust@0.05"]["ndcg@10"]["mean"]
+    assert report.recommendation["method"] != "no review"
+    assert "no review" not in report.recommendation["rejected"]

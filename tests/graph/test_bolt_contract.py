@@ -432,6 +432,28 @@ async def _guard_statements(c: Ctx):
             assert again[u][p] == read[u][p] and type(again[u][p]) is type(read[u][p])
 
 
+# --- review ---------------------------------------------------------------------------------------
+
+@case("edges_for_review", "edge_slots")
+async def _review_reads(c: Ctx):
+    e0, e1 = c.e(0), c.e(2)  # billing-db RUNS_ON db-host-1; auth-service DEPENDS_ON billing-db
+    rows = {r["uuid"]: r for r in await c.g.query("edges_for_review", uuids=[e0, e1, "no-such-edge"])}
+    assert sorted(rows) == sorted([e0, e1])
+    for u in (e0, e1):
+        e = c.edges[u]
+        assert (rows[u]["subject"], rows[u]["predicate"], rows[u]["object"], rows[u]["fact"], rows[u]["group_id"]) == \
+            (e["source_name"], e["name"], e["target_name"], e["fact"], e["group"])
+    # the slot of auth-service DEPENDS_ON: its one edge; a second value makes it two
+    slot = await c.g.query("edge_slots", uuids=[e1, "no-such-edge"])
+    assert [(r["uuid"], r["subject_uuid"], r["predicate"], r["object"], r["valid"]) for r in slot] == [
+        (e1, c.edges[e1]["source"], "DEPENDS_ON", "billing-db", True)]
+    other = c.e(4)  # payments-api DEPENDS_ON auth-service: another subject, another slot
+    assert {r["uuid"] for r in await c.g.query("edge_slots", uuids=[e1, other])} == {e1, other}
+    rows = {r["uuid"]: r for r in await c.g.query("edge_slots", uuids=[e0])}
+    assert set(rows) == {u for u, e in c.edges.items() if e["source"] == c.edges[e0]["source"]
+                         and e["name"] == "RUNS_ON"}
+
+
 # --- relink --------------------------------------------------------------------------------------
 
 @case("relink_edges_page")
@@ -465,6 +487,20 @@ async def _relink_edge_embeddings(c: Ctx):
         # Neo4j's db.create.setRelationshipVectorProperty (Graphiti's save) stores 32-bit floats;
         # ArcadeDB (no such procedure: a plain list) keeps the 64-bit values exactly.
         assert list(emb) == (want if c.arcadedb else pytest.approx(want, rel=1e-6, abs=1e-7))
+
+
+@case("edge_embedding_probe")
+async def _edge_embedding_probe(c: Ctx):
+    rows = await c.g.query("edge_embedding_probe", group_ids=None, limit=100)
+    assert sorted(r["uuid"] for r in rows) == sorted(c.edges)
+    for r in rows:
+        assert r["fact"] == c.edges[r["uuid"]]["fact"]
+        want = (await EMB.create_batch([r["fact"]]))[0]
+        assert list(r["embedding"]) == (want if c.arcadedb else pytest.approx(want, rel=1e-6, abs=1e-7))
+    only_b = await c.g.query("edge_embedding_probe", group_ids=[c.groups[1]], limit=100)
+    assert sorted(r["uuid"] for r in only_b) == sorted(u for u, e in c.edges.items() if e["group"] == c.groups[1])
+    assert len(await c.g.query("edge_embedding_probe", group_ids=None, limit=3)) == 3
+    assert await c.g.query("edge_embedding_probe", group_ids=["no-such-group"], limit=10) == []
 
 
 # --- benchmark fixtures --------------------------------------------------------------------------

@@ -13,8 +13,8 @@ import pytest
 
 import graph_trust.graph
 
-FORBIDDEN = ("graph_trust.sync", "graph_trust.cli", "graph_trust.search", "graph_trust.context", "graph_trust.access",
-             "graph_trust.demo", "graph_trust.eval", "graph_trust.mcp", "graph_trust.review", "graph_trust.api")
+FORBIDDEN = ("graph_trust.sync", "graph_trust.cli", "graph_trust.search", "graph_trust.context", "graph_trust.access.trust_context",
+             "graph_trust.demo.run", "graph_trust.eval", "graph_trust.mcp", "graph_trust.review", "graph_trust.api")
 ROOT = Path(graph_trust.graph.__file__).parent
 PACKAGE = "graph_trust.graph"
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from graph_trust.errors import LockHeldError, ReviewDBError
-from graph_trust.sync import review_db as review_mod
+from graph_trust.review import db as review_conn_mod
 from graph_trust.sync import run_sync, verify
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.run_identity import graph_key
@@ -99,7 +99,7 @@ async def test_review_db_missing_corrupt_locked_or_lacking_columns(graph, settin
     locked = review_db(tmp_path / "locked.sqlite3", [])
     writer = sqlite3.connect(locked, isolation_level=None)
     writer.execute("BEGIN EXCLUSIVE")
-    monkeypatch.setattr(review_mod, "LOCK_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(review_conn_mod, "LOCK_TIMEOUT_S", 0.2)
     try:
         with pytest.raises(ReviewDBError, match="locked by a writer"):
             await run_sync(settings, review_db=locked, graph=graph)

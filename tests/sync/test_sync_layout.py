@@ -7,8 +7,8 @@ import ast
 from paths import REPO
 
 SYNC = REPO / "sync"
-SEARCH_SIDE = ("graph_trust.search", "graph_trust.context", "graph_trust.access", "graph_trust.cli",
-               "graph_trust.demo", "graph_trust.mcp", "graph_trust.eval")
+SEARCH_SIDE = ("graph_trust.search", "graph_trust.context", "graph_trust.access.trust_context", "graph_trust.cli",
+               "graph_trust.demo.run", "graph_trust.mcp", "graph_trust.eval")
 
 
 def _on_search_side(name: str) -> bool:

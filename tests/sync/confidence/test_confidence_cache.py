@@ -13,6 +13,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+
+from graph_trust.review.db import ReviewConn, parse_location
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,7 +159,7 @@ def test_every_write_moves_the_marker_and_a_db_without_it_is_never_cached(tmp_pa
     db = make_db(tmp_path / "r.db", [fact("f0"), fact("f1", s="x")])
     sources(db, [("f0", "a0", "developer", "observation", "security", iso(NOW))])
     s = _settings(tmp_path, db, {})
-    con = sqlite3.connect(db, isolation_level=None)
+    con = ReviewConn.open(db)
     seen = {marker(con, "candidates")}
     for sql in ["INSERT INTO fact_votes (fact_id, agent_id, vote, confidence, voted_at) VALUES ('f0', 'a1', 'agree', 1, 'x')",
                 "UPDATE fact_votes SET confidence = 0.5", "DELETE FROM fact_votes",
@@ -180,9 +182,8 @@ def test_every_write_moves_the_marker_and_a_db_without_it_is_never_cached(tmp_pa
             _same(cached, cs.gather())
     con.close()
     init_confidence_tables(db)  # review init restores it in place
-    con = sqlite3.connect(db)
-    assert marker(con, "candidates") is not None
-    con.close()
+    with ReviewConn.open(db) as con:
+        assert marker(con, "candidates") is not None
 
 
 def test_review_init_adds_the_marker_to_an_older_db_keeping_its_data(tmp_path):
@@ -193,7 +194,7 @@ def test_review_init_adds_the_marker_to_an_older_db_keeping_its_data(tmp_path):
     con.executescript(SCHEMA)  # confidence tables from before the marker
     con.execute("INSERT INTO fact_votes (fact_id, agent_id, vote, confidence, voted_at) VALUES ('f0', 'a', 'agree', 1, 'x')")
     con.commit()
-    assert marker(con, "candidates") is None
+    assert marker(ReviewConn(parse_location(db), con, False), "candidates") is None
     s = _settings(tmp_path, db, {})
     with ConfidenceStore.open(db, s.review, s.confidence, now=NOW, readonly=True) as cs:
         assert not gather_all(cs, s)[1] and not gather_all(cs, s)[1]  # never cached, still scored

@@ -60,14 +60,14 @@ def test_one_fact_reads_its_records_through_indexes_only(tmp_path, fact_id):
     _busy_db(path, 200, random.Random(fact_id))
     statements: list[str] = []
     with store(path) as s:
-        s.con.set_trace_callback(statements.append)
+        s.conn.raw.set_trace_callback(statements.append)
         s.confidence(fact_id)
-        s.con.set_trace_callback(None)
+        s.conn.raw.set_trace_callback(None)
         reads = [q for q in statements if q.lstrip().upper().startswith(("SELECT", "WITH"))]
         assert len(reads) >= 8  # candidates, cluster, sources, verifications, uses, contradictions, votes, agents
         touched = set()
         for q in reads:
-            for *_, detail in s.con.execute("EXPLAIN QUERY PLAN " + q):
+            for *_, detail in s.conn.raw.execute("EXPLAIN QUERY PLAN " + q):
                 words = detail.split()
                 if words[0] in ("SCAN", "SEARCH") and words[1] in BIG:
                     touched.add(words[1])

@@ -87,7 +87,7 @@ def test_older_db_is_migrated_in_place_keeping_data(tmp_path):
     assert "fact_votes.reasoning" in added and "fact_verifications" in added and "fact_votes" not in added
     with store(p) as s:
         s.vote("f1", "disagree", 0.7, "b", reasoning="saw 9300")
-        rows = s.con.execute("SELECT agent_id, vote, reasoning FROM fact_votes ORDER BY agent_id").fetchall()
+        rows = s.conn.execute("SELECT agent_id, vote, reasoning FROM fact_votes ORDER BY agent_id").fetchall()
     assert rows == [("a", "agree", None), ("b", "disagree", "saw 9300")]
 
 
@@ -121,7 +121,7 @@ def test_verification_updates_the_authors_cached_track_record(tmp_path):
         s.verify("f1", "confirmed", "bob")
         s.verify("f2", "incorrect", "carol")
         s.verify("f2", "confirmed", "alice")  # self-verification: not counted in the track record
-        row = s.con.execute("SELECT verification_count, verified_correct, verified_incorrect, contribution_count "
+        row = s.conn.execute("SELECT verification_count, verified_correct, verified_incorrect, contribution_count "
                             "FROM agent_credibility WHERE agent_id = 'alice' AND category = 'runbooks'").fetchone()
         cr = s.credibility("alice")
     assert row == (2, 1, 1, 2)
@@ -136,7 +136,7 @@ def test_usage_outcomes_regress_and_record_predictions(tmp_path):
         assert s.confidence("f1")["factors"]["success"] == pytest.approx(0.6)
         s.record_usage("f1", "partial", "bot", "connect")
         assert s.confidence("f1")["factors"]["success"] == pytest.approx((2.5 / 3) * 0.3 + 0.5 * 0.7)
-        preds = s.con.execute("SELECT predicted_confidence, success_score, actual_outcome FROM confidence_predictions "
+        preds = s.conn.execute("SELECT predicted_confidence, success_score, actual_outcome FROM confidence_predictions "
                               "ORDER BY id").fetchall()
     assert [r[2] for r in preds] == ["success", "success", "partial"]
     assert preds[0][1] == 0.5 and preds[1][1] == pytest.approx(0.55) and preds[2][1] == pytest.approx(0.6)
@@ -158,7 +158,7 @@ def test_votes_are_credibility_weighted_and_replaced(tmp_path):
         assert c == pytest.approx((0.5 + 1.0 / (1.0 + 0.3 + 0.001)) / 2)
         s.vote("f1", "unsure", 0.2, "expert1")  # replaces the agree vote
         assert s.confidence("f1")["factors"]["consensus"] == pytest.approx((0.5 + 0.0) / 2)
-        assert s.con.execute("SELECT count(*) FROM fact_votes").fetchone()[0] == 2
+        assert s.conn.execute("SELECT count(*) FROM fact_votes").fetchone()[0] == 2
 
 
 @pytest.mark.parametrize("call, match", [
@@ -178,7 +178,7 @@ def test_bad_input_one_clear_error_and_nothing_written(tmp_path, call, match):
     with store(p) as s:
         with pytest.raises((InputError, NotFoundError), match=match):
             call(s)
-        counts = [s.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES]
+        counts = [s.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES]
     assert counts == [0] * len(TABLES)
 
 
@@ -207,7 +207,7 @@ def test_contradictions_listed_then_recorded_and_resolved(tmp_path):
     with store(p) as s:
         listed = s.contradictions()
         assert listed["recorded"] == [] and len(listed["detected_unrecorded"]) == 3
-        assert s.con.execute("SELECT count(*) FROM fact_contradictions").fetchone()[0] == 0  # listing writes nothing
+        assert s.conn.execute("SELECT count(*) FROM fact_contradictions").fetchone()[0] == 0  # listing writes nothing
         pen_before = s.confidence("c1")["factors"]["contradiction"]
         out = s.contradictions(resolve_them=True)
     by = {frozenset((r["a"], r["b"])): r for r in out["recorded"]}
