@@ -40,8 +40,8 @@ Examples:
               help="Drop facts whose confidence (the review DB's confidence model, 0-1) is below X; facts the "
                    "review DB does not know are dropped too. Default: config search.min_confidence, unset (no "
                    "filter, nothing read). Filters the --limit results, so fewer may remain.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="The review DB --min-confidence reads (default: review.path or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="The review DB --min-confidence reads (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
 @common_options
 def search(query: str, scope: str, limit: int | None, trust_weight: str | None, groups: tuple[str, ...],
            explain: bool, rank_mode: str, memory_types: tuple[str, ...], min_confidence: str | None,
@@ -49,14 +49,18 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
-    trust_score x trust_weight. JSON output has, per result: uuid, text, bm25_rank,
-    cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost (and, with
-    --min-confidence, confidence).
+    trust_score x trust_weight, and the ranking rules of search.profile (negative
+    evidence, competing facts, ...). Scores follow the order: a fact a rule moved
+    scores what its new place scores (--explain shows the rule and the score it
+    had). JSON output has, per result: uuid, text, bm25_rank, cosine_rank, fused,
+    trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
+    moved_by, score_before_move, cosine_stage (and, with --min-confidence,
+    confidence).
     """
     rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
-                  "review.path": review_db},
+                  "review.url": review_db},
                  flags={"search.trust_weight": "--trust-weight", "search.min_confidence": "--min-confidence",
-                        "review.path": "--review-db"})
+                        "review.url": "--review-db"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
     pool_limit = limit
@@ -74,7 +78,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     # in confidence mode, --explain shows the fact and factors behind each edge's trust (review DB)
     behind = (api.confidence_behind(rt.settings, [e.uuid for e in explanations])
               if explain and scope == "edges" and rt.settings.sync.trust_mode == "confidence"
-              and rt.settings.review.path else None)
+              and (rt.settings.review.url or rt.settings.review.path) else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
@@ -106,7 +110,7 @@ def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranke
         emit_json({"query": query, "scope": scope, "rank": "composite", "trust_weight": weight, "results": [
             {"rank": i, "uuid": r.uuid, "text": r.record.text, "memory_type": r.memory_type, "score": r.score,
              "trust": r.trust, "trust_source": r.trust_source, "recency": r.recency, "relevance": r.relevance,
-             "type_boost": r.type_boost,
+             "type_boost": r.type_boost, "moved_by": r.moved_by, "score_before_move": r.score_before_move,
              "explanation": r.record.explanation.to_dict() if r.record.explanation else None}
             for i, r in enumerate(ranked, start=1)]})
         return

@@ -37,11 +37,9 @@ from dataclasses import dataclass
 from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import Policy
-from graph_trust.sync.review_db import ReviewDB, review_error
+from graph_trust.review.db import review_error
+from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB
 from graph_trust.sync.state import StateStore, now_iso
-
-# The review columns sync reads (logical names; see ReviewDB.select_sql).
-REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
-from graph_trust.sync.confidence_trust import blend_of, score_all, store_confidence
+from graph_trust.sync.confidence.trust import blend_of, score_all, store_confidence
 from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
@@ -274,7 +274,7 @@ class _SyncJob:
         r = self.report
         items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings)
         if items and not r.dry_run:
-            r.contradictions_recorded, why = guard.record(self.settings, self.review.path, items)
+            r.contradictions_recorded, why = guard.record(self.settings, self.review.location, items)
             if self.settings.guard.restore_trusted:
                 r.trusted_restored = await guard.restore(self.writer, self.graphs, items, self.batch_size)
         else:

@@ -5,12 +5,12 @@ Flow: check the query -> cache (fresh hit: served) -> rate limit (limited: the l
 the same key, even past its TTL, else empty) -> open the graph -> trust search for
 ``2 * top_k`` candidates with ``search_type`` mapped onto the search methods (hybrid: BM25 +
 cosine, semantic: cosine, keyword: BM25) -> the context pipeline's trust stages
-(:func:`graph_trust.agent_context.context_from_records`: access control, override, min_trust,
+(:func:`graph_trust.context.agent.context_from_records`: access control, override, min_trust,
 competing facts; a denied fact never reaches the policy) -> the policy
 (:func:`graph_trust.context.policy.apply_policy`) -> payload.
 
 **Score** (``min_score`` applies to it; always in [0, 1]): with ``rank="composite"`` (default)
-the composite rank of :mod:`graph_trust.composite` (trust, recency, relevance, type; relevance
+the composite rank of :mod:`graph_trust.search.composite` (trust, recency, relevance, type; relevance
 is the fused score divided by the largest fused score the recipe can give); with
 ``rank="boost"`` the boosted search score normalized by its largest possible value,
 ``(fused + trust_weight * trust) / (max_fused + trust_weight)``, where ``max_fused`` is
@@ -48,21 +48,21 @@ from typing import Any
 from cachetools import LRUCache
 from graphiti_core.search.search_config import EdgeSearchMethod
 
-from graph_trust.access import TrustContext, require_context
-from graph_trust.composite import RankedRecord
+from graph_trust.access.trust_context import TrustContext, require_context
+from graph_trust.search.composite import RankedRecord
 from graph_trust.config import PolicySettings, Settings, policy_with
 from graph_trust.graph.connection import address_of, translate_error
 from graph_trust.context import metrics
 from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
-from graph_trust.embedder import make_embedder
+from graph_trust.clients.factory import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
-from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
-from graph_trust.offline import make_graphiti
-from graph_trust.agent_context import context_from_records
-from graph_trust.ranked_search import max_fused_for, search_config
-from graph_trust.records import records_from_results
-from graph_trust.session import open_graphiti, resolve_groups
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.context.agent import context_from_records
+from graph_trust.search.ranked import max_fused_for, search_config
+from graph_trust.search.records import records_from_results
+from graph_trust.search.session import open_graphiti, resolve_groups
 
 SEARCH_METHODS: dict[str, tuple[str, ...]] = {
     "hybrid": ("bm25", "cosine_similarity"),

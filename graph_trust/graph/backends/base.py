@@ -14,14 +14,43 @@ import ssl
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from pydantic import SecretStr
 
 from graph_trust.errors import GraphAuthError, GraphConnectionError
 
-if TYPE_CHECKING:  # annotations only: the address module imports this package
+if TYPE_CHECKING:  # annotations only
     from graph_trust.config import GraphSettings
-    from graph_trust.graph.address import GraphAddress
-    from graph_trust.graph.connection import GraphConnection
+
+
+class Address(Protocol):
+    """What a backend reads of a parsed address (:class:`graph_trust.graph.address.GraphAddress`,
+    which imports the backends: they see it through this protocol, so the layer has no cycle)."""
+
+    kind: str
+    uri: str
+    path: Path | None
+    host: str | None
+    port: int | None
+    user: str | None
+    password: SecretStr | None
+
+
+class Connection(Protocol):
+    """What a backend uses of an open graph (:class:`graph_trust.graph.connection.GraphConnection`)."""
+
+    driver: Any
+    database: str
+
+    def for_group(self, group_id: str | None) -> Connection: ...
+
+    async def graph_names(self) -> list[str]: ...
+
+    async def query(self, name: str, **params: Any) -> list[dict[str, Any]]: ...
+
+    async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]: ...
 
 
 @dataclass
@@ -65,11 +94,11 @@ class Backend(ABC):
     # -- addresses and drivers -------------------------------------------------------------
 
     @abstractmethod
-    def display(self, address: GraphAddress) -> str:
+    def display(self, address: Address) -> str:
         """The address as shown to users and hashed into sync's graph key: no credentials."""
 
     @abstractmethod
-    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+    def open_driver(self, address: Address, graph: GraphSettings) -> OpenedDriver:
         """A graphiti-core driver on ``address`` (starting what has to run first); errors are
         translated (:meth:`translate`) before they leave."""
 
@@ -81,7 +110,7 @@ class Backend(ABC):
         return driver.clone(database=database)
 
     @abstractmethod
-    async def ping(self, conn: GraphConnection) -> None:
+    async def ping(self, conn: Connection) -> None:
         """Fail (with the driver's error) unless the server answers and accepts us."""
 
     # -- statements --------------------------------------------------------------------------
@@ -95,7 +124,7 @@ class Backend(ABC):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         """The graphs on the server (one database: just ``database``)."""
 
-    async def groups(self, conn: GraphConnection) -> list[str]:
+    async def groups(self, conn: Connection) -> list[str]:
         """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values)."""
         return [r["group_id"] for r in await conn.query("entity_groups")]
 
@@ -123,10 +152,10 @@ class Backend(ABC):
     # -- schema and vectors ------------------------------------------------------------------
 
     @abstractmethod
-    async def graphiti_indices(self, conn: GraphConnection) -> None:
+    async def graphiti_indices(self, conn: Connection) -> None:
         """Create Graphiti's own indices and constraints in ``conn``'s graph, idempotently."""
 
-    async def await_new_indexes(self, conn: GraphConnection) -> None:  # noqa: B027 - optional hook
+    async def await_new_indexes(self, conn: Connection) -> None:  # noqa: B027 - optional hook
         """Wait until indexes just created answer queries (servers that populate them later)."""
 
     @abstractmethod
