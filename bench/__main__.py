@@ -5,6 +5,8 @@
     python -m bench --write-docs             # ... and regenerate docs/benchmarks.md's figures and PNG
     python -m bench --only search --search-sizes 300000 --merge bench-results.json
                                              # one more point of the search curve, added to a run
+    python -m bench --only search --embedder wordllama --out bench-dense.json
+                                             # the search curve on WordLlama's dense semantic vectors
 
 Each benchmark is a module of this folder, run in its own process (so its peak resident memory
 is its own): ``bench_vector`` (trust_search with the scan, the vector index and auto against
@@ -69,6 +71,8 @@ def _command(part: str, p: dict, out: Path) -> list[str]:
         args = ["--edges", p["edges"], "--queries", p["queries"], "--rounds", p["rounds"], "--json", out]
         if "timed_queries" in p:
             args += ["--timed-queries", p["timed_queries"]]
+        if "embedder" in p:
+            args += ["--embedder", p["embedder"]]
         return py + list(map(str, args))
     if part == "core":
         return py + ["--pool", str(p["pool"]), "--reps", str(p["reps"])]
@@ -169,6 +173,9 @@ def main() -> None:
                     help="regenerate the figures section of docs/benchmarks.md and docs/img/bench-curves.png")
     ap.add_argument("--docs", type=Path, default=ROOT / "docs" / "benchmarks.md", help=argparse.SUPPRESS)
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "img" / "bench-curves.png", help=argparse.SUPPRESS)
+    ap.add_argument("--embedder", choices=("hashing", "wordllama"), default="hashing",
+                    help="what embeds the search curve's graphs and queries (bench/synth.py): hashing, or wordllama "
+                         "for the dense semantic case (graph-trust[wordllama])")
     args = ap.parse_args()
     only = {p.strip() for p in args.only.split(",") if p.strip()}
     unknown = only - set(PARTS)
@@ -180,6 +187,8 @@ def main() -> None:
         known = {p["edges"]: p for p in profile["search"]}  # a size of the profile keeps its queries and rounds
         profile["search"] = [dict(known.get(int(n), profile["search"][-1]), edges=int(n))
                              for n in args.search_sizes.split(",")]
+    if args.embedder != "hashing":
+        profile["search"] = [dict(p, embedder=args.embedder) for p in profile["search"]]
     res = run(profile, only)
     res["mode"] = mode
     for path in args.merge:

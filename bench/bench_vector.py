@@ -1,10 +1,11 @@
 """Search latency and the vector-index cosine stage, against Graphiti's ``search_``, at one size.
 
-    python bench/bench_vector.py [--edges 10000] [--queries 60] [--limit 10] [--no-scan] [--json out.json]
+    python bench/bench_vector.py [--edges 10000] [--queries 60] [--limit 10] [--no-scan] [--embedder wordllama]
+                                 [--json out.json]
     python -m bench ...   # the harness: this measurement at every size of its curves
 
 In one process and on one synthetic graph (bench/synth.py, 256-dimensional HashingEmbedder
-vectors): p50 of ``trust_search`` with ``search.cosine`` = index, scan and auto against
+vectors, or WordLlama's with ``--embedder wordllama``): p50 of ``trust_search`` with ``search.cosine`` = index, scan and auto against
 Graphiti's own ``search_`` (EDGE_HYBRID_SEARCH_RRF), interleaved query by query (each query's
 calls in alternating order) over ``--rounds`` rounds; recall@10 of the index stage against an
 exact numpy scan of every stored vector (an edge scoring at least the scan's 10th score counts
@@ -34,11 +35,10 @@ from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 import synth  # noqa: E402
 from graph_trust.config import SearchSettings, VectorIndexSettings, load_settings  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
-from graph_trust.embedder import HashingEmbedder  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
-from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
-from graph_trust.offline import make_graphiti  # noqa: E402
-from graph_trust.vector_candidates import CosineStage, cosine_candidates, forget  # noqa: E402
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
+from graph_trust.clients.offline import make_graphiti  # noqa: E402
+from graph_trust.search.cosine import CosineStage, cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
 MODES = ("search_", "scan", "index", "auto")
@@ -85,7 +85,7 @@ async def recall_at(conn, driver, vectors, limit: int, stage: CosineStage) -> tu
 
 async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None = None, rounds: int = 1,
                   limit: int = 10, modes: tuple[str, ...] = MODES, hnsw: dict | None = None,
-                  oversample: float | None = None, data: Path | None = None) -> dict:
+                  oversample: float | None = None, data: Path | None = None, embedder: str = "hashing") -> dict:
     """Every search figure at ``n_edges`` edges (see the module docstring). ``timed_queries``
     (default ``queries``) are timed per round; recall always runs over ``queries`` queries.
     ``data`` keeps the graph there and reuses it (its index is rebuilt with ``hnsw``)."""
@@ -96,8 +96,8 @@ async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None 
         settings = load_settings(overrides={"graph.uri": f"embedded:{root}/g", "graph.database": GROUP,
                                             "state_dir": f"{root}/state",
                                             **{f"vector_index.{k}": v for k, v in hnsw.items()}}, environ={})
+        embedder_name, embedder = embedder, synth.make_embedder(embedder)
         async with open_graph(settings) as conn:
-            embedder = HashingEmbedder()
             driver = conn.driver
             build_graph_s = None
             if not (await conn.query("relates_to_count"))[0]["n"]:
@@ -154,7 +154,7 @@ async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None 
                                                                                       oversample=oversample))
             res = {
                 "edges": n_edges, "queries": queries, "timed_queries": n_timed, "rounds": rounds, "limit": limit,
-                "dimension": 256, "graph_build_s": build_graph_s, "index_report": report,
+                "dimension": 256, "embedder": embedder_name, "graph_build_s": build_graph_s, "index_report": report,
                 "index_build_s": round(index_build_s, 2),
                 "server_rss_mb": {"before_index": mem_before["rss_mb"], "after_index": mem_after["rss_mb"],
                                   "peak": mem_after["peak_rss_mb"]},
@@ -191,11 +191,13 @@ def main() -> None:
     ap.add_argument("--oversample", type=float, default=None, help="search.cosine_oversample")
     ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    synth.add_embedder_option(ap)
     args = ap.parse_args()
     hnsw = {"m": args.m, "ef_construction": args.ef_construction, "ef_runtime": args.ef_runtime}
     res = asyncio.run(measure(args.edges, queries=args.queries, timed_queries=args.timed_queries,
                               rounds=args.rounds, limit=args.limit, hnsw=hnsw, oversample=args.oversample,
-                              modes=("search_", "index") if args.no_scan else MODES, data=args.data))
+                              modes=("search_", "index") if args.no_scan else MODES, data=args.data,
+                              embedder=args.embedder))
     text = json.dumps(res, indent=2)
     print(text)
     if args.json:

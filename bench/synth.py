@@ -1,7 +1,10 @@
 """Synthetic operations-domain graphs for benchmarks.
 
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
-vocabulary, embeddings come from :class:`graph_trust.embedder.HashingEmbedder`. ``build`` saves
+vocabulary, embeddings come from the embedder handed in: :func:`make_embedder` names the two a
+benchmark offers (``--embedder``, :func:`add_embedder_option`): ``hashing``
+(:class:`graph_trust.clients.hashing.HashingEmbedder`, lexical, sparse-ish vectors) and ``wordllama``
+(semantic, dense vectors that cluster like a real model's: the dense case). ``build`` saves
 them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
 embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
 (``cypher/bench_create_search_*``), several times faster at 100k edges and more.
@@ -16,6 +19,8 @@ from uuid import NAMESPACE_URL, uuid5
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 
 SERVICES = ["billing", "auth", "payments", "search", "ledger", "gateway", "reports", "notify", "catalog", "orders",
             "inventory", "shipping", "identity", "metrics", "logs", "backup", "scheduler", "cache", "queue", "mail"]
@@ -36,6 +41,18 @@ OBJECTS = {
     "BACKUP_AT": [f"{h:02d}:00 UTC" for h in range(24)],
     "DEPLOYED_IN": ["eu-west-1", "us-east-1", "ap-south-1", "eu-central-1"],
 }
+
+
+def make_embedder(name: str = "hashing"):  # noqa: ANN201 - an EmbedderClient with the numpy ``embed``
+    """The embedder a synthetic graph and its queries are embedded with (``hashing`` or ``wordllama``)."""
+    return embedder_named(name)
+
+
+def add_embedder_option(ap) -> None:  # noqa: ANN001 - an argparse parser
+    """``--embedder hashing|wordllama`` on a benchmark's command line."""
+    ap.add_argument("--embedder", choices=BUILTIN_EMBEDDERS, default="hashing",
+                    help="what embeds the graph and the queries: hashing (lexical) or wordllama (semantic, dense; "
+                         "graph-trust[wordllama])")
 
 
 def _uuid(*parts: object) -> str:

@@ -114,7 +114,7 @@ def context(
     metrics_file = policy_options.pop("metrics_file", None)
     rt = runtime({f"policy.{k}": v for k, v in policy_options.items()})
     if not rt.debug:  # the audit log line would repeat the warning below (the event is stored)
-        logging.getLogger("graph_trust.audit").setLevel(logging.ERROR)
+        logging.getLogger("graph_trust.access.audit").setLevel(logging.ERROR)
     if query == "-":
         query = click.get_text_stream("stdin").read()
     if unrestricted and (max_sensitivity or scopes):

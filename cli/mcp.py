@@ -36,8 +36,8 @@ An MCP client config (e.g. Claude Desktop's mcpServers):
 @click.option("--agent", default=None, metavar="NAME",
               help="The agent the confidence write tools record (verify_fact, record_usage, vote, contradictions "
                    "with resolve); default config mcp.agent. Without one those tools answer with an error.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="The review DB of the confidence tools (default: review.path or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="The review DB of the confidence tools (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
 @common_options
 def mcp(actor: str | None, max_sensitivity: str | None, scopes: tuple[str, ...], unrestricted: bool | None,
         agent: str | None, review_db: str | None) -> None:
@@ -51,9 +51,9 @@ def mcp(actor: str | None, max_sensitivity: str | None, scopes: tuple[str, ...],
     stderr when the server starts. Settings (policy:, search:, context:, access:, mcp:) come from
     --config and the environment like every command.
     """
-    rt = runtime({"mcp.agent": agent, "review.path": review_db, "mcp.max_sensitivity": max_sensitivity,
+    rt = runtime({"mcp.agent": agent, "review.url": review_db, "mcp.max_sensitivity": max_sensitivity,
                   "mcp.scopes": list(scopes) or None, "mcp.unrestricted": unrestricted},
-                 flags={"mcp.agent": "--agent", "review.path": "--review-db",
+                 flags={"mcp.agent": "--agent", "review.url": "--review-db",
                         "mcp.max_sensitivity": "--max-sensitivity", "mcp.scopes": "--scope",
                         "mcp.unrestricted": "--unrestricted"})
     ctx = TrustContext.for_mcp(rt.settings, actor_id=actor)

@@ -44,8 +44,8 @@ Examples:
               help="Drop facts whose confidence (the review DB's confidence model, 0-1) is below X; facts the "
                    "review DB does not know are dropped too. Default: config search.min_confidence, unset (no "
                    "filter, nothing read). Filters the --limit results, so fewer may remain.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="The review DB --min-confidence reads (default: review.path or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="The review DB --min-confidence reads (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
 @click.option("--actor", default=None, metavar="A",
               help="Search as this caller: access control applies (with --max-sensitivity, --scope). Without any "
                    "of the three, search shows every fact (an operator's view).")
@@ -60,16 +60,20 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
-    trust_score x trust_weight. JSON output has, per result: uuid, text, bm25_rank,
-    cosine_rank, fused, trust_score, boost, final, rank, rank_without_boost (and, with
-    --min-confidence, confidence). With --actor, --max-sensitivity or --scope the results are
+    trust_score x trust_weight, and the ranking rules of search.profile (negative
+    evidence, competing facts, ...). Scores follow the order: a fact a rule moved
+    scores what its new place scores (--explain shows the rule and the score it
+    had). JSON output has, per result: uuid, text, bm25_rank, cosine_rank, fused,
+    trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
+    moved_by, score_before_move, cosine_stage (and, with --min-confidence,
+    confidence). With --actor, --max-sensitivity or --scope the results are
     what that caller may see: facts above its clearance take no slot (the search goes deeper
     to fill --limit) and the JSON says how many were withheld.
     """
     rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
-                  "review.path": review_db},
+                  "review.url": review_db},
                  flags={"search.trust_weight": "--trust-weight", "search.min_confidence": "--min-confidence",
-                        "review.path": "--review-db"})
+                        "review.url": "--review-db"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
     pool_limit = limit
@@ -93,7 +97,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     # in confidence mode, --explain shows the fact and factors behind each edge's trust (review DB)
     behind = (api.confidence_behind(rt.settings, [e.uuid for e in explanations])
               if explain and scope == "edges" and rt.settings.sync.trust_mode == "confidence"
-              and rt.settings.review.path else None)
+              and (rt.settings.review.url or rt.settings.review.path) else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
@@ -128,6 +132,7 @@ def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranke
             {"rank": i, "uuid": r.uuid, "text": "[redacted]" if r.record.redacted else r.record.text, "memory_type": r.memory_type, "score": r.score,
              "trust": r.trust, "trust_source": r.trust_source, "recency": r.recency, "relevance": r.relevance,
              "type_boost": r.type_boost, "redacted": r.record.redacted,
+             "moved_by": r.moved_by, "score_before_move": r.score_before_move,
              "explanation": _shown(r.record).to_dict() if r.record.explanation else None}
             for i, r in enumerate(ranked, start=1)]})
         return

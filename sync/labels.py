@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph_trust.sensitivity import SensitivityScale, unknown_labels
+from graph_trust.access.sensitivity import SensitivityScale, unknown_labels
 from graph_trust.sync.state import StateStore
 
 _LABELS_SQL = ("SELECT lower(trim(sensitivity)), count(*), min(id) FROM sync_candidates "

@@ -30,7 +30,11 @@ class SyncReport:
     dry_run: bool
     full: bool
     status: str = "ok"
+    # every candidate of the review DB, read and compared with the state store's copy; of those,
+    # the ones that differed from it (new, edited or gone) and were parsed again
     candidates_read: int = 0
+    candidates_changed: int = 0
+    # counted from the journal (sync/run_counts.py), as are entities_updated, trusted_restored, batches
     edges_set: int = 0
     edges_unchanged: int = 0
     edges_cleared: int = 0
@@ -63,6 +67,12 @@ class SyncReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# The counters of a sync report that `graph-trust runs` lists with the run (docs/sync.md, JSON reports)
+RUN_COUNTERS = ("candidates_read", "candidates_changed", "edges_set", "edges_unchanged", "edges_cleared",
+                "entities_updated", "unmatched_count", "quarantined_count", "drift_healed", "confidence_changed",
+                "trusted_invalidated_count", "trusted_restored", "contradictions_recorded", "batches")
 
 
 @dataclass

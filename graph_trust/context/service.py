@@ -7,14 +7,14 @@ learns nothing of groups outside its scopes) -> the graphs' trust-state tokens -
 hit: served) -> rate limit (limited: the last result for the same key, even past its TTL, else
 empty) -> trust search with ``search_type`` mapped onto the search methods (hybrid: BM25 +
 cosine, semantic: cosine, keyword: BM25), first for ``2 * top_k`` candidates -> the context
-pipeline's trust stages (:func:`graph_trust.agent_context.context_from_records`: access control,
+pipeline's trust stages (:func:`graph_trust.context.agent.context_from_records`: access control,
 override, min_trust, competing facts; a denied fact never reaches the policy); while access
 control withholds facts and fewer than ``2 * top_k`` survive, the search window widens
-(:mod:`graph_trust.search_window`) ->
+(:mod:`graph_trust.search.window`) ->
 the policy (:func:`graph_trust.context.policy.apply_policy`) -> payload.
 
 **Score** (``min_score`` applies to it; always in [0, 1]): with ``rank="composite"`` (default)
-the composite rank of :mod:`graph_trust.composite` (trust, recency, relevance, type; relevance
+the composite rank of :mod:`graph_trust.search.composite` (trust, recency, relevance, type; relevance
 is the fused score divided by the largest fused score the recipe can give); with
 ``rank="boost"`` the boosted search score normalized by its largest possible value,
 ``(fused + trust_weight * trust) / (max_fused + trust_weight)``, where ``max_fused`` is
@@ -55,23 +55,23 @@ from typing import Any
 from cachetools import LRUCache
 from graphiti_core.search.search_config import EdgeSearchMethod
 
-from graph_trust.access import TrustContext, require_context
-from graph_trust.composite import RankedRecord
+from graph_trust.access.trust_context import TrustContext, require_context
+from graph_trust.search.composite import RankedRecord
 from graph_trust.config import PolicySettings, Settings, policy_with
 from graph_trust.graph import trust_state
 from graph_trust.graph.connection import address_of, translate_error
 from graph_trust.context import metrics
 from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
-from graph_trust.embedder import make_embedder
+from graph_trust.clients.factory import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
-from graph_trust.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
-from graph_trust.offline import make_graphiti
-from graph_trust.agent_context import RANK_MODES, context_from_records, visible_count
-from graph_trust.ranked_search import max_fused_for, search_config
-from graph_trust.records import records_from_results
-from graph_trust.search_window import fill_window
-from graph_trust.session import open_graphiti, resolve_groups
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.context.agent import RANK_MODES, context_from_records, visible_count
+from graph_trust.search.ranked import max_fused_for, search_config
+from graph_trust.search.records import records_from_results
+from graph_trust.search.window import fill_window
+from graph_trust.search.session import open_graphiti, resolve_groups
 
 SEARCH_METHODS: dict[str, tuple[str, ...]] = {
     "hybrid": ("bm25", "cosine_similarity"),

@@ -1,7 +1,7 @@
 """Generate the bundled demo data: ``sample_graph.json`` and ``sample_review.json``.
 
 Kept in the repository so the data can be regenerated and reviewed; never imported at run
-time (``graph_trust.sample`` reads the JSON). Deterministic: a fixed seed, ``uuid5`` ids and
+time (``graph_trust.demo.sample`` reads the JSON). Deterministic: a fixed seed, ``uuid5`` ids and
 fixed timestamps, so rerunning it rewrites byte-identical files::
 
     python graph_trust/data/build_sample.py          # rewrite both files
@@ -581,8 +581,8 @@ def check_demo(review: list[dict], weight: float = 0.15, limit: int = 5) -> None
     from graphiti_core.search.search_utils import edge_fulltext_search, edge_similarity_search
 
     from graph_trust.graph.embedded import EmbeddedServer
-    from graph_trust.offline import make_graphiti
-    from graph_trust.sample import load_sample
+    from graph_trust.clients.offline import make_graphiti
+    from graph_trust.demo.sample import load_sample
 
     trust: dict[str, tuple[float, str]] = {}
     for r in review:

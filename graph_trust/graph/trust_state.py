@@ -15,10 +15,19 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # the connection imports this module
-    from graph_trust.graph.connection import GraphConnection
+
+class GraphConnection(Protocol):
+    """What this module reads of a :class:`graph_trust.graph.connection.GraphConnection` (which
+    imports this module: it is seen through this protocol, so the layer has no cycle)."""
+
+    backend: Any
+    database: str
+
+    async def query(self, name: str, **params: Any) -> list[dict[str, Any]]: ...
+
+    def for_group(self, group: str) -> GraphConnection: ...
 
 MARKER = "trust"
 # The cypher/ statements that write trust state (the aggregate rules are entity_trust_aggregate_*).
