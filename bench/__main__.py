@@ -183,6 +183,9 @@ def main() -> None:
                     help="regenerate the figures section of docs/benchmarks.md and docs/img/bench-curves.png")
     ap.add_argument("--docs", type=Path, default=ROOT / "docs" / "benchmarks.md", help=argparse.SUPPRESS)
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "img" / "bench-curves.png", help=argparse.SUPPRESS)
+    ap.add_argument("--embedder", choices=("hashing", "wordllama"), default="hashing",
+                    help="what embeds the search curve's graphs and queries (bench/synth.py): hashing, or wordllama "
+                         "for the dense semantic case (graph-trust[wordllama])")
     args = ap.parse_args()
     only = {p.strip() for p in args.only.split(",") if p.strip()}
     unknown = only - set(PARTS)

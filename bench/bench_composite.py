@@ -1,4 +1,4 @@
-"""Composite ranking of N candidates: graph_trust.composite vs a per-record Python loop.
+"""Composite ranking of N candidates: graph_trust.search.composite vs a per-record Python loop.
 
 Both rank the same records with the same settings (score, min_trust filter, sort, trim) in
 the same process; the loop is the straightforward implementation a reader would write first.
@@ -16,9 +16,9 @@ import statistics
 import time
 from datetime import UTC, datetime, timedelta
 
-from graph_trust.composite import DEFAULT_TYPE_BOOSTS, rank_composite
+from graph_trust.search.composite import DEFAULT_TYPE_BOOSTS, rank_composite
 from graph_trust.config import CompositeSettings
-from graph_trust.records import MemoryRecord
+from graph_trust.search.records import MemoryRecord
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 TYPES = [*DEFAULT_TYPE_BOOSTS, "other"]

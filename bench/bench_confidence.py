@@ -44,8 +44,8 @@ from graph_trust.confidence.credibility import EXPERTISE_LEVELS, ROLE_TRUST_WEIG
 from graph_trust.confidence.freshness import HALF_LIVES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
-from graph_trust.sync.confidence_schema import init_confidence_tables
-from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.sync.confidence.schema import init_confidence_tables
+from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.review_db import COLUMNS, ReviewDB, init_review_db
 
 NOW = datetime.now(timezone.utc)

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_confidence import build  # noqa: E402
 
 from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.sync.confidence_cache import cache_path, gather_all  # noqa: E402
-from graph_trust.sync.confidence_store import ConfidenceStore  # noqa: E402
+from graph_trust.sync.confidence.cache import cache_path, gather_all  # noqa: E402
+from graph_trust.sync.confidence.store import ConfidenceStore  # noqa: E402
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""HashingEmbedder throughput: batch embedding against one ``create()`` call per text.
+"""HashingEmbedder throughput: batch embedding against one ``create()`` call per text; and, with
+the wordllama extra installed, WordLlama's against HashingEmbedder's in the same process.
 
     python bench/bench_embedder.py [--texts 100000]
 
@@ -6,18 +7,21 @@ Texts are the sample's facts with a per-text suffix (so about half the words are
 vocabulary). Prints one JSON line: texts/s of ``embed`` (numpy) on a cold and a warm
 vocabulary, of ``create_batch`` (Python lists, what Graphiti consumes) and of a loop of
 ``create`` calls on a fresh embedder (the baseline, measured in the same process on a
-5,000-text slice), and the ratio of each batch figure to the baseline.
+5,000-text slice), and the ratio of each batch figure to the baseline. With ``wordllama``
+importable: its model load time (from the installed wheel) and ``embed`` texts/s, and its ratio
+to HashingEmbedder's warm ``embed``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import time
 
-from graph_trust.embedder import HashingEmbedder
-from graph_trust.sample import sample_graph
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.demo.sample import sample_graph
 
 
 def main() -> None:
@@ -44,6 +48,16 @@ def main() -> None:
             await fresh.create(t)
 
     baseline = rate(lambda t: asyncio.run(one_by_one(t)), texts[:5000])
+    dense = {}
+    if importlib.util.find_spec("wordllama") is not None:
+        from graph_trust.clients.wordllama import WordLlamaEmbedder, load_model
+
+        start = time.perf_counter()
+        w = WordLlamaEmbedder(load_model())
+        loaded = time.perf_counter() - start
+        wl = rate(w.embed, texts)
+        dense = {"wordllama_load_s": round(loaded, 2), "wordllama_embed_per_s": round(wl),
+                 "ratio_wordllama_vs_hashing_warm": round(wl / warm, 3)}
     print(json.dumps({
         "texts": n,
         "embed_cold_per_s": round(cold),
@@ -52,6 +66,7 @@ def main() -> None:
         "create_loop_per_s": round(baseline),
         "ratio_embed_cold_vs_loop": round(cold / baseline, 1),
         "ratio_create_batch_vs_loop": round(lists / baseline, 1),
+        **dense,
     }))
 
 

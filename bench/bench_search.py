@@ -17,7 +17,8 @@ import time
 import numpy as np
 from graphiti_core.search.search_utils import rrf
 
-from graph_trust import fusion
+from graph_trust.search import fusion
+from graph_trust.search import ranking
 
 
 def p50(xs: list[float]) -> float:
@@ -35,8 +36,8 @@ def bench_core(pool_size: int = 1000, reps: int = 2000) -> dict[str, float]:
     def ours() -> None:
         pool = fusion.fuse([a, b], ("bm25", "cosine"))
         tv = [trust[int(u[1:])] for u in pool.uuids]
-        ranked = fusion.rank_pool(pool, tv, 0.15)
-        fusion.explain(ranked, texts, ranked.order[:10])
+        ranked = ranking.rank_pool(pool, tv, 0.15)
+        ranking.explain(ranked, texts, ranked.order[:10])
 
     def baseline() -> None:
         uuids, scores = rrf([a, b])

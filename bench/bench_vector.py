@@ -39,17 +39,18 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  #
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 
 import synth  # noqa: E402
-from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.embedder import HashingEmbedder, make_embedder  # noqa: E402
-from graph_trust.fulltext_candidates import edge_fulltext_candidates  # noqa: E402
+from graph_trust.config import PROFILES, load_settings  # noqa: E402
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.clients.factory import make_embedder
+from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
 from graph_trust.graph import index_recall  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.graph.recall_store import RecallStore  # noqa: E402
-from graph_trust.offline import make_graphiti  # noqa: E402
-from graph_trust.ranked_search import search_config  # noqa: E402
-from graph_trust.trust_search import REFERENCE, trust_search  # noqa: E402
-from graph_trust.vector_candidates import cosine_candidates, forget  # noqa: E402
+from graph_trust.clients.offline import make_graphiti  # noqa: E402
+from graph_trust.search.ranked import search_config  # noqa: E402
+from graph_trust.search.trust_search import trust_search  # noqa: E402
+from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
 MODES = ("search_", "default")
@@ -212,7 +213,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
 
             # at weight 0 with the reference settings: the default's top 10 against search_'s
             same = same_candidates = same_when_candidates = 0
-            ref = default.model_copy(update=REFERENCE)
+            ref = default.model_copy(update=PROFILES["graphiti"])
             for q, v in zip(texts[:exact_queries], vectors[:exact_queries], strict=True):
                 vanilla = await graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
                 ours = await trust_search(graphiti, q, config=ref, group_ids=[GROUP], trust_weight=0.0,

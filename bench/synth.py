@@ -1,7 +1,7 @@
 """Synthetic operations-domain graphs for benchmarks.
 
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
-vocabulary, embeddings come from :class:`graph_trust.embedder.HashingEmbedder` (or, in ``build_fast``, any
+vocabulary, embeddings come from :class:`graph_trust.clients.hashing.HashingEmbedder` (or, in ``build_fast``, any
 embedder: :class:`ClusteredEmbedder` makes dense clustered ones). ``build`` saves
 them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
 embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
@@ -21,6 +21,8 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
+
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 
 SERVICES = ["billing", "auth", "payments", "search", "ledger", "gateway", "reports", "notify", "catalog", "orders",
             "inventory", "shipping", "identity", "metrics", "logs", "backup", "scheduler", "cache", "queue", "mail"]
@@ -44,6 +46,16 @@ OBJECTS = {
 
 
 _WORDS = re.compile(r"\w+")
+def make_embedder(name: str = "hashing"):  # noqa: ANN201 - an EmbedderClient with the numpy ``embed``
+    """The embedder a synthetic graph and its queries are embedded with (``hashing`` or ``wordllama``)."""
+    return embedder_named(name)
+
+
+def add_embedder_option(ap) -> None:  # noqa: ANN001 - an argparse parser
+    """``--embedder hashing|wordllama`` on a benchmark's command line."""
+    ap.add_argument("--embedder", choices=BUILTIN_EMBEDDERS, default="hashing",
+                    help="what embeds the graph and the queries: hashing (lexical) or wordllama (semantic, dense; "
+                         "graph-trust[wordllama])")
 
 
 def _uuid(*parts: object) -> str:
@@ -136,7 +148,7 @@ class ClusteredEmbedder(EmbedderClient):
     such as WordLlama build theirs) plus a random direction of its own (the sum of four of
     ``PROTOTYPES`` fixed random vectors, chosen and signed by BLAKE2b of the text), weighted
     ``noise``, normalised: facts sharing words (a service, a relation) cluster, and distinct texts
-    differ in every coordinate, so unlike :class:`~graph_trust.embedder.HashingEmbedder`'s sparse
+    differ in every coordinate, so unlike :class:`~graph_trust.clients.hashing.HashingEmbedder`'s sparse
     vectors two different texts never tie exactly (identical texts do, as with any embedder).
     Deterministic. It has graphiti-core's ``create`` / ``create_batch`` too.
     """

@@ -54,6 +54,11 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def graph_option() -> str | None:
+    """The graph the command line named (``--graph``), None when it named none."""
+    return click.get_current_context().meta["graph_trust.common"]["graph.uri"]
+
+
 def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | None = None,
             explicit: Mapping[str, Any] | None = None) -> Runtime:
     """Settings for the current command: YAML, then env, then --graph and ``overrides`` (None: an
@@ -96,15 +101,18 @@ def trust_cell(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
-# The columns of an explained result (fusion.Explanation): final = fused + boost + relation.
-EXPLAIN_HEADERS = ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#"]
+# The columns of an explained result (search.ranking.Explanation): final = fused + boost + relation,
+# or the score of the place a rule moved the item to ("moved": the rule and the score it had).
+EXPLAIN_HEADERS = ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#", "negative",
+                   "moved"]
 
 
 def explain_cells(e: Any, digits: int = 4) -> list[Any]:
     """One explained result's cells under :data:`EXPLAIN_HEADERS`."""
+    moved = "-" if e.moved_by is None else f"{e.moved_by} from {e.score_before_move:.{digits}f}"
     return [e.rank, f"{e.final:.{digits}f}", f"{e.fused:.{digits}f}", trust_cell(e.trust_score),
             f"{e.boost:+.{digits}f}", f"{e.relation_bonus:+.{digits}f}", e.bm25_rank or "-", e.cosine_rank or "-",
-            e.rank_without_boost]
+            e.rank_without_boost, e.negative or "-", moved]
 
 
 def shorten(text: str, width: int = 80) -> str:

@@ -13,12 +13,12 @@ from graph_trust.api import FACTORS, OUTCOMES, RISK_THRESHOLDS, VERDICTS, VOTES
 from graph_trust.api import confidence_ops as ops
 from graph_trust.cli.common import common_options, emit_json, runtime, table
 
-REVIEW_DB_HELP = "Review DB (default: review.path or $GRAPH_TRUST_REVIEW_DB). `graph-trust review init` adds the tables."
+REVIEW_DB_HELP = "Review DB (default: review.url or $GRAPH_TRUST_REVIEW_DB). `graph-trust review init` adds the tables."
 BY_HELP = "The acting agent's id (recorded with the write)."
 
 
 def review_db_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+    return click.option("--review-db", default=None, metavar="PATH|URL",
                         help=REVIEW_DB_HELP)(fn)
 
 

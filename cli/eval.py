@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,6 +23,7 @@ Examples:
   graph-trust eval --queries q.jsonl --qrels qrels.txt --json > eval.json   # your graph, as synced
   graph-trust eval --bundled --plot quality.png             # needs graph-trust[plot]
   graph-trust eval --bundled --rank trust,composite,confidence   # confidence mode too
+  graph-trust eval --bundled --embedder hashing,wordllama   # one table per embedder (graph-trust[wordllama])
   graph-trust eval --queries q.jsonl --qrels qrels.txt --rank trust,confidence --review-db review.sqlite3
 
 \b
@@ -86,8 +89,10 @@ def _check_plot_available() -> None:
 @click.option("--settle", "settle_s", type=click.FloatRange(0, 600), default=60, show_default=True,
               help="Longest wait, per draw, for FalkorDB's fulltext statistics to settle after the sync "
                    "(its index garbage collection, ~30 s); 0 measures right after the sync (--bundled).")
-@click.option("--rank", "ranks", default="trust,composite", show_default=True,
-              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, composite, "
+@click.option("--rank", "ranks", default="trust,noreview,composite", show_default=True,
+              help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, noreview (the "
+                   "trust search's rules as if there were no review DB: no trust score, no review status; "
+                   "Graphiti's own invalidation still counts: what the rules do before any review), composite, "
                    "confidence (the trust a sync in sync.trust_mode: confidence writes, from the review DB's "
                    "confidence records, at search.trust_weight).")
 @click.option("--weights", default=None, metavar="W1,W2,...",
@@ -99,16 +104,21 @@ def _check_plot_available() -> None:
               help="A settings key for the trust, composite and confidence rankings (and sync, with --bundled), "
                    "e.g. search.rank_const=60, composite.w_trust=0.2 or sync.confidence_weight=0.8. Repeatable; "
                    "validated like the config file.")
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="Review DB the confidence ranking reads with --queries (default: review.path or "
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="Review DB the confidence ranking reads with --queries (default: review.url or "
                    "$GRAPH_TRUST_REVIEW_DB); it needs the confidence tables (graph-trust review init). "
                    "--bundled makes its own per draw.")
+@click.option("--embedder", "embedders", default="hashing", show_default=True, metavar="NAME[,NAME]",
+              help="What embeds the bundled set's facts and queries (--bundled): hashing (lexical, core install) "
+                   "or wordllama (semantic, offline: graph-trust[wordllama]); several, comma-separated, run the "
+                   "whole evaluation once each and print one table each (--json: {\"reports\": [...]}, "
+                   "--plot: one chart each, named PATH-NAME.png).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
              coverage: float, seed: int, quick: bool, settle_s: float, ranks: str, weights: str | None, rank_consts: str | None,
-             sets: tuple[str, ...], review_db: str | None, plot_path: str | None) -> None:
+             sets: tuple[str, ...], embedders: str, review_db: str | None, plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
     Compares Graphiti's own search_ (vanilla RRF), the trust-boosted search at one or more
@@ -125,6 +135,14 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         raise click.UsageError("--queries and --qrels go together")
     if bundled and review_db:
         raise click.UsageError("--review-db is for --queries/--qrels: --bundled builds a review DB per draw")
+    embedder_list = list(dict.fromkeys(e.strip() for e in embedders.split(",") if e.strip()))
+    if not bundled and click.get_current_context().get_parameter_source("embedders").name != "DEFAULT":
+        raise click.UsageError("--embedder is for --bundled: your graph is searched with search.embedder, "
+                               "the embedder that built it")
+    unknown = [e for e in embedder_list if e not in api.BUILTIN_EMBEDDERS]
+    if unknown or not embedder_list:
+        raise click.UsageError(f"--embedder: unknown embedder {(unknown or [embedders])[0]!r}: choose from "
+                               f"{', '.join(api.BUILTIN_EMBEDDERS)}")
     overrides = _parse_sets(sets)
     rank_list = [r.strip() for r in ranks.split(",") if r.strip() and r.strip() != "vanilla"]
     weight_list = _parse_numbers(weights, "--weights", 0.0, 1.0)
@@ -133,23 +151,40 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         _check_plot_available()
     rt = runtime(explicit=overrides)
     api.check_eval_extra()  # fail before any graph work when the extra is missing
-    with ProgressBars(rt.quiet) as bars:
+    if bundled:
+        for name in embedder_list:
+            api.embedder_named(name)  # a missing wordllama extra fails before any graph work
+    reports = []
+    # bars go to stderr: shown when it is a terminal, never under --json
+    with ProgressBars(rt.json or not sys.stderr.isatty()) as bars:
         if bundled:
-            report = run(api.evaluate_bundled(rt.settings, ranks=rank_list, weights=weight_list, sets=overrides,
-                                          draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
-                                          rank_consts=const_list, settle_s=settle_s, progress=bars))
+            for name in embedder_list:
+                reports.append(run(api.evaluate_bundled(
+                    rt.settings, ranks=rank_list, weights=weight_list, sets=overrides, draws=draws, noise=noise,
+                    coverage=coverage, seed=seed, quick=quick, rank_consts=const_list, settle_s=settle_s,
+                    progress=bars, embedder=name)))
         else:
-            report = run(api.evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
-                                         weights=weight_list, sets=overrides, rank_consts=const_list,
-                                         review_db=review_db, progress=bars))
+            reports.append(run(api.evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
+                                                   weights=weight_list, sets=overrides, rank_consts=const_list,
+                                                   review_db=review_db, progress=bars)))
+    charts = [plot_path] if len(reports) == 1 else [_suffixed(plot_path, r.embedder) for r in reports]
     if plot_path:
-        api.write_plot(report, plot_path)
+        for report, chart in zip(reports, charts, strict=True):
+            api.write_plot(report, chart)
     if rt.json:
-        emit_json(report.to_dict())
+        emit_json(reports[0].to_dict() if len(reports) == 1 else {"reports": [r.to_dict() for r in reports]})
         return
-    click.echo(render(report))
+    click.echo("\n\n".join(render(r) for r in reports))
     if plot_path:
-        click.echo(f"\nchart written to {plot_path}")
+        click.echo(f"\nchart{'s' if len(charts) > 1 else ''} written to {', '.join(charts)}")
+
+
+def _suffixed(path: str | None, name: str | None) -> str | None:
+    """PATH.png -> PATH-NAME.png (one chart per embedder)."""
+    if path is None:
+        return None
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{name}{p.suffix}"))
 
 
 def render(report: Any) -> str:
@@ -157,7 +192,8 @@ def render(report: Any) -> str:
     d = report.to_dict()
     n_draws = max(1, len(d["draws"]))
     head = (f"{d['queries']} queries ({d['contested_queries']} contested, {d['clean_queries']} clean), "
-            f"{len(d['draws']) or 'no'} review draw(s), rank_const {d['rank_const']:g}, graph {d['graph']}")
+            f"{len(d['draws']) or 'no'} review draw(s), rank_const {d['rank_const']:g}, graph {d['graph']}, "
+            f"embedder {d['embedder']}")
     if d["settings"]:
         head += "\nsettings: " + ", ".join(f"{k}={v}" for k, v in d["settings"].items())
 

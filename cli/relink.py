@@ -21,8 +21,8 @@ SHOWN = 20
 
 
 @click.command(epilog=EXAMPLES)
-@click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="Review DB (default: config review.path or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--review-db", default=None, metavar="PATH|URL",
+              help="Review DB (default: config review.url or $GRAPH_TRUST_REVIEW_DB).")
 @click.option("--dry-run", is_flag=True, help="Match and report; write nothing to the review DB.")
 @click.option("--min-similarity", type=click.FloatRange(0, 1), default=None, metavar="X",
               help="Fact similarity a similar match needs (default: config relink.min_similarity, 0.5).")
@@ -47,7 +47,7 @@ def relink(review_db: str | None, dry_run: bool, min_similarity: float | None, m
     element 0's evidence_id (the old one is kept in previous_evidence_ids), in one
     transaction journaled for 'graph-trust rollback RUN_ID'. Run 'graph-trust sync' after.
     """
-    rt = runtime({"review.path": review_db, "relink.min_similarity": min_similarity,
+    rt = runtime({"review.url": review_db, "relink.min_similarity": min_similarity,
                   "relink.margin": margin})
     with ProgressBars(rt.quiet) as bars:
         report = run(api.relink(rt.settings, dry_run=dry_run, group=group, progress=bars.at))

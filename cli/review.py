@@ -1,16 +1,20 @@
-"""``graph-trust review``: the review DB (``review init PATH`` creates the documented schema)."""
+"""``graph-trust review``: the review DB (``init``), review decisions with their audit trail
+(``promote``, ``corroborate``, ``reject``, ``expire``, ``undo``, ``history``), the retrieval log
+(``log``) and the review queue (``queue``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import emit_json
+from graph_trust.cli.common import common_options, emit_json, run, runtime, shorten, table
 
 
 @click.group()
 def review() -> None:
-    """Work with the review DB (the promotion pipeline's candidates)."""
+    """Work with the review DB: decide facts, see what to review next, the retrieval log."""
 
 
 @review.command(epilog="""
@@ -31,3 +35,172 @@ def init(path: str, as_json: bool) -> None:
     else:
         click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"
                    + (f", added {', '.join(added)})" if added else ")"))
+
+
+REVIEW_DB = click.option("--review-db", default=None, metavar="PATH|URL",
+                         help="Review DB (default: config review.url or $GRAPH_TRUST_REVIEW_DB).")
+ACTOR = click.option("--actor", required=True, metavar="NAME",
+                     help="Who decides (recorded in the audit trail; a placeholder such as 'unknown' is refused).")
+REASON = click.option("--reason", required=True, metavar="TEXT", help="Why (recorded in the audit trail).")
+SYNC_NOW = click.option("--sync", "sync_now", is_flag=True,
+                        help="Apply now: run graph-trust sync after the decision (otherwise the next sync does).")
+
+
+def _print_batch(rt: Any, out: dict[str, Any]) -> None:
+    if rt.json:
+        emit_json(out)
+        return
+    b = out["batch"]
+    what = f"undid {b['undoes']}" if b["action"] == "undo" else b["action"]
+    click.echo(f"{b['batch_id']}: {what} by {b['actor']} ({len(b['decisions'])} fact(s)): {b['reason']}")
+    rows = [[d["candidate_id"], d["edge_uuid"] or "-", d["previous_status"] or "(new row)",
+             d["new_status"] or "(row deleted)"] for d in b["decisions"]]
+    click.echo(table(rows, ["candidate", "edge", "before", "after"]))
+    if out["sync"] is not None:
+        s = out["sync"]
+        click.echo(f"sync {s.run_id}: {s.edges_set} set, {s.edges_cleared} cleared")
+    else:
+        click.echo("the next graph-trust sync applies it (or pass --sync)"
+                   + ("" if b["action"] == "undo" else "; undo with: graph-trust review undo"))
+
+
+def _decision_command(action: str, status: str) -> click.Command:
+    @click.command(name=action, epilog=f"""
+\b
+Examples:
+  graph-trust review {action} cand-42 --actor alice --reason "checked the runbook"
+  graph-trust review {action} 3f1c...e9 --actor alice --reason "seen in prod" --sync   # an edge uuid
+  graph-trust review undo --actor alice --reason "wrong fact"
+""")
+    @click.argument("ids", nargs=-1, required=True)
+    @ACTOR
+    @REASON
+    @click.option("--group", default=None, metavar="G", help="Look up edge uuids in this group's graph only.")
+    @SYNC_NOW
+    @REVIEW_DB
+    @common_options
+    def command(ids: tuple[str, ...], actor: str, reason: str, group: str | None, sync_now: bool,
+                review_db: str | None) -> None:
+        rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+        _print_batch(rt, run(api.review_decide(rt.settings, action, list(ids), actor=actor, reason=reason,
+                                               group=group, apply_sync=sync_now)))
+
+    command.help = (f"Mark facts {status}: each ID is a candidate id or an edge uuid (an edge no candidate cites "
+                    "gets a candidate row from the graph's fact, subject, predicate and object). All IDs in one "
+                    "transaction with an audit trail (who, when, why, status before); nothing is written when "
+                    "one is unknown. A promotion cannot be made by the fact's own proposer (override policy).")
+    return command
+
+
+for _action, _status in (("promote", "promoted"), ("corroborate", "corroborated"), ("reject", "rejected"),
+                         ("expire", "expired")):
+    review.add_command(_decision_command(_action, _status))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review undo --actor alice --reason "promoted the wrong fact"
+  graph-trust review undo review-20261122T101500123Z-a1b2c3 --actor alice --reason "batch in error" --sync
+""")
+@click.argument("batch_id", required=False)
+@ACTOR
+@REASON
+@click.option("--force", is_flag=True, help="Undo facts changed since the batch too.")
+@SYNC_NOW
+@REVIEW_DB
+@common_options
+def undo(batch_id: str | None, actor: str, reason: str, force: bool, sync_now: bool, review_db: str | None) -> None:
+    """Revert a decision batch (default: the latest not yet undone): each fact gets its previous
+    status back (a row the batch created is deleted). A fact changed since is a conflict and
+    nothing is undone (exit 2) unless --force. The undo is recorded in the audit trail."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    _print_batch(rt, run(api.review_undo(rt.settings, actor=actor, reason=reason, batch_id=batch_id, force=force,
+                                         apply_sync=sync_now)))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review history
+  graph-trust review history cand-42 --json
+""")
+@click.argument("target", required=False)
+@click.option("--limit", type=click.IntRange(1, 100000), default=50, show_default=True)
+@REVIEW_DB
+@common_options
+def history(target: str | None, limit: int, review_db: str | None) -> None:
+    """The audit trail of review decisions, newest first (all, or those on one candidate id or edge uuid)."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    rows = api.review_history(rt.settings, target, limit=limit)
+    if rt.json:
+        emit_json(rows)
+        return
+    click.echo(table([[r["decided_at"], r["batch_id"], r["action"], r["candidate_id"],
+                       f"{r['previous_status'] or '(new)'} -> {r['new_status'] or '(deleted)'}", r["actor"],
+                       shorten(r["reason"], 40) + (f" [undone by {r['undone_by']}]" if r["undone_by"] else "")]
+                      for r in rows], ["when", "batch", "action", "candidate", "status", "actor", "reason"]))
+
+
+@review.command(name="log", epilog="""
+\b
+Examples:
+  graph-trust review log
+  graph-trust review log --days 7 --group ops --json
+""")
+@click.option("--days", type=click.IntRange(1, 36500), default=30, show_default=True, help="The last N days.")
+@click.option("--group", default=None, metavar="G", help="Only this group's facts.")
+@click.option("--top", type=click.IntRange(0, 1000), default=10, show_default=True, help="Most returned facts shown.")
+@REVIEW_DB
+@common_options
+def log_(days: int, group: str | None, top: int, review_db: str | None) -> None:
+    """Summarise the retrieval log: how often search, context and the MCP tools returned facts
+    (per interface and day), how many distinct facts, and the most returned ones. The log keeps
+    no query text unless review.log_queries is true; review.log false turns it off."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    out = api.review_log(rt.settings, days=days, group=group, top=top)
+    if rt.json:
+        emit_json(out)
+        return
+    kept = out["kept"]
+    click.echo(f"last {days} days{f' in group {group}' if group else ''}: {out['returns']} returns of "
+               f"{out['facts']} facts ({', '.join(f'{k} {v}' for k, v in out['by_interface'].items()) or 'none'}); "
+               f"log kept from {kept['oldest_day'] or '-'} to {kept['newest_day'] or '-'} ({kept['rows']} rows)")
+    if out["most_returned"]:
+        click.echo(table([[m["edge_uuid"], m["group_id"] or "-", m["returns"], m["best_rank"]]
+                          for m in out["most_returned"]], ["fact (edge uuid)", "group", "returns", "best rank"]))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review queue
+  graph-trust review queue --group ops --limit 20
+  graph-trust review queue --json | jq '.[0].reasons'
+  graph-trust review promote $(graph-trust review queue --limit 1 --json | jq -r '.[0].edge_uuid') \\
+      --actor alice --reason "checked"
+""")
+@click.option("--group", default=None, metavar="G", help="Only this group's facts.")
+@click.option("--limit", type=click.IntRange(1, 100000), default=None,
+              help="How many facts (default: review.queue.limit, 50).")
+@REVIEW_DB
+@common_options
+def queue(group: str | None, limit: int | None, review_db: str | None) -> None:
+    """What to review next: facts ranked by how much what agents see could change if a reviewer
+    decided them, each with its reasons (the rule and its numbers). Rules: unreviewed facts often
+    returned (the retrieval log); contested slots (one subject and relation, different values,
+    none or several verified, at least two returned); facts Graphiti invalidated that review
+    vouches for; low-confidence facts in use; facts agents flagged; review rows whose edge is not
+    in the graph. Weights: review.queue.weights."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    items = run(api.review_queue(rt.settings, group=group, limit=limit))
+    if rt.json:
+        emit_json([i.to_dict() for i in items])
+        return
+    if not items:
+        click.echo("the queue is empty: no fact any rule names (is the retrieval log on? see graph-trust review log)")
+        return
+    rows = [[n, f"{i.priority:.2f}", i.edge_uuid or "-", i.status or "unreviewed", shorten(i.fact or "", 50),
+             shorten("; ".join(f"{r['rule']}: {r['why']}" for r in i.reasons), 90)]
+            for n, i in enumerate(items, start=1)]
+    click.echo(table(rows, ["#", "priority", "fact (edge uuid)", "status", "fact", "why"]))

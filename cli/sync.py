@@ -8,8 +8,8 @@ from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, table
 from graph_trust.errors import RunFailedError
 
-REVIEW_DB = click.option("--review-db", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-                         help="Review DB (default: config review.path or $GRAPH_TRUST_REVIEW_DB).")
+REVIEW_DB = click.option("--review-db", default=None, metavar="PATH|URL",
+                         help="Review DB (default: config review.url or $GRAPH_TRUST_REVIEW_DB).")
 
 SYNC_EXAMPLES = """
 \b
@@ -53,7 +53,7 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
     contradictions for review in the review DB, and restored to valid when the setting
     guard.restore_trusted is true (journaled: rollback re-invalidates them).
     """
-    rt = runtime({"review.path": review_db, "sync.max_clear": max_clear})
+    rt = runtime({"review.url": review_db, "sync.max_clear": max_clear})
     bars = ProgressBars(rt.quiet)
     relinked = None
     try:
@@ -77,7 +77,8 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
 def render_sync(d: dict) -> str:
     head = "dry run (nothing written)" if d["dry_run"] else f"run {d['run_id']}"
     lines = [
-        f"{head}: {d['candidates_read']} candidates read; edges: {d['edges_set']} set, "
+        f"{head}: {d['candidates_read']} candidates read ({d['candidates_changed']} changed since the last read); "
+        f"edges: {d['edges_set']} set, "
         f"{d['edges_cleared']} cleared, {d['edges_unchanged']} unchanged; {d['entities_updated']} entities "
         f"updated; {d['duration_s']} s",
     ]
@@ -91,6 +92,8 @@ def render_sync(d: dict) -> str:
         lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
                      + ", ".join(u["id"] for u in d["unmatched"][:10]))
         lines.append(f"hint: {d['unmatched_hint']}")
+    if d.get("unknown_sensitivity"):
+        lines.append(f"warning: {api.unknown_sensitivity_hint(d['unknown_sensitivity'])}")
     lines += render_trusted_invalidated(d)
     if d.get("guard_hint"):
         lines.append(f"hint: {d['guard_hint']}")
@@ -144,7 +147,7 @@ def verify(review_db: str | None, examples: int) -> None:
     while verify read them (the next sync reads them). Also reports trusted_invalidated:
     promoted or corroborated edges Graphiti invalidated (not drift: the exit code ignores them).
     """
-    rt = runtime({"review.path": review_db})
+    rt = runtime({"review.url": review_db})
     result = run(api.verify(rt.settings, examples=examples))
     report = result.to_dict()
     if rt.json:

@@ -9,7 +9,7 @@
 Usage::
 
     python docs/gen_ref.py           # rewrite both pages
-    python docs/gen_ref.py --check   # exit 1 and name the stale pages (tests/test_docs.py runs this)
+    python docs/gen_ref.py --check   # exit 1 and name the stale pages (tests/docs/test_docs.py runs this)
 """
 
 from __future__ import annotations
@@ -135,14 +135,20 @@ def _example_comments(path: Path) -> dict[str, str]:
     return out
 
 
+def description(field: FieldInfo, example: str | None, note: str | None) -> str:
+    """A setting's description for users: its ``Field(description=...)``, else its comment in the
+    example config file, else the comment beside it in ``config.py``."""
+    return (field.description or example or note or "").strip()
+
+
 def _type(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
-        return " \\| ".join(json.dumps(a) for a in typing.get_args(annotation))
+        return " or ".join(f"`{json.dumps(a)}`" for a in typing.get_args(annotation))
     if origin is not None:
         args = typing.get_args(annotation)
         if origin in (typing.Union, types.UnionType):
-            return " \\| ".join(_type(a) for a in args)
+            return " or ".join(_type(a) for a in args)
         return f"{getattr(origin, '__name__', str(origin))}[{', '.join(_type(a) for a in args)}]"
     if annotation is type(None):
         return "null"
@@ -179,7 +185,7 @@ def _default(field: FieldInfo) -> str:
 GUIDES = {
     "graph": "[Backends](../backends.md)",
     "search": "[Search](../search.md) and [Concepts](../concepts.md#the-boost-formula)",
-    "review": "[Sync: the review DB](../sync.md#the-review-db)",
+    "review": "[Review](../review.md) and [Sync: the review DB](../sync.md#the-review-db)",
     "sync": "[Sync](../sync.md) and [Concepts: tiers](../concepts.md#tiers)",
     "relink": "[Relink](../relink.md#how-a-candidate-is-matched)",
     "guard": "[Sync: the guard](../sync.md#guard-against-invalidated-verified-facts)",
@@ -199,19 +205,25 @@ def config_reference() -> str:
     example = _example_comments(EXAMPLE)
 
     def rows(model: type[BaseModel], prefix: str) -> list[str]:
+        """One definition per setting (key, then type, default, bounds and environment on one
+        line, the description below): narrow enough for any page width, unlike a wide table."""
         notes: dict[str, str] = {}  # a field's comment sits in the class that defines it (bases first)
         for klass in reversed(model.__mro__):
             if issubclass(klass, BaseModel) and klass.__module__ == config.__name__:
                 notes.update(_comments(klass))
-        out = ["| key | type | default | bounds | environment | description |", "|---|---|---|---|---|---|"]
+        out: list[str] = []
         for name, field in model.model_fields.items():
             ann = field.annotation
             if isinstance(ann, type) and issubclass(ann, BaseModel):
                 continue
             key = f"{prefix}{name}"
-            env = ", ".join(f"`{v}`" for v in env_by_key.get(key, []))
-            desc = (field.description or example.get(key) or notes.get(name, "")).replace("|", "\\|")
-            out.append(f"| `{key}` | {_type(ann)} | {_default(field)} | {_bounds(field)} | {env} | {desc} |")
+            facts = [_type(ann), f"default {_default(field)}"]
+            if bounds := _bounds(field):
+                facts.append(bounds)
+            if env := env_by_key.get(key):
+                facts.append("environment " + ", ".join(f"`{v}`" for v in env))
+            desc = description(field, example.get(key), notes.get(name))
+            out += [f"`{key}`", f":   {' · '.join(facts)}", ""] + ([f"    {desc}", ""] if desc else [])
         return out
 
     lines = [
@@ -241,6 +253,12 @@ def config_reference() -> str:
         guide = GUIDES.get(name)
         lines += ["", f"## {name}", ""] + ([doc, ""] if doc else []) + ([f"Explained in {guide}.", ""] if guide else [])
         lines += rows(model, f"{name}.")
+        for sub, subfield in model.model_fields.items():  # a section's own sections (review.queue)
+            inner = subfield.annotation
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                subdoc = inspect.cleandoc(inner.__doc__ or "")
+                lines += ["", f"### {name}.{sub}", ""] + ([subdoc, ""] if subdoc else [])
+                lines += rows(inner, f"{name}.{sub}.")
     lines += ["", "## Environment variables", "",
               "When several set one key, the later row wins.", "",
               "| variable | key |", "|---|---|"]

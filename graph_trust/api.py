@@ -18,48 +18,67 @@ Example (every command has its function; async ones are awaited)::
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from graph_trust.access import SENSITIVITY_LEVELS, TrustContext
-from graph_trust.audit import list_events as audit_events
-from graph_trust.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
+from graph_trust import __version__
+from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.access.audit import list_events as audit_events
+from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.config import Settings
+from graph_trust.errors import ConfigError
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
 from graph_trust.graph.connection import GraphConnection
 from graph_trust.context.metrics import write_textfile as write_metrics
-from graph_trust.context.service import get_context
-from graph_trust.demo import DemoReport, run_demo
+from graph_trust.demo.run import DemoReport, run_demo
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_plot
 from graph_trust.errors import RunFailedError
 from graph_trust.eval.report import EvalReport
-from graph_trust.mcp_server import serve_stdio
-from graph_trust.override import OverridePolicy
-from graph_trust.agent_context import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
-from graph_trust.agent_context import context_for_settings as context
-from graph_trust.ranked_search import composite_rank, search, search_config
-from graph_trust.ranked_search import search_confident as _search_confident
+from graph_trust.mcp.server import McpReview, serve_stdio
+from graph_trust.access.override import OverridePolicy
+from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
+from graph_trust.context.agent import context_for_settings as _context
+from graph_trust.context.service import get_context as _get_context
+from graph_trust.search.ranked import VisibleSearch, composite_rank, composite_rank_records, search_config
+from graph_trust.search.ranked import search as _search
+from graph_trust.search.ranked import search_confident as _search_confident
+from graph_trust.search.ranked import search_visible as _search_visible
+from graph_trust.search.records import MEMORY_TYPES, known_memory_types
 from graph_trust.graph import index_ops
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
-from graph_trust.sync import confidence_ops
-from graph_trust.sync.confidence_schema import TABLES as CONFIDENCE_TABLES
-from graph_trust.sync.confidence_schema import init_confidence_tables
-from graph_trust.sync.confidence_store import ConfidenceStore
-from graph_trust.sync.confidence_trust import confidence_behind as _confidence_behind
-from graph_trust.sync.confidence_trust import trust_of as confidence_trust_of
+from graph_trust.sync.confidence import ops as confidence_ops
+from graph_trust.sync.confidence.schema import TABLES as CONFIDENCE_TABLES
+from graph_trust.sync.confidence.schema import init_confidence_tables
+from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.confidence.trust import confidence_behind as _confidence_behind
+from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
+from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+from graph_trust.review import decisions as review_decisions
+from graph_trust.review import flags as review_flags
+from graph_trust.review import log as retrieval_log
+from graph_trust.review import queue as review_queue_mod
+from graph_trust.review.candidates import open_candidates
+from graph_trust.review.db import parse_location
+from graph_trust.review.graph_read import edge_facts
+from graph_trust.review.schema import TABLES as REVIEW_TABLES
+from graph_trust.review.schema import init_review_tables
+from graph_trust.graph.connection import use_graph
 
+VERSION = __version__
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
 index_status = index_ops.status  # graph-trust index status
@@ -67,20 +86,63 @@ index_check = index_ops.check  # graph-trust index check
 index_rebuild = index_ops.rebuild  # graph-trust index rebuild
 
 
+def record_returned(settings: Settings, interface: str, returned: list[tuple[str, str | None]], *,
+                    query: str | None = None, groups: list[str] | None = None) -> None:
+    """Count facts a search, context or MCP call returned ((uuid, group id) in rank order) in the
+    retrieval log of the configured review DB (``review.log``; batched, no I/O here): the writer
+    :func:`graph_trust.review.log.writer_for` gives. Nothing when the log is off or no review DB is set."""
+    writer = retrieval_log.writer_for(settings.review)
+    if writer is not None:
+        writer.record(interface, returned, query=query, groups=groups)
+
+
+def _edges_of(results: Any) -> list[tuple[str, str | None]]:
+    return [(e.uuid, e.group_id) for e in getattr(results, "edges", [])]
+
+
+async def search(settings: Settings, query: str, **options: Any) -> Any:
+    """Trust-boosted search on the configured graph (:func:`graph_trust.search.ranked.search`;
+    ``options``: scope, limit, trust_weight, groups); the facts returned are counted in the
+    retrieval log (interface ``search``)."""
+    results = await _search(settings, query, **options)
+    record_returned(settings, "search", _edges_of(results), query=query, groups=options.get("groups"))
+    return results
+
+
+async def context(settings: Settings, query: str, *, trust_context: TrustContext | None, **options: Any) -> Any:
+    """The agent context block (:func:`graph_trust.context.agent.context_for_settings`); the facts
+    in it are counted in the retrieval log (interface ``context``)."""
+    out = await _context(settings, query, trust_context=trust_context, **options)
+    record_returned(settings, "context", [(i.record.uuid, i.record.group_id) for i in out.items
+                                          if i.record.kind == "edge"], query=query, groups=options.get("groups"))
+    return out
+
+
+async def get_context(settings: Settings, query: Any, *, trust_context: TrustContext | None,
+                      interface: str = "context", **options: Any) -> Any:
+    """The retrieval policy's payload (:func:`graph_trust.context.service.get_context`); its
+    memories are counted in the retrieval log (``interface``: ``context``, or ``mcp``)."""
+    payload = await _get_context(settings, query, trust_context=trust_context, **options)
+    record_returned(settings, interface, [(m.id, m.group) for m in payload.memories],
+                    query=query if isinstance(query, str) else None, groups=options.get("groups"))
+    return payload
+
+
 def init_review_db(path: str | Path) -> dict[str, Any]:
-    """Create (or complete in place) a review DB at ``path``: the documented ``candidates``
-    table and the confidence tables (``graph-trust review init``). Returns what it made."""
-    p = _init_review_db(path)
-    added = init_confidence_tables(p)
-    return {"path": str(p), "table": "candidates", "columns": list(REVIEW_COLUMNS),
-            "confidence_tables": list(CONFIDENCE_TABLES), "added": added}
+    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL URL):
+    the documented ``candidates`` table, the confidence tables and the review tables (decisions,
+    retrieval log, flags) (``graph-trust review init``). Returns what it made."""
+    where = _init_review_db(path)
+    added = init_confidence_tables(where) + init_review_tables(where)
+    return {"path": parse_location(where).display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
+            "confidence_tables": list(CONFIDENCE_TABLES), "review_tables": list(REVIEW_TABLES), "added": added}
 
 
 @contextmanager
 def confidence_store(settings: Settings, review_db: str | Path | None = None) -> Iterator[ConfidenceStore]:
     """The confidence model's records in the review DB (``review_db``, default ``review.path``),
     closed on exit: what ``graph-trust confidence``, ``verify-fact``, ``vote`` ... read and write
-    (through :mod:`graph_trust.sync.confidence_ops`, exported here as ``confidence_ops``)."""
+    (through :mod:`graph_trust.sync.confidence.ops`, exported here as ``confidence_ops``)."""
     with confidence_ops.store(settings, review_db) as store:
         yield store
 
@@ -94,22 +156,148 @@ def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str 
 
 
 async def search_confident(settings: Settings, query: str, *, review_db: str | Path | None = None,
-                           **options: Any) -> Any:
+                           interface: str = "search", **options: Any) -> Any:
     """Search without the facts below ``search.min_confidence`` in the review DB (``review_db``,
-    default ``review.path``): :func:`graph_trust.ranked_search.search_confident` (``options``:
-    scope, limit, groups) handed the review DB's confidences. Returns (results, confidences)."""
+    default ``review.path``): :func:`graph_trust.search.ranked.search_confident` (``options``:
+    scope, limit, groups) handed the review DB's confidences; the facts returned are counted in the
+    retrieval log as ``interface`` (``search``, or ``mcp``). Returns (results, confidences)."""
     if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
-        return await _search_confident(settings, query, confidences=lambda uuids: {}, **options)  # (nothing read)
-    # the review DB is opened once, before the search (a missing one fails first), and scored once after it
-    with confidence_ops.store(settings, review_db, readonly=True) as store:
-        return await _search_confident(
-            settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
+        out = await _search_confident(settings, query, confidences=lambda uuids: {}, **options)  # (nothing read)
+    else:
+        # the review DB is opened once, before the search (a missing one fails first), and scored once after it
+        with confidence_ops.store(settings, review_db, readonly=True) as store:
+            out = await _search_confident(
+                settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
+    record_returned(settings, interface, _edges_of(out[0]), query=query, groups=options.get("groups"))
+    return out
+
+
+async def search_visible(settings: Settings, query: str, *, trust_context: TrustContext | None,
+                         review_db: str | Path | None = None, interface: str = "search",
+                         **options: Any) -> VisibleSearch:
+    """:func:`search_confident` as ``trust_context`` sees it (``graph-trust search --actor``, the MCP
+    ``search_facts`` tool): :func:`graph_trust.search.ranked.search_visible` (``options``: scope,
+    limit, groups), handed the review DB's confidences when ``search.min_confidence`` is set. The
+    facts shown are counted in the retrieval log as ``interface`` (``search``, or ``mcp``)."""
+    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
+        out = await _search_visible(settings, query, trust_context=trust_context,
+                                    confidences=lambda uuids: {}, **options)  # (nothing read)
+    else:
+        with confidence_ops.store(settings, review_db, readonly=True) as store:
+            out = await _search_visible(settings, query, trust_context=trust_context,
+                                        confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids),
+                                        **options)
+    record_returned(settings, interface, [(r.uuid, r.group_id) for r in out.records if r.kind == "edge"],
+                    query=query, groups=options.get("groups"))
+    return out
 
 
 def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
-    """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
-    operations (:mod:`graph_trust.sync.confidence_ops`) and the confidence-filtered search."""
-    serve_stdio(settings, trust_context, confidence_ops, search_confident)
+    """``graph-trust mcp``: the MCP server on stdio with ``trust_context`` (the server's clearance,
+    :meth:`TrustContext.for_mcp` of ``settings.mcp``), its confidence tools handed the review DB's
+    operations (:mod:`graph_trust.sync.confidence.ops`), the access-controlled search and the review side."""
+    serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_visible, interface="mcp"),
+                review=McpReview(functools.partial(get_context, interface="mcp"),
+                                 functools.partial(flag_fact, settings)))
+
+
+@contextmanager
+def review_candidates(settings: Settings, review_db: str | Path | None = None, *, readonly: bool = False
+                      ) -> Iterator[tuple[Any, Any]]:
+    """(connection, candidates table) of the review DB (``review_db``, default ``review.url``),
+    closed on exit: what the review commands, the page and the queue read and write through
+    (:class:`graph_trust.review.db.ReviewConn`, :class:`graph_trust.review.candidates.CandidateTable`)."""
+    conn, cand = open_candidates(review_db, settings.review, readonly=readonly)
+    try:
+        yield conn, cand
+    finally:
+        conn.close()
+
+
+async def review_decide(settings: Settings, action: str, ids: list[str], *, actor: str, reason: str,
+                        review_db: str | Path | None = None, group: str | None = None, apply_sync: bool = False,
+                        graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review promote|corroborate|reject|expire``: decide the facts ``ids`` (candidate
+    ids or edge uuids; an edge no candidate cites is read from the graph, in ``group`` or any) in one
+    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`); with
+    ``apply_sync`` a sync applies them now. Returns ``{"batch": ..., "sync": report or None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        named = review_decisions.named(actor)  # (a bad actor fails before the graph is opened)
+        missing = review_decisions.unknown_targets(conn, cand, ids)
+        edges = {}
+        if missing:
+            async with use_graph(settings, graph) as g:
+                edges = await edge_facts(g, missing, group)
+        batch = review_decisions.decide(conn, cand, action, ids, actor=named, reason=reason,
+                                        tiers=settings.sync.tiers, edges=edges)
+    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
+    return {"batch": batch.to_dict(), "sync": report}
+
+
+async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: str | None = None,
+                      force: bool = False, review_db: str | Path | None = None, apply_sync: bool = False,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review undo``: revert the latest decision batch (or ``batch_id``); see
+    :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
+    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
+    return {"batch": batch.to_dict(), "sync": report}
+
+
+async def flag_fact(settings: Settings, target: str, reason: str, *, agent: str | None = None,
+                    review_db: str | Path | None = None, graph: GraphConnection | None = None) -> dict[str, Any]:
+    """Flag a fact for review (the MCP tool ``flag_fact``; ``agent`` default ``mcp.agent``): see
+    :func:`graph_trust.review.flags.flag`. An edge uuid no candidate cites is checked in the graph."""
+    agent = agent if agent is not None else settings.mcp.agent
+    if agent is None:
+        raise ConfigError("flag_fact records who flagged: set mcp.agent in the server's config "
+                          "(or start it with `graph-trust mcp --agent NAME`)")
+    with review_candidates(settings, review_db) as (conn, cand):
+        edge = None
+        if review_decisions.unknown_targets(conn, cand, [target]):
+            async with use_graph(settings, graph) as g:
+                edge = (await edge_facts(g, [target])).get(target)
+        return review_flags.flag(conn, cand, target, reason, agent=agent, edge=edge)
+
+
+def review_log(settings: Settings, *, days: int = 30, group: str | None = None, top: int = 10,
+               review_db: str | Path | None = None) -> dict[str, Any]:
+    """``graph-trust review log``: the retrieval log over the last ``days`` days (returns per
+    interface and day, distinct facts, the most returned): :func:`graph_trust.review.log.summary`."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, _):
+        return retrieval_log.summary(conn, days=days, group=group, top=top)
+
+
+async def review_queue(settings: Settings, *, group: str | None = None, limit: int | None = None,
+                       review_db: str | Path | None = None, graph: GraphConnection | None = None,
+                       weights: dict[str, float] | None = None) -> list[Any]:
+    """``graph-trust review queue``: facts ranked by the expected change in what agents see if a
+    reviewer decided them, each with its reasons (:mod:`graph_trust.review.queue`: ``gather`` then
+    ``rank``; ``weights`` override ``review.queue.weights`` entries). The confidence rule reads the
+    confidence model when the review DB has its tables. Returns :class:`QueueItem` s."""
+    cfg = settings.review.queue
+    if weights:
+        cfg = cfg.model_copy(update={"weights": type(cfg).model_validate({"weights": {**cfg.weights, **weights}}).weights})
+    with review_candidates(settings, review_db, readonly=True) as (conn, cand):
+        conf = None
+        if CONFIDENCE_TABLES[0] in conn.tables():
+            def conf(uuids: list[str]) -> dict[str, float]:
+                with confidence_ops.store(settings, review_db, readonly=True) as store:
+                    return confidence_ops.edge_confidences(store, uuids)
+        async with use_graph(settings, graph) as g:
+            inputs = await review_queue_mod.gather(conn, cand, g, cfg, settings.sync.tiers, group=group,
+                                                   confidences=conf)
+            ranked = review_queue_mod.rank(inputs, cfg, limit=limit or cfg.limit, group=group)
+            return await review_queue_mod.with_facts(g, ranked)
+
+
+def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
+                   review_db: str | Path | None = None) -> list[dict[str, Any]]:
+    """``graph-trust review history``: the audit trail of review decisions, newest first (all, or
+    those on one candidate id or edge uuid)."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, _):
+        return review_decisions.history(conn, target=target, limit=limit)
 
 
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
@@ -123,7 +311,7 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
                            graph: GraphConnection, *, records: dict[str, list[dict[str, Any]]] | None = None) -> Any:
     """Write ``rows`` (and ``records``, ``{confidence table: rows}``) as a fresh review DB at
     ``path`` (replaced atomically) and run a full sync of it onto the open ``graph``: the sync the
-    demo and the bundled evaluation are handed (:data:`graph_trust.review_hooks.ReviewSync`)."""
+    demo and the bundled evaluation are handed (:data:`graph_trust.review.hooks.ReviewSync`)."""
     tmp = Path(path).with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     _init_review_db(tmp)
@@ -141,9 +329,10 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
         raise
 
 
-async def demo(settings: Settings, *, limit: int = 5) -> DemoReport:
-    """Load the sample graph, sync its review DB, compare vanilla and boosted ranks (``graph-trust demo``)."""
-    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows)
+async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing") -> DemoReport:
+    """Load the sample graph embedded by ``embedder``, sync its review DB, compare vanilla and
+    boosted ranks (``graph-trust demo``)."""
+    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows, embedder=embedder)
 
 
 async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
@@ -167,16 +356,19 @@ def check_eval_extra() -> None:
 
 
 __all__ = [
+    "BUILTIN_EMBEDDERS",
     "CONFIDENCE_TABLES",
     "DEFAULT_RANK_CONSTS",
     "DEFAULT_TIERS",
     "FACTORS",
+    "MEMORY_TYPES",
     "OUTCOMES",
     "RANK_MODES",
     "REVIEW_COLUMNS",
     "RISK_THRESHOLDS",
     "SENSITIVITY_LEVELS",
     "VERDICTS",
+    "VERSION",
     "VOTES",
     "ContextOptions",
     "OverridePolicy",
@@ -187,13 +379,17 @@ __all__ = [
     "calibrate",
     "check_eval_extra",
     "composite_rank",
+    "composite_rank_records",
     "confidence_behind",
     "confidence_ops",
     "confidence_store",
+    "confidence_trust_of",
     "context",
     "demo",
+    "embedder_named",
     "evaluate_bundled",
     "evaluate_judged",
+    "flag_fact",
     "get_context",
     "get_record",
     "index_check",
@@ -201,18 +397,28 @@ __all__ = [
     "index_status",
     "init",
     "init_review_db",
+    "known_memory_types",
     "list_runs",
     "prune",
+    "record_returned",
     "relink",
+    "review_candidates",
+    "review_decide",
+    "review_history",
+    "review_log",
+    "review_queue",
+    "review_undo",
     "rollback",
     "run_sync",
     "runs",
     "search",
     "search_config",
     "search_confident",
+    "search_visible",
     "serve_mcp",
     "sync",
     "sync_review_rows",
+    "unknown_sensitivity_hint",
     "verify",
     "write_metrics",
     "write_plot",

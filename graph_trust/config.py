@@ -20,6 +20,8 @@ from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
+from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
+from graph_trust.review.db import parse_location
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
 DEFAULT_CONFIG_FILE = "graph-trust.yaml"
@@ -46,13 +48,32 @@ TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
+Profile = Literal["graphiti", "reference", "default"]
+
+# The formula of seed 002, ``rrf + trust_score * trust_weight``, with no other ranking rule.
+_FORMULA_ONLY: dict[str, Any] = {
+    "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
+    "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
+    "drop_negative": False, "negative_lone_places": None, "negative_competed": "penalty", "competitors": "none",
+    "relation_weight": 0.0, "relation_cap": None}
+# search.profile: the ranking keys each profile sets; a key given explicitly (file, environment,
+# flag, recipe argument) overrides its profile's value.
+PROFILES: dict[str, dict[str, Any]] = {
+    "graphiti": {**_FORMULA_ONLY, "trust_weight": 0.0},  # exactly Graphiti's search_, whatever the trust
+    "reference": _FORMULA_ONLY,  # the additive formula alone (seed 002), at search.trust_weight
+    "default": {},  # the shipped rules: the field defaults below
+}
 
 
 class RankingSettings(BaseModel):
     """How trust search ranks (see :class:`SearchSettings`): the one definition of these
     fields, their defaults and bounds. The ``search:`` section and a search recipe
-    (``graph_trust.trust_search.TrustSearchConfig``) both are one."""
+    (``graph_trust.search.trust_search.TrustSearchConfig``) both are one.
 
+    ``profile`` picks a set of values for the other keys (:data:`PROFILES`); the keys given
+    explicitly override it."""
+
+    profile: Profile = "default"
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
     pool_multiplier: float = Field(default=1.0, ge=1.0, le=50.0)
@@ -86,13 +107,26 @@ class RankingSettings(BaseModel):
     # many times does not outweigh one stated once) or from all of them summed ("sum")
     relation_mode: Literal["best", "sum"] = "best"
 
+    @model_validator(mode="after")
+    def _apply_profile(self) -> RankingSettings:
+        for key, value in PROFILES[self.profile].items():
+            if key not in self.model_fields_set:
+                object.__setattr__(self, key, list(value) if isinstance(value, list) else value)
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """A copy; a new ``profile`` in ``update`` sets the keys it covers that were never given
+        explicitly (a copy is not validated again, so the profile is applied here)."""
+        copy = super().model_copy(update=update, deep=deep)
+        return copy._apply_profile() if update and "profile" in update else copy
+
 
 # RankingSettings' field names: the search settings a recipe takes over by name.
 RANKING_KEYS: tuple[str, ...] = tuple(RankingSettings.model_fields)
 
 
 class SearchSettings(_Section, RankingSettings):
-    """Trust-boosted fusion (``graph_trust.fusion``): ``boost_form`` ``additive`` is the
+    """Trust-boosted fusion (``graph_trust.search.fusion``): ``boost_form`` ``additive`` is the
     reference ``rrf(rank_const) + trust_score * trust_weight``; ``supported`` scales the boost
     by the item's relevance support. Negative evidence (``negative_statuses``, and with
     ``demote_invalidated`` a past ``invalid_at``/``expired_at``) keeps ``1 - negative_penalty``
@@ -103,8 +137,9 @@ class SearchSettings(_Section, RankingSettings):
     limit: int = Field(default=10, ge=1, le=1000)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
-    # "hashing" (graph-trust's deterministic offline embedder) or "module:callable" returning
-    # a graphiti-core EmbedderClient; it must match the embedder that built the graph.
+    # "hashing" (graph-trust's deterministic lexical embedder), "wordllama" (a semantic one that runs
+    # offline: pip install 'graph-trust[wordllama]') or "module:callable" returning a graphiti-core
+    # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
     # where one exists, else the scan), "auto" (the index for a graph that holds at least
@@ -141,12 +176,86 @@ class VectorIndexSettings(_Section):
     recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
 
 
-class ReviewSettings(_Section):
-    """The review DB (SQLite) and, for a pipeline DB, its table and column names."""
+# The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.
+QUEUE_RULES = ("unreviewed_use", "contested_slot", "trusted_invalidated", "low_confidence_use", "flagged",
+               "unplaced")
 
-    path: Path | None = None
+
+class ReviewQueueSettings(_Section):
+    """``graph-trust review queue``: how facts are ranked by the value of reviewing them
+    (docs/review.md, "The queue"). Each rule gives a fact an expected change in what agents see;
+    a fact's priority is the weighted sum over the rules."""
+
+    # weight per rule (0 turns a rule off)
+    weights: dict[str, float] = Field(default_factory=lambda: {
+        "unreviewed_use": 1.0, "contested_slot": 1.0, "trusted_invalidated": 1.0, "low_confidence_use": 0.5,
+        "flagged": 1.0, "unplaced": 0.5})
+    # returns at a rank deeper than this are not counted as seen by agents
+    top_ranks: int = Field(default=10, ge=1, le=1000)
+    # the retrieval log's returns are weighed by age: one half-life ago counts half
+    half_life_days: float = Field(default=30.0, gt=0)
+    # the days of log the queue reads
+    window_days: int = Field(default=365, ge=1, le=3650)
+    # "low confidence": a confidence score below this (the confidence model's records)
+    low_confidence: float = Field(default=0.5, ge=0, le=1)
+    # what one agent flag is worth, in returns at rank 1 (flags are few; each is a direct request)
+    flag_uses: float = Field(default=20.0, ge=0)
+    # what a fact that relink could not place, or Graphiti invalidated while review vouches for
+    # it, is worth, in returns at rank 1 when the log has none for it
+    floor_uses: float = Field(default=5.0, ge=0)
+    limit: int = Field(default=50, ge=1, le=100000)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_rules(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(QUEUE_RULES))
+        if unknown:
+            raise ValueError(f"unknown rule(s) {', '.join(unknown)} (known: {', '.join(QUEUE_RULES)})")
+        bad = [k for k, w in v.items() if not (math.isfinite(w) and w >= 0)]
+        if bad:
+            raise ValueError(f"weights must be finite and >= 0: {', '.join(bad)}")
+        return {**dict.fromkeys(QUEUE_RULES, 0.0), **v}
+
+
+class ReviewSettings(_Section):
+    """The review DB and, for a pipeline DB, its table and column names; the retrieval log; the
+    review queue."""
+
+    # The review DB: an SQLite path (sqlite:///PATH works too) or postgresql://user@host/db
+    # (the postgres extra; PostgreSQL 16 or newer). Wins over ``path``.
+    url: str | None = None
+    path: Path | None = None  # the older name of an SQLite review DB (``url`` wins)
     table: str = "candidates"
     columns: dict[str, str] = Field(default_factory=dict)  # logical name -> actual column
+    # The retrieval log: search, context and the MCP tools record which facts they returned
+    # (edge uuid, group, rank, interface, day) in the review DB. false: nothing is recorded.
+    log: bool = True
+    # Also record each query's text with the uuids it returned (retrieval_queries).
+    log_queries: bool = False
+    # Log rows older than this many days are deleted (at most once an hour per process).
+    log_retention_days: int = Field(default=400, ge=1, le=36500)
+    # The log is written in batches: when this many returns are pending, or this many seconds passed.
+    log_batch: int = Field(default=500, ge=1, le=100000)
+    log_flush_s: float = Field(default=5.0, gt=0, le=3600)
+    queue: ReviewQueueSettings = Field(default_factory=ReviewQueueSettings)
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        try:
+            parse_location(v)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return v.strip()
+
+
+def review_location(review: ReviewSettings) -> str | None:
+    """The configured review DB: ``review.url``, else ``review.path``, else None."""
+    if review.url:
+        return review.url
+    return str(review.path) if review.path is not None else None
 
 
 class SyncSettings(_Section):
@@ -245,6 +354,38 @@ class CompositeSettings(_Section):
                 "weights w_trust + w_recency + w_relevance + w_type must sum to 1 +/- 0.05, "
                 f"got {total:.3f}"
             )
+        return self
+
+
+# The deepest access-controlled retrieval ever searches, whatever access.max_fetch_multiple says
+# (search.limit's own bound).
+MAX_SEARCH_DEPTH = 1000
+
+
+class AccessSettings(_Section):
+    """Sensitivity levels and custom labels, and how far a caller's search looks past the facts
+    it may not see."""
+
+    # The sensitivity levels, lowest first. A caller cleared for one level sees it and the
+    # levels below in full and the next level up redacted; higher levels are withheld.
+    levels: list[str] = Field(default_factory=lambda: list(DEFAULT_LEVELS), min_length=1)
+    # Custom labels and the level each means ({"internal": "low", "confidential": "medium"}).
+    # A sensitivity value that is neither a level nor a label is withheld from every caller.
+    labels: dict[str, str] = Field(default_factory=dict)
+    # When facts the caller may not see fill the first search window, the window doubles, up
+    # to this many times its first size (never beyond 1000 candidates), until enough visible
+    # facts are found or the graph has no more candidates.
+    max_fetch_multiple: int = Field(default=16, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _scale(self) -> "AccessSettings":
+        try:
+            scale = SensitivityScale.of(self.levels, self.labels)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        # stored normalized (compared case-insensitively), without validating again
+        object.__setattr__(self, "levels", list(scale.levels))
+        object.__setattr__(self, "labels", dict(scale.labels))
         return self
 
 
@@ -411,6 +552,12 @@ class McpSettings(_Section):
     contradictions with resolve) record as the acting agent. None: those tools refuse to write."""
 
     agent: str | None = Field(default=None, min_length=1, max_length=200)
+    # The server's clearance (no tool argument changes it): the highest sensitivity shown in
+    # full (None: context.max_sensitivity), the scopes it may see (empty: every scope), or
+    # unrestricted: true, every fact whatever its label or scope (a trusted single-user agent).
+    max_sensitivity: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    unrestricted: bool = False
 
     @field_validator("agent")
     @classmethod
@@ -442,6 +589,34 @@ class Settings(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+
+    @model_validator(mode="after")
+    def _sensitivities_are_known(self) -> "Settings":
+        scale = SensitivityScale.of(self.access.levels, self.access.labels)
+        for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
+                           ("context.max_sensitivity", self.context.max_sensitivity),
+                           ("mcp.max_sensitivity", self.mcp.max_sensitivity)):
+            if value is not None and not scale.known(value):
+                raise ValueError(f"{_CROSS_KEY}{key}: {value!r} is not a sensitivity of access.levels or "
+                                 f"access.labels ({scale.describe()})")
+        if self.mcp.unrestricted and (self.mcp.max_sensitivity is not None or self.mcp.scopes):
+            raise ValueError(f"{_CROSS_KEY}mcp.unrestricted: an unrestricted server has no clearance to set: "
+                             "drop mcp.max_sensitivity and mcp.scopes, or mcp.unrestricted")
+        return self
+
+    @field_validator("state_dir")
+    @classmethod
+    def _state_dir_can_be_a_directory(cls, v: Path) -> Path:
+        """A file where the state directory (or a folder above it) would go: said here, naming the
+        setting, rather than failing later as a bare FileExistsError on the first write."""
+        for p in (v, *v.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise ValueError(f"{p} is a file, not a directory: set state_dir (GRAPH_TRUST_STATE_DIR) to a "
+                                     "directory, or move the file away")
+                break
+        return v
 
     @model_validator(mode="after")
     def _guarded_statuses_are_tiers(self) -> "Settings":
@@ -461,7 +636,8 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("NEO4J_PASSWORD", "graph.password"),
     ("NEO4J_DATABASE", "graph.database"),
     ("GRAPHITI_TRUST_WEIGHT", "search.trust_weight"),
-    ("GRAPH_TRUST_REVIEW_DB", "review.path"),
+    ("GRAPH_TRUST_EMBEDDER", "search.embedder"),
+    ("GRAPH_TRUST_REVIEW_DB", "review.url"),
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
     ("GRAPH_TRUST_MCP_AGENT", "mcp.agent"),

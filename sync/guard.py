@@ -25,15 +25,15 @@ import json
 import sqlite3
 from datetime import datetime
 from itertools import groupby
-from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.temporal import from_json, iso, to_json
-from graph_trust.records import as_datetime
-from graph_trust.sync.confidence_store import ConfidenceStore
+from graph_trust.graph.temporal import as_datetime
+from graph_trust.review.db import Location
+from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
 CONTRADICTION_TYPE = "graphiti_invalidation"
@@ -180,7 +180,7 @@ def contradiction_key(item: dict[str, Any]) -> str:
             f"{iso(from_json(item['expired_at'])) or ''}")
 
 
-def record(settings: Settings, review_path: Path, items: list[dict[str, Any]]) -> tuple[int, str | None]:
+def record(settings: Settings, review_path: Location, items: list[dict[str, Any]]) -> tuple[int, str | None]:
     """Record each item as a contradiction open for review (``fact_contradictions``), once per
     edge and invalidation; returns (records added, why none could be written or None)."""
     if not items:

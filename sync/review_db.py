@@ -1,6 +1,8 @@
-"""The review DB (SQLite), read-only: open, schema check, column mapping, streaming reads.
+"""The review DB's candidates, read-only for sync: open, schema check, column mapping, streaming reads.
 
-Default schema (``init_review_db`` creates it; docs/sync.md documents it)::
+The review DB is an SQLite file or a PostgreSQL database (``review.url``; the connection is
+:class:`graph_trust.review.db.ReviewConn`). Default schema (``init_review_db`` creates it on
+either; docs/sync.md documents it)::
 
     candidates(id TEXT PRIMARY KEY, subject, predicate, object, fact, status,
                evidence_refs_json, group_id, updated_at, memory_type, sensitivity,
@@ -9,13 +11,23 @@ Default schema (``init_review_db`` creates it; docs/sync.md documents it)::
 A pipeline DB with other names works through ``settings.review``: ``table`` and
 ``columns`` (logical name -> actual column). Sync needs ``id``, ``status``,
 ``evidence_refs_json`` and ``updated_at``; the rest are used when present.
+
+Sync compares the review rows with its state store's copy in SQLite, the review DB ATTACHed
+(:meth:`ReviewDB.uri`). A PostgreSQL review DB is read for that once per open, in one
+``REPEATABLE READ`` snapshot streamed in batches into a local SQLite file (the columns sync reads;
+JSON, times and numbers as text and numbers), which is what gets ATTACHed.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
 import functools
 import hashlib
+import json
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,13 +35,10 @@ from urllib.parse import quote
 
 from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
-from graph_trust.graph.queries import check_identifier
+from graph_trust.review.candidates import open_candidates
+from graph_trust.review.db import Location, ReviewConn, run_script
 from graph_trust.sync.state import now_iso
 
-REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
-OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
-            "subject", "predicate", "object", "fact")
-LOCK_TIMEOUT_S = 5.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
@@ -52,135 +61,113 @@ CREATE INDEX IF NOT EXISTS candidates_updated_at ON candidates (updated_at);
 
 COLUMNS = ("id", "subject", "predicate", "object", "fact", "status", "evidence_refs_json",
            "group_id", "updated_at", "memory_type", "sensitivity", "scope", "confidence")
+# The review columns sync reads (logical names; see ReviewDB.select_sql): what a PostgreSQL review
+# DB's snapshot holds, with updated_at.
+REVIEW_FIELDS = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
+# PostgreSQL types whose values psycopg gives as SQLite holds them (text, integers, floats; numeric
+# through graph_trust.review.db's loader); the others go through plain()
+_SIMPLE_OIDS = frozenset({25, 1043, 1042, 19, 20, 21, 23, 700, 701, 1700})
+SNAPSHOT_BATCH = 5000  # rows per fetch of a PostgreSQL review DB's snapshot
 
 
-def init_review_db(path: str | Path) -> Path:
-    """Create a review DB with the documented schema at ``path`` (idempotent)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = sqlite3.connect(p)
-        with con:
-            con.executescript(SCHEMA)
-        con.close()
-    except sqlite3.Error as exc:
-        raise ReviewDBError(f"cannot create review DB {p}: {exc}") from None
-    return p
+def init_review_db(where: str | Path | Location) -> Path | str:
+    """Create a review DB with the documented schema at ``where`` (a path or a PostgreSQL URL;
+    idempotent). Returns its path (SQLite) or its URL (PostgreSQL)."""
+    with ReviewConn.open(where, create=True) as conn:
+        try:
+            conn.write(lambda c: run_script(c, SCHEMA))
+        except ReviewDBError as exc:
+            raise ReviewDBError(f"cannot create {exc}") from None
+        return conn.location.target if conn.pg else Path(conn.location.target)
 
 
-def insert_rows(path: str | Path, rows: list[dict[str, Any]]) -> int:
-    """Insert or replace candidate rows (dicts with the default column names) into ``path``."""
-    con = sqlite3.connect(path)
-    try:
-        with con:
-            con.executemany(
-                f"INSERT OR REPLACE INTO candidates ({', '.join(COLUMNS)}) "
-                f"VALUES ({', '.join(':' + c for c in COLUMNS)})",
-                [{c: r.get(c) for c in COLUMNS} | ({"updated_at": r["updated_at"]} if r.get("updated_at") else
-                                                   {"updated_at": now_iso()}) for r in rows],
-            )
-    finally:
-        con.close()
+def insert_rows(where: str | Path | Location, rows: list[dict[str, Any]]) -> int:
+    """Insert or replace candidate rows (dicts with the default column names) at ``where``."""
+    sql = (f"INSERT INTO candidates ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))}) "
+           f"ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:]))
+    defaults = {"evidence_refs_json": "[]"}  # (the column's default where a row gives none)
+    values = [tuple(r.get(c) if r.get(c) is not None else defaults.get(c) for c in COLUMNS[:8])
+              + (r.get("updated_at") or now_iso(),) + tuple(r.get(c) for c in COLUMNS[9:]) for r in rows]
+    with ReviewConn.open(where) as conn:
+        conn.write(lambda c: c.executemany(sql, values))
     return len(rows)
 
 
-def insert_records(path: str | Path, tables: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
-    """Insert rows into existing tables of the review DB at ``path`` (``{table: [row, ...]}``, rows
+def insert_records(where: str | Path | Location, tables: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    """Insert rows into existing tables of the review DB at ``where`` (``{table: [row, ...]}``, rows
     as dicts of column values), all in one transaction: the confidence records of a bulk load (the
     evaluation's draws; ``review init`` creates the tables). A table or column the DB lacks is a
     ReviewDBError naming it, and nothing is written. Returns the rows inserted per table."""
-    p = Path(path)
-    try:
-        con = sqlite3.connect(p)
-        try:
-            with con:
-                for table, rows in tables.items():
-                    have = ({r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
-                            if table.isidentifier() else set())
-                    if not have:
-                        raise ReviewDBError(f"review DB {p} has no table {table!r} (run graph-trust review init)")
-                    cols = list(dict.fromkeys(c for r in rows for c in r))
-                    missing = [c for c in cols if c not in have]
-                    if missing:
-                        raise ReviewDBError(f"review DB {p}: table {table!r} has no column {missing[0]!r}")
-                    if rows:
-                        names = ", ".join(f'"{c}"' for c in cols)
-                        marks = ", ".join("?" * len(cols))
-                        con.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})',
-                                        [tuple(r.get(c) for c in cols) for r in rows])
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise review_error(p, exc) from None
+    with ReviewConn.open(where) as conn:
+        def load(c: ReviewConn) -> None:
+            for table, rows in tables.items():
+                have = set(c.columns(table)) if table.isidentifier() else set()
+                if not have:
+                    raise ReviewDBError(f"review DB {c.location} has no table {table!r} (run graph-trust review init)")
+                cols = list(dict.fromkeys(col for r in rows for col in r))
+                missing = [col for col in cols if col not in have]
+                if missing:
+                    raise ReviewDBError(f"review DB {c.location}: table {table!r} has no column {missing[0]!r}")
+                if rows:
+                    names = ", ".join(f'"{col}"' for col in cols)
+                    c.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({", ".join("?" * len(cols))})',
+                                  [tuple(r.get(col) for col in cols) for r in rows])
+        conn.write(load)
     return {t: len(rows) for t, rows in tables.items()}
 
 
-def review_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:
-    """One clear line for an SQLite error on the review DB."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return ReviewDBError(f"review DB {path} is locked by a writer ({text}); retry when the pipeline's "
-                             "write finishes")
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return ReviewDBError(f"review DB {path} is corrupt or not an SQLite database ({text})")
-    if "unable to open" in text:
-        return ReviewDBError(f"review DB {path} cannot be opened ({text})")
-    return ReviewDBError(f"review DB {path}: {text}")
+def _plain_rows(rows: list[tuple], need: list[int]) -> list[tuple]:
+    """``rows`` with :func:`plain` applied to the columns ``need`` (the others pass without a copy)."""
+    if not need:
+        return rows
+    return [tuple(plain(v) if i in need else v for i, v in enumerate(r)) for r in rows]
+
+
+def plain(value: Any) -> Any:
+    """A value of a PostgreSQL row as SQLite would hold it: JSON documents as their text, times as
+    ISO 8601 text, decimals as floats; text, numbers, bytes and NULL as they are."""
+    if value is None or isinstance(value, (str, int, float, bytes)):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    if isinstance(value, _dt.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, memoryview):
+        return bytes(value)
+    return str(value)
 
 
 class ReviewDB:
     """A read-only connection to the review DB with the logical -> actual column mapping."""
 
-    def __init__(self, path: Path, table: str, columns: dict[str, str | None], con: sqlite3.Connection):
-        self.path = path
+    def __init__(self, location: Location, table: str, columns: dict[str, str | None], conn: ReviewConn):
+        self.location = location
         self.table = table
         self.columns = columns  # logical -> actual column (None: absent)
-        self.con = con
+        self.conn = conn
+        self._snapshot_dir: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The review DB as messages name it (a file path, or a PostgreSQL URL without password)."""
+        return self.location.display
 
     @classmethod
-    def open(cls, path: str | Path | None, review: ReviewSettings) -> ReviewDB:
-        """Open ``path`` read-only and check the table and required columns exist."""
-        raw = path or review.path
-        if raw is None:
-            raise ReviewDBError("no review DB given: pass --review-db PATH, set GRAPH_TRUST_REVIEW_DB or review.path")
-        p = Path(raw).expanduser()
-        if not p.is_file():
-            raise ReviewDBError(f"review DB {p} does not exist")
-        try:
-            table = check_identifier(review.table, "review.table")
-            mapping = {k: check_identifier(v, f"review.columns.{k}") for k, v in review.columns.items()}
-        except ValueError as exc:
-            raise ReviewDBError(str(exc)) from None
-        unknown = sorted(set(mapping) - set(REQUIRED) - set(OPTIONAL))
-        if unknown:
-            raise ReviewDBError(f"review.columns has unknown logical name(s): {', '.join(unknown)} "
-                                f"(known: {', '.join(REQUIRED + OPTIONAL)})")
-        try:
-            con = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True,
-                                  timeout=LOCK_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
-        except sqlite3.Error as exc:
-            raise review_error(p, exc) from None
-        if not cols:
-            con.close()
-            raise ReviewDBError(f"review DB {p} has no table {table!r} (set review.table)")
-        resolved: dict[str, str | None] = {}
-        missing = []
-        for logical in REQUIRED + OPTIONAL:
-            actual = mapping.get(logical, logical)
-            if actual in cols:
-                resolved[logical] = actual
-            elif logical in REQUIRED:
-                missing.append(actual if actual == logical else f"{actual} (mapped from {logical})")
-            else:
-                resolved[logical] = None
-        if missing:
-            con.close()
-            raise ReviewDBError(f"review DB {p} table {table!r} lacks required column(s): {', '.join(missing)}")
-        return cls(p, table, resolved, con)
+    def open(cls, where: str | Path | Location | None, review: ReviewSettings) -> ReviewDB:
+        """Open ``where`` (default: the settings' ``review.url`` / ``review.path``) read-only and
+        check the table and required columns exist."""
+        conn, cand = open_candidates(where, review, readonly=True)
+        return cls(conn.location, cand.table, cand.columns, conn)
 
     def close(self) -> None:
-        self.con.close()
+        self.conn.close()
+        if self._snapshot_dir is not None:
+            shutil.rmtree(self._snapshot_dir, ignore_errors=True)
+            self._snapshot_dir = None
 
     def __enter__(self) -> ReviewDB:
         return self
@@ -188,58 +175,99 @@ class ReviewDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def select_sql(self, fields: tuple[str, ...], since: bool = False, schema: str = "main",
+    def select_sql(self, fields: tuple[str, ...], since: bool = False, schema: str | None = "main",
                    ordered: bool = True) -> str:
         """``SELECT`` of ``fields`` (logical names; absent optional columns read as NULL), in id
         order unless not ``ordered`` (then in the table's own order: one read per row, not an
-        index walk plus a table read); with ``since``, only rows whose ``updated_at`` is at or
-        after ``:since`` (rows whose ``updated_at`` is NULL or not a date are always included:
-        they cannot be ordered)."""
+        index walk plus a table read); with ``since`` (SQLite), only rows whose ``updated_at`` is
+        at or after ``:since`` (rows whose ``updated_at`` is NULL or not a date are always
+        included: they cannot be ordered). ``schema`` None: the table unqualified."""
         parts = []
         for name in fields:
             actual = self.columns.get(name)
             parts.append(f'"{actual}" AS {name}' if actual else f"NULL AS {name}")
-        sql = f'SELECT {", ".join(parts)} FROM {schema}."{self.table}"'
+        where = f'{schema}."{self.table}"' if schema else f'"{self.table}"'
+        sql = f'SELECT {", ".join(parts)} FROM {where}'
         if since:
             col = f'"{self.columns["updated_at"]}"'
             sql += f" WHERE {col} IS NULL OR julianday({col}) IS NULL OR julianday({col}) >= julianday(:since)"
         return sql + (f' ORDER BY "{self.columns["id"]}"' if ordered else "")
 
-    def iter_batches(self, since: str | None = None, batch_size: int = 1000,
+    def iter_batches(self, batch_size: int = 1000,
                      fields: tuple[str, ...] = ("id", "status", "evidence_refs_json", "group_id",
                                                 "memory_type", "sensitivity", "scope")) -> Iterator[list[dict]]:
         """Stream candidate rows in id order, ``batch_size`` at a time, in one read snapshot."""
-        try:
-            cur = self.con.execute(self.select_sql(fields, since is not None), {"since": since})
-            names = [d[0] for d in cur.description]
-            while True:
-                rows = cur.fetchmany(batch_size)
-                if not rows:
-                    return
-                yield [dict(zip(names, r)) for r in rows]
-        except sqlite3.Error as exc:
-            raise review_error(self.path, exc) from None
+        for names, rows in self._stream(self.select_sql(fields, schema=None), batch_size):
+            yield [dict(zip(names, r)) for r in rows]
+
+    def _stream(self, sql: str, batch_size: int) -> Iterator[tuple[list[str], list[tuple]]]:
+        """(column names, rows) batches of ``sql``, all in one read snapshot, values as SQLite
+        holds them (:func:`plain`)."""
+        c = self.conn
+        with c.snapshot():
+            try:
+                if c.pg:
+                    with c.raw.cursor(name="graph_trust_review_read") as cur:
+                        cur.itersize = batch_size
+                        cur.execute(sql)
+                        names = [d[0] for d in cur.description]
+                        need = [i for i, d in enumerate(cur.description) if d.type_code not in _SIMPLE_OIDS]
+                        while rows := cur.fetchmany(batch_size):
+                            yield names, _plain_rows(rows, need)
+                else:
+                    cur = c.raw.execute(sql)
+                    names = [d[0] for d in cur.description]
+                    while rows := cur.fetchmany(batch_size):
+                        yield names, rows
+            except c.errors as exc:
+                raise c.error(exc) from None
 
     @functools.cached_property
     def unique_ids(self) -> bool:
         """Whether the id column is declared unique: the table's sole primary key or a one-column
         unique index (a view, or a table without either, may repeat ids). Read once per open."""
-        col, table = self.columns["id"], self.table
-        try:
-            if [r[1] for r in self.con.execute(f'PRAGMA table_info("{table}")') if r[5]] == [col]:
-                return True
-            for _, name, unique, _, partial in self.con.execute(f'PRAGMA index_list("{table}")'):
-                if unique and not partial and [r[2] for r in self.con.execute(f'PRAGMA index_info("{name}")')] == [col]:
-                    return True
-        except sqlite3.Error as exc:
-            raise review_error(self.path, exc) from None
-        return False
+        return [self.columns["id"]] in self.conn.unique_keys(self.table)
 
     def uri(self) -> str:
-        """Read-only URI of the file (to ATTACH it to the state store's connection)."""
-        return f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        """Read-only URI of an SQLite file holding the review table (to ATTACH it to the state
+        store's connection): the review DB itself, or the snapshot of a PostgreSQL one."""
+        if not self.conn.pg:
+            return f"file:{quote(str(Path(self.location.target).resolve()))}?mode=ro"
+        if self._snapshot_dir is None:
+            self._snapshot_dir = tempfile.mkdtemp(prefix="graph-trust-review-")
+            try:
+                self._write_snapshot(Path(self._snapshot_dir) / "review.sqlite3")
+            except BaseException:
+                shutil.rmtree(self._snapshot_dir, ignore_errors=True)
+                self._snapshot_dir = None
+                raise
+        return f"file:{quote(str(Path(self._snapshot_dir) / 'review.sqlite3'))}?mode=ro"
+
+    def _write_snapshot(self, path: Path) -> None:
+        """The columns sync reads (``REVIEW_FIELDS`` and ``updated_at``) of the review table, read in
+        one snapshot, into an SQLite file of the same table and column names."""
+        cols = [c for c in dict.fromkeys(self.columns.get(f) for f in (*REVIEW_FIELDS, "updated_at")) if c]
+        decl = ", ".join(f'"{c}"' for c in cols)  # (no key: sync looks rows up in its own copy, not here)
+        out = sqlite3.connect(path, isolation_level=None)
+        try:
+            out.execute("PRAGMA journal_mode = OFF")
+            out.execute("PRAGMA synchronous = OFF")
+            out.execute(f'CREATE TABLE "{self.table}" ({decl})')
+            insert = f'INSERT INTO "{self.table}" VALUES ({", ".join("?" * len(cols))})'
+            out.execute("BEGIN")
+            names = ", ".join(f'"{c}"' for c in cols)
+            for _, rows in self._stream(f'SELECT {names} FROM "{self.table}"', SNAPSHOT_BATCH):
+                out.executemany(insert, rows)
+            out.execute("COMMIT")
+        finally:
+            out.close()
+
+    @property
+    def identity(self) -> str:
+        """The review DB's name for keys: the resolved file path, or the URL without password."""
+        return self.location.display if self.conn.pg else str(Path(self.location.target).resolve())
 
     def source_key(self) -> str:
-        """Identity of this review source (path, table, mapping) for the state store's copy."""
+        """Identity of this review source (location, table, mapping) for the state store's copy."""
         cols = ",".join(f"{k}={v}" for k, v in sorted(self.columns.items()) if v)
-        return hashlib.sha256(f"{self.path.resolve()}|{self.table}|{cols}".encode()).hexdigest()[:16]
+        return hashlib.sha256(f"{self.identity}|{self.table}|{cols}".encode()).hexdigest()[:16]

@@ -42,18 +42,21 @@ from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
-from graph_trust.sync.confidence_trust import blend_of, score_all, store_confidence
+from graph_trust.sync.confidence.trust import blend_of, score_all, store_confidence
 from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource, full_diff_done, load_tiers,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
 from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
+from graph_trust.access.sensitivity import scale_of
+from graph_trust.sync.labels import unknown_sensitivity
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.overlap import PIPELINE_DEPTH, in_thread, started
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.recovery import recover_dead_runs
-from graph_trust.sync.report import GUARD_HINT, RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
+from graph_trust.sync.report import (GUARD_HINT, RELINK_HINT, REPORT_LIMIT, RUN_COUNTERS, SyncReport,
+                                     unknown_groups_hint)
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
@@ -131,7 +134,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
         finally:
             checkpoint.join()  # normally long done
         report.duration_s = round(time.monotonic() - t0, 3)
-        store.finish_run(run_id, "ok", job.counts())
+        job.recorded(store.finish_run(run_id, "ok", job.counts()))
         return report
 
 
@@ -160,10 +163,19 @@ class _SyncJob:
         self.written: dict[str, int] = {}  # graph -> edges this run wrote (set or cleared)
 
     def counts(self) -> dict[str, Any]:
+        """The report's counters, as ``graph-trust runs`` lists them (those of what the run changed
+        are counted from its journal when they are recorded: :mod:`~graph_trust.sync.run_counts`)."""
         r = self.report
-        return {k: getattr(r, k) for k in ("candidates_read", "edges_set", "edges_unchanged", "edges_cleared",
-                                           "entities_updated", "unmatched_count", "quarantined_count",
-                                           "drift_healed", "trusted_invalidated_count", "trusted_restored", "batches")}
+        return {k: getattr(r, k) for k in RUN_COUNTERS}
+
+    def recorded(self, counts: dict[str, Any]) -> None:
+        """The report says what the run's record says (its journal's counts, for a real run)."""
+        for k in RUN_COUNTERS:
+            setattr(self.report, k, counts[k])
+
+    def _checkpoint(self) -> None:
+        """Record the counters so far: a run killed outright is listed with them."""
+        self.store.update_counts(self.report.run_id, self.counts())
 
     async def settle_after_failure(self) -> None:
         """Best effort: let the write in flight finish, then settle this run's pending batches now
@@ -205,6 +217,7 @@ class _SyncJob:
             await asyncio.gather(*self._checksums.values(), return_exceptions=True)
             raise
         self._lap("candidates")
+        self._checkpoint()
         if not r.dry_run and (exact or self._new_graphs(graphs)):
             await ensure_uuid_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
@@ -221,6 +234,7 @@ class _SyncJob:
             with self.store.tx() as c:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_key, now_iso()))
         self._lap("graph_state")
+        self._checkpoint()
         everything = self._everything or exact
         self.work.build(everything=everything)
         over = self.work.over_clear_limit(self.settings.sync.max_clear, everything=everything)
@@ -246,9 +260,11 @@ class _SyncJob:
                 c.execute("INSERT INTO sync_unmatched SELECT ?, graph, uuid FROM temp.unmatched", (self.source,))
                 full_diff_done(c, self.source)
         self._lap("edges")
+        self._checkpoint()
         if self.settings.guard.enabled:
             await self._guard(graphs)
             self._lap("guard")
+            self._checkpoint()
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
                 buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
@@ -291,7 +307,7 @@ class _SyncJob:
         r = self.report
         items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings)
         if items and not r.dry_run:
-            r.contradictions_recorded, why = guard.record(self.settings, self.review.path, items)
+            r.contradictions_recorded, why = guard.record(self.settings, self.review.location, items)
             if self.settings.guard.restore_trusted:
                 r.trusted_restored = await guard.restore(self.writer, self.graphs, items, self.batch_size)
         else:
@@ -313,9 +329,12 @@ class _SyncJob:
         # reads only the review DB) while the candidates are refreshed; then the moved ones are stored
         with ThreadPoolExecutor(1) as pool:  # (on an error the pool waits for the scoring to end)
             scoring = pool.submit(self._score) if self.blend else None
-            r.candidates_read, self._everything = refresh_candidates(
+            r.candidates_changed, self._everything = refresh_candidates(
                 self.store, src, graph_key=self.graph_key, full=r.full,
                 progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
+            # every review row was read and compared with the copy, which now holds one per candidate
+            r.candidates_read = self.con.execute("SELECT count(*) FROM sync_candidates WHERE source = ?",
+                                                 (self.source,)).fetchone()[0]
             if scoring is not None:
                 t = time.monotonic()
                 ids, scores = scoring.result()
@@ -323,6 +342,7 @@ class _SyncJob:
                                                         touch=not self._everything, params=src.params())
                 r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # what it adds after the refresh
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
+        r.unknown_sensitivity = unknown_sensitivity(self.store, self.source, scale_of(self.settings))
         with self.store.tx() as c:
             c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.sync import confidence_store, sync_runs
+from graph_trust.sync import sync_runs
+from graph_trust.sync.confidence import store as confidence_store
 from graph_trust.sync.relink import RUN_KIND as RELINK
 from graph_trust.sync.run_kinds import RunKind
 

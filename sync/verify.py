@@ -24,7 +24,7 @@ from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.aggregate import aggregate, same_score
-from graph_trust.sync.confidence_trust import blend_of
+from graph_trust.sync.confidence.trust import blend_of
 from graph_trust.sync.desired import ReviewSource, exact_candidates, refresh_candidates, source_for
 from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen

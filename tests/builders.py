@@ -113,10 +113,8 @@ def copy_recipe(recipe, limit: int):
 
 
 def reference_recipe(recipe, limit: int):
-    """A private copy of a trust recipe with seed 002's exact formula (``graphiti.REFERENCE``)."""
-    from graph_trust import trust_search as gt
-
-    return copy_recipe(recipe, limit).model_copy(update=gt.REFERENCE)
+    """A private copy of a trust recipe with seed 002's exact formula (``profile: reference``)."""
+    return copy_recipe(recipe, limit).model_copy(update={"profile": "reference"})
 
 
 async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits=(3, 5, 10)) -> int:
@@ -125,7 +123,7 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
     same items, same order, same scores. Returns how many items were compared."""
     from graphiti_core.search import search_config_recipes as recipes
 
-    from graph_trust import trust_search as gt
+    from graph_trust.search import trust_search as gt
 
     compared = 0
     for vanilla_recipe, trust_recipe in [(recipes.EDGE_HYBRID_SEARCH_RRF, gt.EDGE_HYBRID_SEARCH_RRF_TRUST),
@@ -141,3 +139,16 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
             assert len(ours.edge_explanations) == len(ours.edges)
             compared += len(vanilla.edges) + len(vanilla.nodes)
     return compared
+
+
+def sample_as_group(group: str) -> dict:
+    """The bundled sample's demo group under another group id (on FalkorDB: its own graph), so a
+    test can load it with any embedder without meeting another test's copy on the shared server."""
+    from graph_trust.demo.sample import demo_group, sample_graph
+
+    data = sample_graph()
+    main = demo_group()
+    data["entities"] = [dict(e, group_id=group) for e in data["entities"] if e["group_id"] == main]
+    data["edges"] = [dict(e, group_id=group) for e in data["edges"] if e["group_id"] == main]
+    data["groups"], data["demo_group"] = [group], group
+    return data

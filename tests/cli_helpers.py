@@ -8,6 +8,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import pytest
+
+from graph_trust.cli.main import main
+
 
 @dataclass
 class Result:
@@ -25,3 +29,14 @@ def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = N
     proc = subprocess.run([sys.executable, "-m", "graph_trust", *args], env={**base, **(env or {})},
                           input=input, capture_output=True, text=True, cwd=cwd, timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_inproc(args, cwd, monkeypatch, capsys):
+    """The CLI's entry point in this process (no interpreter start per case): (code, out, err)."""
+    monkeypatch.chdir(cwd)
+    for var in ("GRAPH_TRUST_CONFIG", "GRAPH_TRUST_GRAPH", "GRAPHITI_TRUST_WEIGHT", "NEO4J_URI"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err

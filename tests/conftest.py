@@ -6,13 +6,34 @@ other's data while sharing one server process.
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase
+from hypothesis import settings as hypothesis_settings
 
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.embedded import EmbeddedServer
+
+
+GRAPH_FIXTURES = frozenset({"falkor_server", "bolt_server"})
+
+if "MUTANT_UNDER_TEST" in os.environ:
+    # Under mutmut (docs/development.md, "Mutation testing") every run draws the same examples, so
+    # the scores table is reproducible; no example fails on time (a slow mutant is not a caught one),
+    # and a failing example is not shrunk (the failure is all a mutation run needs).
+    hypothesis_settings.register_profile("mutation", derandomize=True, deadline=None, database=None,
+                                         phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    hypothesis_settings.load_profile("mutation")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use a graph server ``graph`` (``-m "not graph"`` leaves them out)."""
+    for item in items:
+        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.graph)
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +59,7 @@ def unique() -> str:
 
 # The sync machinery tests (journal, rollback, limits, counts) are written for tiers that clear
 # rejected and expired edges (null). The default tiers (0.0 with trust_status: negative evidence
-# search can see) are tested in tests/test_negative_evidence.py.
+# search can see) are tested in tests/search/test_negative_evidence.py.
 CLEARING_TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None, "expired": None}
 
 
@@ -110,3 +131,38 @@ def bolt_settings(bolt, tmp_path: Path) -> Settings:
                    "sync.tiers": dict(CLEARING_TIERS)},
         environ={},
     )
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 16 for the session (the pgserver wheel: a child process on a unix socket
+    under a temp dir, no TCP port), stopped and removed at the end."""
+    import shutil
+    import tempfile
+
+    import pgserver
+
+    where = tempfile.mkdtemp(prefix="gt-pg-")  # (short: unix socket paths are limited to ~100 bytes)
+    server = pgserver.get_server(where, cleanup_mode="stop")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def new_pg_database(pg_server, name: str) -> str:
+    """A fresh database on the session's PostgreSQL; returns its URL."""
+    import psycopg
+
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+    return pg_server.get_uri(name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def review_url(request, tmp_path: Path, unique: str) -> str:
+    """An empty review DB location on each backend: an SQLite path, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "review.sqlite3")
+    return new_pg_database(request.getfixturevalue("pg_server"), f"r_{unique}")

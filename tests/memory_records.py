@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph_trust.records import MemoryRecord
+from graph_trust.search.records import MemoryRecord
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph_trust.embedder import HashingEmbedder
+from graph_trust.clients.hashing import HashingEmbedder
 
 
 class RecordingEmbedder(HashingEmbedder):

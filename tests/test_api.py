@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 
 from graph_trust import api
-from graph_trust.access import TrustContext
+from graph_trust.access.trust_context import TrustContext
 from graph_trust.graph.connection import open_graph
-from graph_trust.embedder import HashingEmbedder, make_embedder
+from graph_trust.clients.factory import make_embedder
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.errors import ConfigError
-from graph_trust.sample import demo_group, demo_queries, load_sample
+from graph_trust.demo.sample import demo_group, demo_queries, load_sample
 from recording_embedder import RecordingEmbedder
 
 
@@ -22,7 +23,7 @@ def test_make_embedder_builds_the_configured_one(settings):
     assert type(make_embedder(settings)) is HashingEmbedder
     settings.search.embedder = SPEC
     assert type(make_embedder(settings)) is RecordingEmbedder
-    for bad in ("nocolon", "no_such_module_here:x", "graph_trust.embedder:no_such_factory", ":x", "m:"):
+    for bad in ("nocolon", "no_such_module_here:x", "graph_trust.clients.hashing:no_such_factory", ":x", "m:"):
         settings.search.embedder = bad
         with pytest.raises(ConfigError, match="search.embedder"):
             make_embedder(settings)
@@ -50,21 +51,6 @@ async def test_search_and_context_embed_the_query_with_the_configured_embedder(s
         RecordingEmbedder.seen.clear()
         await run(query + " ")  # a fresh request (the policy cache is keyed by the query)
         assert query + " " in RecordingEmbedder.seen
-
-
-def test_moved_names_still_import_and_are_the_same_objects():
-    from graph_trust import pipeline, ranked_search, service, session
-    from graph_trust import embedder as embedder_module
-
-    assert service.make_embedder is embedder_module.make_embedder
-    assert service.open_graphiti is session.open_graphiti
-    assert service.resolve_groups is session.resolve_groups and service.existing_groups is session.existing_groups
-    assert service.search is ranked_search.search is api.search
-    assert service.search_config is ranked_search.search_config is api.search_config
-    assert service.composite_rank is ranked_search.composite_rank is api.composite_rank
-    assert pipeline.search_config_for is ranked_search.search_config_for
-    assert pipeline.max_fused_for is ranked_search.max_fused_for
-    assert api.build_context is pipeline.build_context and api.context is pipeline.context_for_settings
 
 
 def test_the_api_names_every_command():

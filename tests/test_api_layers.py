@@ -82,11 +82,11 @@ def _mine(name: str) -> bool:
 
 
 def test_the_tree_is_read(tmp_path):
-    assert {"graph_trust.api", "graph_trust.cli.search", "graph_trust.sync.runner", "graph_trust.pipeline"} <= set(MODULES)
+    assert {"graph_trust.api", "graph_trust.cli.search", "graph_trust.sync.runner", "graph_trust.context.agent"} <= set(MODULES)
     assert ("graph_trust.api", True) in {(t, top) for t, top, _ in _imports(MODULES["graph_trust.cli.search"])}
     planted = tmp_path / "m.py"
     planted.write_text("import os\nfrom graph_trust import api\nfrom graph_trust.config import Settings\n"
-                       "if TYPE_CHECKING:\n    from graph_trust.pipeline import x\n"
+                       "if TYPE_CHECKING:\n    from graph_trust.context.agent import x\n"
                        "def f():\n    from graph_trust.sync.runner import run_sync\n"
                        "    g = lambda: __import__('x')\n", encoding="utf-8")
     assert _imports(planted) == [("graph_trust.api", True, 2), ("graph_trust.config", True, 3),
@@ -158,3 +158,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_cycle_finder_finds_a_planted_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_top_level_holds_only_the_entry_point_settings_and_errors():
+    """Each stage lives in its own folder (docs/development.md): graph_trust/ itself holds only the
+    library entry point, the settings, the errors and the package's own files."""
+    top = {p.name for p in (ROOT / "graph_trust").glob("*.py")}
+    assert top == {"__init__.py", "__main__.py", "api.py", "config.py", "errors.py"}

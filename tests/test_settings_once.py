@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from graph_trust import api
-from graph_trust.access import TrustContext
+from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import RANKING_KEYS, RankingSettings, SearchSettings, load_settings
 from graph_trust.errors import ConfigError
-from graph_trust.trust_search import TrustSearchConfig, check_weight, env_trust_weight
-from graph_trust.agent_context import ContextOptions, context_from_records
+from graph_trust.search.trust_search import TrustSearchConfig, check_weight, env_trust_weight
+from graph_trust.context.agent import ContextOptions, context_from_records
 from memory_records import NOW
 from test_context_order import SETTINGS, _shape, pools
 

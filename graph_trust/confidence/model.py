@@ -1,7 +1,7 @@
 """The factor matrix of many facts at once: each factor's numpy form over aligned arrays.
 
 This is the set-wise entry point (sync, ``stale``, learning): a caller gathers the raw inputs
-of n facts into :class:`FactorInputs` (``graph_trust.sync.confidence_store.gather`` does it
+of n facts into :class:`FactorInputs` (``graph_trust.sync.confidence.store.gather`` does it
 from the review DB) and gets an (n, 7) matrix in ``composite.FACTORS`` order; one fact is the
 case n = 1, so the operator commands and sync share this path.
 """

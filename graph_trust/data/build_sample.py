@@ -1,7 +1,7 @@
 """Generate the bundled demo data: ``sample_graph.json`` and ``sample_review.json``.
 
 Kept in the repository so the data can be regenerated and reviewed; never imported at run
-time (``graph_trust.sample`` reads the JSON). Deterministic: a fixed seed, ``uuid5`` ids and
+time (``graph_trust.demo.sample`` reads the JSON). Deterministic: a fixed seed, ``uuid5`` ids and
 fixed timestamps, so rerunning it rewrites byte-identical files::
 
     python graph_trust/data/build_sample.py          # rewrite both files
@@ -442,8 +442,11 @@ def build_eu(rng: random.Random) -> Builder:
 # --- the review DB -----------------------------------------------------------------------
 
 STATUS_TRUST_ORDER = ["promoted", "corroborated", "candidate", "rejected", "expired"]
-MEMORY_TYPES = ["semantic", "procedural", "episodic"]
-SENSITIVITY = ["public", "internal", "internal", "confidential"]
+# Sensitivity labels the default configuration knows (access.levels), so that with the default
+# clearance (medium) an agent sees every reviewed fact of the sample.
+SENSITIVITY = ["public", "low", "low", "medium"]
+# Every edge of the sample states a fact about the estate (graph-trust's memory type "fact").
+MEMORY_TYPE = "fact"
 
 
 def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
@@ -457,6 +460,7 @@ def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
         ref = {"evidence_id": evidence_id or edge["uuid"], "kind": "graphiti_edge"}
         if note:
             ref["note"] = note
+        rng.randrange(3)  # one draw per row here keeps every later random value of the data where it is
         rows.append({
             "id": f"cand-{n:04d}",
             "subject": names[edge["source"]],
@@ -467,7 +471,7 @@ def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
             "evidence_refs_json": json.dumps([ref]),
             "group_id": edge["group_id"],
             "updated_at": _iso(updated),
-            "memory_type": rng.choice(MEMORY_TYPES),
+            "memory_type": MEMORY_TYPE,
             "sensitivity": rng.choice(SENSITIVITY),
             "scope": "team" if edge["name"] in ("OWNED_BY", "MEMBER_OF", "LEADS", "ON_CALL_FOR") else "org",
             "confidence": confidence if confidence is not None else round(rng.uniform(0.55, 0.99), 2),
@@ -577,8 +581,8 @@ def check_demo(review: list[dict], weight: float = 0.15, limit: int = 5) -> None
     from graphiti_core.search.search_utils import edge_fulltext_search, edge_similarity_search
 
     from graph_trust.graph.embedded import EmbeddedServer
-    from graph_trust.offline import make_graphiti
-    from graph_trust.sample import load_sample
+    from graph_trust.clients.offline import make_graphiti
+    from graph_trust.demo.sample import load_sample
 
     trust: dict[str, tuple[float, str]] = {}
     for r in review:

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, load_judged
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, contested_pairs, draw_confidence, draw_review
 from graph_trust.eval.report import EvalReport
 from graph_trust.eval.runner import Progress, methods_for, rank_bundled_draw, rank_configured, wants_confidence
-from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
+from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
 
 MAX_DRAWS = 100
 
@@ -42,7 +43,8 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
     graph, rankings = await rank_configured(settings, judged, methods, progress=progress, confidence_trust=override)
     return EvalReport.build(mode="judged", graph=graph, settings=dict(sets or {}),
                             rank_const=settings.search.rank_const, draws=[], judged=judged, methods=methods,
-                            rankings=[rankings], default_weight=settings.search.trust_weight)
+                            rankings=[rankings], default_weight=settings.search.trust_weight,
+                            embedder=settings.search.embedder)
 
 
 async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: list[str],
@@ -51,8 +53,10 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
                            rank_consts: list[float] | None = None, settle_s: float = 60.0,
                            progress: Progress | None = None,
-                           confidence_trust: ConfidenceTrust | None = None) -> EvalReport:
-    """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``).
+                           confidence_trust: ConfidenceTrust | None = None,
+                           embedder: str = "hashing") -> EvalReport:
+    """The shipped set over ``draws`` review draws (seeds ``seed .. seed+draws-1``), its graph
+    embedded and searched by ``embedder`` (``hashing`` or ``wordllama``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
     keeps the first 12 queries (for smoke tests). ``settle_s`` bounds the wait for the fulltext
@@ -62,6 +66,10 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
     ``confidence_trust`` reads them."""
     if not 1 <= draws <= MAX_DRAWS:
         raise InputError(f"--draws must be between 1 and {MAX_DRAWS}, got {draws}")
+    if embedder not in BUILTIN_EMBEDDERS:
+        raise InputError(f"--embedder: unknown embedder {embedder!r}: the bundled set is embedded by "
+                         f"{' or '.join(BUILTIN_EMBEDDERS)}")
+    embedder_named(embedder)  # a missing optional extra fails here, before any graph work
     data = bundled()
     judged = data.judged
     pairs = contested_pairs(judged.queries, judged.qrels)  # every query's, --quick or not
@@ -80,7 +88,8 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
         counts.append({t: len(r) for t, r in records.items()} if records else None)
         results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
                                                sync_rows=sync_rows, settle_s=settle_s, progress=progress,
-                                               records=records, confidence_trust=confidence_trust))
+                                               records=records, confidence_trust=confidence_trust,
+                                               embedder=embedder, label=f"draw {d + 1}/{draws} {embedder}"))
     return EvalReport.build(
         mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
         settings=dict(sets or {}), rank_const=settings.search.rank_const,
@@ -88,4 +97,4 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
                 "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle}
                | ({"confidence_records": n} if n else {}) for r, n in zip(results, counts, strict=True)],
         judged=judged, methods=methods, rankings=[r.rankings for r in results],
-        default_weight=settings.search.trust_weight)
+        default_weight=settings.search.trust_weight, embedder=embedder)

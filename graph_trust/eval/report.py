@@ -48,16 +48,18 @@ class EvalReport:
     class_rows: list[dict[str, Any]] = field(default_factory=list)
     recommendation: dict[str, Any] = field(default_factory=dict)
     default_weight: float | None = None  # search.trust_weight of the run: names the configured ranking
+    embedder: str | None = None  # what embedded the graph and the queries (search.embedder)
 
     @classmethod
     def build(cls, *, mode: str, graph: str, settings: dict[str, Any], rank_const: float,
               draws: list[dict[str, Any]], judged: JudgedSet, methods: list[Method],
-              rankings: list[dict[str, dict[str, list[str]]]], default_weight: float | None = None) -> EvalReport:
+              rankings: list[dict[str, dict[str, list[str]]]], default_weight: float | None = None,
+              embedder: str | None = None) -> EvalReport:
         per_draw = [{m.name: per_query(r[m.name], judged) for m in methods} for r in rankings]
         wrong = [{m.name: {q.id: wrong_first(r[m.name].get(q.id, []), q, judged.qrels[q.id])
                            for q in judged.queries} for m in methods} for r in rankings]
         rep = cls(mode, graph, settings, rank_const, draws, judged, methods, per_draw, wrong,
-                  default_weight=default_weight)
+                  default_weight=default_weight, embedder=embedder)
         rep._summarize()
         return rep
 
@@ -141,7 +143,8 @@ class EvalReport:
         failed, so an empty recommendation says why."""
         rows = {r["name"]: r for r in self.method_rows}
         van = rows["vanilla"]
-        others = [r for r in self.method_rows if r["kind"] != "vanilla"]
+        # the noreview row shows what the rules do without review; it is not a setting to recommend
+        others = [r for r in self.method_rows if r["kind"] not in ("vanilla", "noreview")]
         configured = self._configured()
         if configured is not None:
             allowed, against = configured["vs_vanilla"]["clean_losses"]["mean"], f"the configured {configured['name']}"
@@ -199,6 +202,7 @@ class EvalReport:
             "version": JSON_VERSION,
             "mode": self.mode,
             "graph": self.graph,
+            "embedder": self.embedder,
             "settings": self.settings,
             "rank_const": self.rank_const,
             "limit": 10,

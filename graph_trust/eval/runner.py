@@ -4,19 +4,19 @@ Methods:
 
 - ``vanilla``: graphiti-core's own ``Graphiti.search_`` with its ``EDGE_HYBRID_SEARCH_RRF``
   recipe (the baseline; unaffected by graph-trust's settings);
-- ``trust@W``: :func:`graph_trust.trust_search.trust_search` with the configured recipe
-  (:func:`graph_trust.ranked_search.search_config`) and ``trust_weight=W``;
-- ``composite``: the composite rank (:func:`graph_trust.ranked_search.composite_rank`) over the
+- ``trust@W``: :func:`graph_trust.search.trust_search.trust_search` with the configured recipe
+  (:func:`graph_trust.search.ranked.search_config`) and ``trust_weight=W``;
+- ``composite``: the composite rank (:func:`graph_trust.search.ranked.composite_rank`) over the
   trust search's pool at the configured settings;
 - ``confidence``: the trust search at the configured weight, each fact ranked by the trust a sync
   in ``sync.trust_mode: confidence`` writes (``tier * (1 - w + w * confidence)``), read from the
-  review DB's records (a :data:`graph_trust.review_hooks.ConfidenceTrust` handed in) instead of
+  review DB's records (a :data:`graph_trust.review.hooks.ConfidenceTrust` handed in) instead of
   the stored ``trust_score``. Nothing is written, so it reads the same graph state as the others:
   a second sync would re-index the edges it writes and move FalkorDB's fulltext order.
 
 Every method of one run reads the same graph state: the bundled mode syncs first and ranks
 after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike. The
-sync is handed in (a :data:`graph_trust.review_hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
+sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
 job): the evaluation, beside search, does not import the sync job.
 """
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import tempfile
 import time
@@ -37,28 +38,31 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.connection import open_graph
-from graph_trust.embedder import HashingEmbedder, make_embedder
+from graph_trust.clients.factory import embedder_named, make_embedder
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
-from graph_trust.review_hooks import ConfidenceTrust, ReviewSync
-from graph_trust.trust_search import TrustOverride, trust_search
-from graph_trust.offline import make_graphiti
-from graph_trust.ranked_search import composite_rank, search_config, search_config_for
-from graph_trust.sample import load_sample
-from graph_trust.session import open_graphiti, resolve_groups
+from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
+from graph_trust.search.trust_search import TrustOverride, trust_search
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.search.ranked import composite_rank, search_config, search_config_for
+from graph_trust.demo.sample import load_sample
+from graph_trust.search.session import open_graphiti, resolve_groups
 
 LIMIT = 10
 STABLE_ATTEMPTS = 3
+SETTLE_POLL_S = 5.0
 log = logging.getLogger(__name__)
-RANK_KINDS = ("trust", "composite", "confidence", "vanilla")
+RANK_KINDS = ("trust", "noreview", "composite", "confidence", "vanilla")
+NO_REVIEW = "no review"  # the name of the noreview ranking: the defaults with no review evidence
 
 Progress = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
 class Method:
-    """One compared ranking: ``kind`` is vanilla, trust, composite or confidence; trust and
-    confidence have a weight;
+    """One compared ranking: ``kind`` is vanilla, trust, noreview (the trust search's rules with no
+    review evidence: no trust score, no review status; Graphiti's own invalidation stays),
+    composite or confidence; trust and confidence have a weight;
     ``rank_const`` None means the configured ``search.rank_const``."""
 
     name: str
@@ -92,11 +96,18 @@ def methods_for(ranks: list[str], weights: list[float] | None, settings: Setting
         if "trust" in ranks:
             ws = weights if weights else [settings.search.trust_weight]
             out += [Method(f"trust@{w:g}{tag}", "trust", w, rc) for w in dict.fromkeys(ws)]
+        if "noreview" in ranks:
+            out.append(Method(f"{NO_REVIEW}{tag}", "noreview", None, rc))
         if "composite" in ranks:
             out.append(Method(f"composite{tag}", "composite", None, rc))
         if "confidence" in ranks:
             out.append(Method(f"confidence{tag}", "confidence", settings.search.trust_weight, rc))
     return out
+
+
+def no_trust(uuids: list[str]) -> dict[str, float | None]:
+    """The trust override of the noreview ranking: no fact carries a trust score."""
+    return dict.fromkeys(uuids)
 
 
 def wants_confidence(methods: list[Method]) -> bool:
@@ -123,6 +134,9 @@ async def rank_queries(
     out: dict[str, dict[str, list[str]]] = {m.name: {} for m in methods}
     per_method = {m.name: m.settings(settings) for m in methods}
     trust_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
+    for m in methods:  # no review evidence: review statuses are not negative evidence
+        if m.kind == "noreview":
+            trust_cfg[m.name] = trust_cfg[m.name].model_copy(update={"negative_statuses": []})
     pool_cfg = {m.name: search_config_for(per_method[m.name]) for m in methods}
     vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
     vanilla_cfg.limit = LIMIT
@@ -140,34 +154,57 @@ async def rank_queries(
             res = await graphiti.search_(q.text, config=vanilla_cfg, group_ids=group_ids)
             return [e.uuid for e in res.edges]
 
-        # Every method of a query must read one index state: vanilla is asked before and after
-        # the others, and the query is ranked again if the graph's order moved in between.
-        for _ in range(STABLE_ATTEMPTS):
-            before = await vanilla()
+        async def rank_all() -> dict[str, list[str]]:
             ranked: dict[str, list[str]] = {}
             for m in methods:
                 if m.kind == "vanilla":
-                    ranked[m.name] = before
-                elif m.kind in ("trust", "confidence"):
+                    continue
+                if m.kind in ("trust", "confidence", "noreview"):
+                    override = {"confidence": confidence_trust, "noreview": no_trust}.get(m.kind)
                     res = await trust_search(graphiti, q.text, config=trust_cfg[m.name], group_ids=group_ids,
-                                             trust_weight=m.weight,
-                                             trust_override=confidence_trust if m.kind == "confidence" else None)
+                                             trust_weight=m.weight, trust_override=override)
                     ranked[m.name] = [e.uuid for e in res.edges]
                 else:
                     res = await trust_search(graphiti, q.text, config=pool_cfg[m.name], group_ids=group_ids)
                     ranked[m.name] = [r.uuid for r in composite_rank(per_method[m.name], res, limit=LIMIT, now=now)]
-            if await vanilla() == before:
-                break
-            log.warning("query %s: the graph's search order moved while ranking; ranking it again", q.id)
-        for name, uuids in ranked.items():
-            out[name][q.id] = uuids
+            return ranked
+
+        ranked = await rank_on_one_state(q.id, vanilla, rank_all)
+        for m in methods:
+            out[m.name][q.id] = ranked[m.name]  # vanilla's name is "vanilla"
         if progress:
             progress("ranking", 1, len(judged.queries))
     return out
 
 
+MOVED = ("query %s: Graphiti's own search (vanilla) gave another order after this query's other rankings than "
+         "before them: the graph changed while ranking (FalkorDB's fulltext index still updating its BM25 "
+         "statistics after sync's writes, or another process writing), so the rankings would compare different "
+         "graph states; ranking the query again (attempt %d of %d)")
+STILL_MOVING = ("query %s: Graphiti's own search order still moved after %d attempts: this query's rankings were "
+                "measured on slightly different graph states (with --bundled, a longer --settle waits for the "
+                "fulltext index first)")
+
+
+async def rank_on_one_state(query_id: str, vanilla: Callable[[], Any], rank_all: Callable[[], Any]
+                            ) -> dict[str, list[str]]:
+    """``rank_all()`` with ``vanilla`` (Graphiti's own order) under key ``"vanilla"``, measured on one
+    graph state: vanilla is asked before and after the others, and everything is ranked again
+    (up to :data:`STABLE_ATTEMPTS` times, each time with a warning that says why) when it moved."""
+    for attempt in range(1, STABLE_ATTEMPTS + 1):
+        before = await vanilla()
+        ranked = {"vanilla": before, **await rank_all()}
+        if await vanilla() == before:
+            return ranked
+        if attempt < STABLE_ATTEMPTS:
+            log.warning(MOVED, query_id, attempt + 1, STABLE_ATTEMPTS)
+    log.warning(STILL_MOVING, query_id, STABLE_ATTEMPTS)
+    return ranked
+
+
 async def settle_fulltext(conn: Any, judged: JudgedSet, *, embedder: Any, default_groups: list[str] | None,
-                         max_wait_s: float, poll_s: float = 5.0) -> dict[str, Any]:
+                         max_wait_s: float, poll_s: float = SETTLE_POLL_S,
+                         tick: Callable[[], None] | None = None) -> dict[str, Any]:
     """Wait for the graph's fulltext statistics to settle after sync's writes.
 
     FalkorDB's fulltext index (RediSearch) replaces an edge's entry on every write and counts the
@@ -190,6 +227,8 @@ async def settle_fulltext(conn: Any, judged: JudgedSet, *, embedder: Any, defaul
         now = (await rank_queries(conn, Settings(), judged, probe, embedder=embedder,
                                   default_groups=default_groups))["vanilla"]
         pending -= {groups[qid] for qid in first if now.get(qid) != first[qid]}
+        if tick:
+            tick()
     return {"waited_s": round(time.monotonic() - start, 1),
             "settled_groups": sorted(str(g) for g in set(groups.values()) - pending)}
 
@@ -232,35 +271,70 @@ class DrawResult:
     rankings: dict[str, dict[str, list[str]]]
 
 
+class DrawProgress:
+    """One progress bar per draw (``progress`` with the draw's own phase name): a step for the
+    load, one for the sync, one per settle poll, one per ranked query."""
+
+    def __init__(self, progress: Progress | None, label: str, queries: int, settle_s: float) -> None:
+        self.progress, self.label = progress, label
+        self.settle_steps = max(0, math.ceil(settle_s / SETTLE_POLL_S))
+        self.total = 2 + self.settle_steps + queries
+        self.pos = 0
+
+    def step(self, n: int = 1) -> None:
+        self.pos += n
+        if self.progress:
+            self.progress(self.label, n, self.total)
+
+    def settle_poll(self) -> None:
+        if self.pos < 2 + self.settle_steps:
+            self.step()
+
+    def settled(self) -> None:
+        """Past the settle phase, however early it ended."""
+        self.step(max(0, 2 + self.settle_steps - self.pos))
+
+    def ranking(self, _phase: str, n: int, _total: int | None) -> None:
+        self.step(n)
+
+
 async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
                             judged: JudgedSet, methods: list[Method], *, seed: int, sync_rows: ReviewSync,
                             settle_s: float = 60.0, progress: Progress | None = None,
                             records: dict[str, list[dict[str, Any]]] | None = None,
-                            confidence_trust: ConfidenceTrust | None = None) -> DrawResult:
-    """Build a temporary embedded graph, sync this draw's review DB onto it (``sync_rows``), rank.
+                            confidence_trust: ConfidenceTrust | None = None,
+                            embedder: str = "hashing", label: str | None = None) -> DrawResult:
+    """Build a temporary embedded graph embedded by ``embedder`` (a built-in embedder's name),
+    sync this draw's review DB onto it (``sync_rows``), rank.
 
-    ``settings`` supply everything but the graph and the state directory (both temporary), so
-    ``--set sync.tiers.*`` reaches sync exactly as ``search.*`` reaches search. ``records`` (the
-    draw's confidence records) go into the same review DB; the confidence rankings rank by
-    ``confidence_trust`` of it, as of the set's ``as_of``.
+    ``settings`` supply everything but the graph, the state directory (both temporary) and
+    ``search.embedder`` (``embedder``), so ``--set sync.tiers.*`` reaches sync exactly as
+    ``search.*`` reaches search. ``records`` (the draw's confidence records) go into the same
+    review DB; the confidence rankings rank by ``confidence_trust`` of it, as of the set's
+    ``as_of``. ``progress`` gets one phase named ``label`` for the whole draw.
     """
-    embedder = HashingEmbedder()  # the bundled set is embedded with it, whatever search.embedder says
+    bar = DrawProgress(progress, label or f"draw seed {seed}", len(judged.queries), settle_s)
     with tempfile.TemporaryDirectory(prefix="graph-trust-eval-") as tmp:
         root = Path(tmp)
         s = settings.model_copy(update={"state_dir": root / "state"})
         s.graph = s.graph.model_copy(update={"uri": f"embedded:{root / 'graph'}", "database": None,
                                              "user": None, "password": None})
+        s.search = s.search.model_copy(update={"embedder": embedder})
+        vectors = embedder_named(embedder)
         async with open_graph(s) as conn:
-            await load_sample(conn.driver, embedder, data=graph)
+            await load_sample(conn.driver, vectors, data=graph)
+            bar.step()
             report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
             await conn.settle()
-            settled = await settle_fulltext(conn, judged, embedder=embedder, default_groups=list(graph["groups"]),
-                                            max_wait_s=settle_s)
+            bar.step()
+            settled = await settle_fulltext(conn, judged, embedder=vectors, default_groups=list(graph["groups"]),
+                                            max_wait_s=settle_s, tick=bar.settle_poll)
+            bar.settled()
             now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
             override = (confidence_trust(s, root / "review.sqlite3", now)
                         if confidence_trust is not None and wants_confidence(methods) else None)
-            rankings = await rank_queries(conn, s, judged, methods, embedder=embedder,
-                                          default_groups=list(graph["groups"]), now=now, progress=progress,
+            rankings = await rank_queries(conn, s, judged, methods, embedder=vectors,
+                                          default_groups=list(graph["groups"]), now=now, progress=bar.ranking,
                                           confidence_trust=override)
     return DrawResult(seed, len(review_rows), sum(1 for r in review_rows if r.get("noisy")),
                       {"edges_set": report.edges_set, "unmatched": report.unmatched_count,

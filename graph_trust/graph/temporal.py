@@ -6,12 +6,13 @@ them as ``DateTime`` (the neo4j driver returns ``neo4j.time.DateTime``). A value
 graph goes into the journal with its type (:func:`to_json`) and comes back as the same type
 (:func:`from_json`), so writing it back restores what was there (a string as the same string, a
 ``DateTime`` as a ``DateTime`` of the same instant, offset and nanoseconds). Instants to compare:
-``graph_trust.records.as_datetime``.
+:func:`as_datetime`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+from datetime import UTC, datetime
 from typing import Any
 
 import neo4j.time
@@ -52,3 +53,26 @@ def iso(value: Any) -> str | None:
 
 
 __all__ = ["from_json", "iso", "to_json"]
+
+
+def as_datetime(value: Any) -> datetime | None:
+    """datetime, neo4j/falkordb temporal (``to_native``), ISO string or epoch seconds -> aware UTC."""
+    if value is None or isinstance(value, bool):
+        return None
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    elif isinstance(value, int | float):
+        if not math.isfinite(value):
+            return None
+        try:
+            value = datetime.fromtimestamp(float(value), tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from graph_trust.config import Settings
-from graph_trust.embedder import make_embedder
+from graph_trust.clients.factory import make_embedder
 from graph_trust.errors import InputError
 from graph_trust.graph.connection import use_graph
 from graph_trust.sync.relink import store as relink_store

@@ -6,18 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from graph_trust.clients.probe import PROBE_MIN_COSINE, PROBE_SAMPLE, compare, graphiti_text
 from graph_trust.sync.relink.graph_read import fetch_embeddings
 from graph_trust.sync.relink.matching import EdgeIndex
 
-PROBE_SAMPLE = 16  # stored facts embedded again per group to check the embedder
-PROBE_MIN_COSINE = 0.98  # a re-embedded fact this close to its stored vector: the same embedder
-
-
-def graphiti_text(fact: str | None) -> str:
-    """A fact as graphiti-core embeds it (``EntityEdge.generate_embedding``: newlines to spaces)."""
-    return (fact or "").replace("\n", " ")
+__all__ = ["PROBE_MIN_COSINE", "PROBE_SAMPLE", "EmbeddingCheck", "graphiti_text"]
 
 
 class EmbeddingCheck:
@@ -54,19 +47,10 @@ class EmbeddingCheck:
             fresh = await self.embed([graphiti_text(ix.facts[i]) for i in picks])
         except Exception as exc:  # a remote model may fail in any way: fall back, say why
             return _lexical(f"the configured embedder failed: {type(exc).__name__}: {exc}")
-        worst = 1.0
-        for i, vec in zip(picks, fresh, strict=True):
-            a, b = stored[ix.uuids[i]], np.asarray(vec, dtype=np.float32)
-            if a.shape != b.shape:
-                return _lexical(f"stored fact embeddings have {a.size} dimensions, the configured embedder "
-                                f"makes {b.size}: the graph was embedded by another model")
-            norm = float(np.linalg.norm(a) * np.linalg.norm(b))
-            worst = min(worst, float(a @ b) / norm if norm > 0 else 0.0)
-        if worst < PROBE_MIN_COSINE:
-            return _lexical(f"the configured embedder does not reproduce the stored fact embeddings (lowest "
-                            f"cosine {worst:.3f} over {len(picks)} sampled facts, {PROBE_MIN_COSINE} needed): "
-                            "the graph was embedded by another model", checked=len(picks))
-        return {"method": "bm25+cosine", "checked": len(picks), "min_cosine": round(worst, 4), "reason": None}
+        found = compare([stored[ix.uuids[i]] for i in picks], fresh)
+        if not found["same"]:
+            return _lexical(found["reason"], checked=found["checked"])
+        return {"method": "bm25+cosine", "checked": found["checked"], "min_cosine": found["min_cosine"], "reason": None}
 
 
 def _lexical(reason: str, checked: int = 0) -> dict[str, Any]:

@@ -51,7 +51,7 @@ from typing import Literal
 
 import numpy as np
 
-from graph_trust.embedder import STOPWORDS
+from graph_trust.clients.hashing import STOPWORDS
 from graph_trust.sync.relink.text_index import BM25Index
 
 _NON_WORD = re.compile(r"[\W_]+")

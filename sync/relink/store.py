@@ -1,13 +1,14 @@
 """Relink's writes: the review DB's evidence JSON, journaled in the state store, and rollback;
 :data:`RUN_KIND` lists relink's runs and rolls one back for ``graph-trust runs`` / ``rollback``.
 
-The review DB is the user's file; relink is the one command that writes it, and only the
-evidence column of orphaned candidates it matched (plus their ``updated_at``, set to now, so
-the next incremental ``graph-trust sync`` picks the rows up; a rollback sets it to now again).
-A run:
+Relink writes only the evidence column of orphaned candidates it matched (plus their
+``updated_at``, set to now, so the next incremental ``graph-trust sync`` picks the rows up; a
+rollback sets it to now again), on an SQLite or a PostgreSQL review DB. A run:
 
-1. takes the review DB's write lock (``BEGIN IMMEDIATE``; a lock held by another writer or a
-   read-only file is one :class:`~graph_trust.errors.ReviewDBError`, nothing written);
+1. opens one write transaction (:meth:`graph_trust.review.db.ReviewConn.write`: SQLite's
+   ``BEGIN IMMEDIATE``, PostgreSQL's ``SERIALIZABLE``, not retried here; a lock held too long by
+   another writer or a read-only DB is one :class:`~graph_trust.errors.ReviewDBError`, nothing
+   written);
 2. re-reads each row under the lock and skips (as a *conflict*) any whose evidence id changed
    since it was matched;
 3. journals ``(candidate id, old JSON, new JSON)`` in the state store and commits that first;
@@ -27,18 +28,17 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from graph_trust.config import Settings, state_path
+from graph_trust.config import Settings, review_location, state_path
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError, StateStoreError
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.relink.evidence_json import relinked_evidence_json
 from graph_trust.sync.relink.matching import RelinkCandidate
 from graph_trust.sync.run_kinds import RunKind
-from graph_trust.sync.review_db import ReviewDB, review_error
+from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.state import StateStore, connect_state, now_iso
 
-LOCK_TIMEOUT_S = 2.0
 FIELDS = ("id", "subject", "predicate", "object", "fact", "evidence_refs_json", "group_id")
 
 SCHEMA = """
@@ -54,13 +54,16 @@ CREATE TABLE IF NOT EXISTS relink_journal (
 """
 
 
-def _write_error(path: Path, exc: sqlite3.Error) -> ReviewDBError:
-    text = str(exc)
-    if "readonly" in text or "read-only" in text:
-        return ReviewDBError(f"review DB {path} is read-only; relink must write its evidence column "
+def _write_error(err: ReviewDBError) -> ReviewDBError:
+    text = str(err)
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        return ReviewDBError(f"{text.split(':')[0]} is read-only; relink must write its evidence column "
                              "(nothing was written)")
-    err = review_error(path, exc)
     return ReviewDBError(f"{err}; nothing was written")
+
+
+class _Probe(Exception):
+    """Rolls back :func:`check_writable`'s test write."""
 
 
 def open_review_db(settings: Settings, path: str | Path | None) -> ReviewDB:
@@ -94,12 +97,11 @@ def iter_candidates(db: ReviewDB, group: str | None = None, batch_size: int = 50
         yield out, quarantined
 
 
-def _connect_rw(path: Path) -> sqlite3.Connection:
+def _connect_rw(where: str | Location) -> ReviewConn:
     try:
-        return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=rw", uri=True,
-                               timeout=LOCK_TIMEOUT_S, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _write_error(path, exc) from None
+        return ReviewConn.open(where)
+    except ReviewDBError as exc:
+        raise _write_error(exc) from None
 
 
 def _touch(columns: dict[str, str | None]) -> str:
@@ -115,16 +117,19 @@ def check_writable(db: ReviewDB) -> None:
     """Fail now (before matching) if the review DB cannot be written: locked or read-only.
 
     Takes the write lock and rewrites one row's evidence with itself, then rolls back."""
-    con = _connect_rw(db.path)
-    ev = db.columns["evidence_refs_json"]
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        con.execute(f'UPDATE "{db.table}" SET "{ev}" = "{ev}" WHERE rowid = (SELECT min(rowid) FROM "{db.table}")')
-        con.execute("ROLLBACK")
-    except sqlite3.Error as exc:
-        raise _write_error(db.path, exc) from None
-    finally:
-        con.close()
+    ev, idc = db.columns["evidence_refs_json"], db.columns["id"]
+
+    def probe(c: ReviewConn) -> None:
+        c.execute(f'UPDATE "{db.table}" SET "{ev}" = "{ev}" WHERE "{idc}" = (SELECT min("{idc}") FROM "{db.table}")')
+        raise _Probe
+
+    with _connect_rw(db.location) as conn:
+        try:
+            conn.write(probe, retries=0)
+        except _Probe:
+            pass
+        except ReviewDBError as exc:
+            raise _write_error(exc) from None
 
 
 def apply_relinks(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]], counts: dict[str, int],
@@ -139,28 +144,26 @@ def apply_relinks(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]]
 
 def _apply(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]], counts: dict[str, Any],
            store: JournalStore, idc: str, evc: str) -> tuple[int, list[dict]]:
-    con = _connect_rw(db.path)
-    try:
-        con.execute("BEGIN IMMEDIATE")
+    def write(c: ReviewConn) -> tuple[list[tuple[str, str, str]], list[dict]]:
         journal, conflicts = [], []
         for cid, old_id, new_id in changes:
-            row = con.execute(f'SELECT "{evc}" FROM "{db.table}" WHERE "{idc}" = ?', (cid,)).fetchone()
+            row = c.execute(f'SELECT "{evc}" FROM "{db.table}" WHERE "{idc}" = ?', (cid,)).fetchone()
             current = row[0] if row else None
             if edge_uuid_of(current)[0] != old_id:
                 conflicts.append({"id": cid, "reason": "evidence changed since it was matched; left as is"})
                 continue
             journal.append((cid, current, relinked_evidence_json(current, new_id)))
         store.begin(run_id, db, counts, journal)
-        con.executemany(f'UPDATE "{db.table}" SET "{evc}" = ?{_touch(db.columns)} WHERE "{idc}" = ?',
-                        [(new, *_stamp(db.columns), cid) for cid, _, new in journal])
-        con.execute("COMMIT")
-    except sqlite3.Error as exc:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        store.finish(run_id, "failed")
-        raise _write_error(db.path, exc) from None
-    finally:
-        con.close()
+        c.executemany(f'UPDATE "{db.table}" SET "{evc}" = ?{_touch(db.columns)} WHERE "{idc}" = ?',
+                      [(new, *_stamp(db.columns), cid) for cid, _, new in journal])
+        return journal, conflicts
+
+    with _connect_rw(db.location) as conn:
+        try:  # (no retry: the journal is committed inside; a conflict fails the run, nothing written)
+            journal, conflicts = conn.write(write, retries=0)
+        except ReviewDBError as exc:
+            store.finish(run_id, "failed")
+            raise _write_error(exc) from None
     store.finish(run_id, "ok")
     return len(journal), conflicts
 
@@ -192,7 +195,7 @@ class JournalStore:
                 self.con.execute("BEGIN")
                 self.con.execute(
                     "INSERT INTO relink_runs VALUES (?, ?, NULL, 'pending', ?, ?, ?, ?, ?, ?)",
-                    (run_id, now_iso(), str(db.path.resolve()), db.table, db.columns["id"],
+                    (run_id, now_iso(), db.identity, db.table, db.columns["id"],
                      db.columns["evidence_refs_json"], json.dumps(counts, sort_keys=True),
                      db.columns.get("updated_at")),
                 )
@@ -252,25 +255,35 @@ def rollback(settings: Settings, run_id: str, *, force: bool = False) -> dict[st
     conflict: the rollback refuses, naming the rows, unless ``force`` (then it restores them too).
     """
     with JournalStore(settings) as store:
-        return _rollback(store, run_id, force)
+        return _rollback(store, run_id, force, settings)
 
 
-def _rollback(store: JournalStore, run_id: str, force: bool) -> dict[str, Any]:
+def _journaled_location(settings: Settings, journaled: str) -> str | Location:
+    """What opens the review DB a run wrote: its file, or (PostgreSQL, journaled without a password)
+    the configured ``review.url`` when it names the same database."""
+    if "://" not in journaled:
+        return journaled
+    configured = review_location(settings.review)
+    loc = parse_location(configured) if configured else None
+    if loc is None or loc.display != journaled:
+        raise InputError(f"the relink run wrote review DB {journaled}; set review.url to it to roll the run back")
+    return loc
+
+
+def _rollback(store: JournalStore, run_id: str, force: bool, settings: Settings) -> dict[str, Any]:
     run = store.run(run_id)
     if run is None:
         raise NotFoundError(f"no relink run {run_id!r} in the state store {store.path}")
     if run["status"] == "rolled_back":
         return {"run_id": run_id, "restored": 0, "already": True, "conflicts": []}
     journal = store.journal(run_id)
-    db_path = Path(run["review_db"])
+    where = _journaled_location(settings, run["review_db"])
     table, idc, evc = run["table_name"], run["id_column"], run["evidence_column"]
-    con = _connect_rw(db_path)
-    restored, conflicts = 0, []
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        plan = []
+
+    def restore(c: ReviewConn) -> tuple[int, list[str]]:
+        plan, conflicts = [], []
         for cid, old_json, new_json in journal:
-            row = con.execute(f'SELECT "{evc}" FROM "{table}" WHERE "{idc}" = ?', (cid,)).fetchone()
+            row = c.execute(f'SELECT "{evc}" FROM "{table}" WHERE "{idc}" = ?', (cid,)).fetchone()
             current = row[0] if row else None
             if current == old_json:
                 continue
@@ -280,7 +293,6 @@ def _rollback(store: JournalStore, run_id: str, force: bool) -> dict[str, Any]:
                     continue
             plan.append((old_json, cid))
         if conflicts and not force:
-            con.execute("ROLLBACK")
             later = store.later_runs_touching(run, set(conflicts))
             by = f" (changed by later relink run(s) {', '.join(later)})" if later else ""
             shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
@@ -288,16 +300,15 @@ def _rollback(store: JournalStore, run_id: str, force: bool) -> dict[str, Any]:
                 f"relink run {run_id}: {len(conflicts)} candidate(s) changed since the run{by}: {shown}; "
                 "nothing restored (use --force to restore anyway)")
         cols = {"updated_at": run["updated_column"]}
-        con.executemany(f'UPDATE "{table}" SET "{evc}" = ?{_touch(cols)} WHERE "{idc}" = ?',
-                        [(old, *_stamp(cols), cid) for old, cid in plan])
-        restored = len(plan)
-        con.execute("COMMIT")
-    except sqlite3.Error as exc:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise _write_error(db_path, exc) from None
-    finally:
-        con.close()
+        c.executemany(f'UPDATE "{table}" SET "{evc}" = ?{_touch(cols)} WHERE "{idc}" = ?',
+                      [(old, *_stamp(cols), cid) for old, cid in plan])
+        return len(plan), conflicts
+
+    with _connect_rw(where) as conn:
+        try:
+            restored, conflicts = conn.write(restore, retries=0)
+        except ReviewDBError as exc:
+            raise _write_error(exc) from None
     store.finish(run_id, "rolled_back")
     return {"run_id": run_id, "restored": restored, "already": False, "conflicts": conflicts}
 

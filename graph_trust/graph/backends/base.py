@@ -10,18 +10,48 @@ named ``BACKEND`` (see ``docs/backends.md``).
 from __future__ import annotations
 
 import math
-
+import socket
+import ssl
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from graph_trust.errors import GraphConnectionError
+from pydantic import SecretStr
 
-if TYPE_CHECKING:  # annotations only: the address module imports this package
+from graph_trust.errors import GraphAuthError, GraphConnectionError
+
+if TYPE_CHECKING:  # annotations only
     from graph_trust.config import GraphSettings
-    from graph_trust.graph.address import GraphAddress
-    from graph_trust.graph.connection import GraphConnection
+
+
+class Address(Protocol):
+    """What a backend reads of a parsed address (:class:`graph_trust.graph.address.GraphAddress`,
+    which imports the backends: they see it through this protocol, so the layer has no cycle)."""
+
+    kind: str
+    uri: str
+    path: Path | None
+    host: str | None
+    port: int | None
+    user: str | None
+    password: SecretStr | None
+
+
+class Connection(Protocol):
+    """What a backend uses of an open graph (:class:`graph_trust.graph.connection.GraphConnection`)."""
+
+    driver: Any
+    database: str
+
+    def for_group(self, group_id: str | None) -> Connection: ...
+
+    async def graph_names(self) -> list[str]: ...
+
+    async def query(self, name: str, **params: Any) -> list[dict[str, Any]]: ...
+
+    async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]: ...
 
 
 @dataclass
@@ -68,11 +98,11 @@ class Backend(ABC):
     # -- addresses and drivers -------------------------------------------------------------
 
     @abstractmethod
-    def display(self, address: GraphAddress) -> str:
+    def display(self, address: Address) -> str:
         """The address as shown to users and hashed into sync's graph key: no credentials."""
 
     @abstractmethod
-    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+    def open_driver(self, address: Address, graph: GraphSettings) -> OpenedDriver:
         """A graphiti-core driver on ``address`` (starting what has to run first); errors are
         translated (:meth:`translate`) before they leave."""
 
@@ -84,7 +114,7 @@ class Backend(ABC):
         return driver.clone(database=database)
 
     @abstractmethod
-    async def ping(self, conn: GraphConnection) -> None:
+    async def ping(self, conn: Connection) -> None:
         """Fail (with the driver's error) unless the server answers and accepts us."""
 
     # -- statements --------------------------------------------------------------------------
@@ -98,7 +128,7 @@ class Backend(ABC):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         """The graphs on the server (one database: just ``database``)."""
 
-    async def groups(self, conn: GraphConnection) -> list[str]:
+    async def groups(self, conn: Connection) -> list[str]:
         """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values)."""
         return [r["group_id"] for r in await conn.query("entity_groups")]
 
@@ -116,7 +146,7 @@ class Backend(ABC):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         """One clear line (no credentials) for a connection problem, else None."""
         if isinstance(exc, OSError):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return unreachable(exc, where)
         return None
 
     def index_exists(self, exc: BaseException) -> bool:
@@ -126,10 +156,10 @@ class Backend(ABC):
     # -- schema and vectors ------------------------------------------------------------------
 
     @abstractmethod
-    async def graphiti_indices(self, conn: GraphConnection) -> None:
+    async def graphiti_indices(self, conn: Connection) -> None:
         """Create Graphiti's own indices and constraints in ``conn``'s graph, idempotently."""
 
-    async def await_new_indexes(self, conn: GraphConnection) -> None:  # noqa: B027 - optional hook
+    async def await_new_indexes(self, conn: Connection) -> None:  # noqa: B027 - optional hook
         """Wait until indexes just created answer queries (servers that populate them later)."""
 
     @abstractmethod
@@ -137,7 +167,7 @@ class Backend(ABC):
         """From a row of ``cypher/vector_indexes``: the options of a vector index on
         ``label.prop``, or None when the row is not one."""
 
-    async def vector_read_ranges(self, conn: GraphConnection, kind: str, items: int,
+    async def vector_read_ranges(self, conn: Connection, kind: str, items: int,
                                  batch: int = READ_BATCH) -> list[tuple[Any, Any]]:
         """The ``(lo, hi)`` bounds of ``cypher/<kind>_vectors_in_range`` that read every stored
         embedding of ``kind`` about ``batch`` at a time (besides what
@@ -150,3 +180,54 @@ class Backend(ABC):
     def similarity(self, score: float) -> float:
         """A vector index score on Graphiti's cosine scale, ``(1 + cos) / 2``."""
         return score
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, what caused it and what it happened during, and the members of exception groups
+    (a Neo4j routing failure holds one error per server tried), outermost first."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop(0)
+        if e is None or any(e is s for s in seen):
+            continue
+        seen.append(e)
+        todo += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]
+    return seen
+
+
+# Why a graph cannot be reached, in the order they are looked for in the chain (a failed TLS
+# handshake also shows a reset connection): (test, what happened, what to check).
+_WHY: tuple[tuple[Any, str, str], ...] = (
+    (lambda e: isinstance(e, socket.gaierror) or "DNS resolve" in str(e),
+     "the host name does not resolve (DNS lookup failed)", "check the host name in the address"),
+    (lambda e: isinstance(e, ssl.SSLError) or "SecurityError" in type(e).__name__ or "encrypted connection" in str(e),
+     "the TLS handshake failed", "a +s or +ssc scheme (bolt+s://, neo4j+s://) needs a server with TLS on that "
+     "port; use bolt:// or neo4j:// for one without, bolt+ssc:// for a self-signed certificate"),
+    (lambda e: isinstance(e, ConnectionRefusedError) or "Connection refused" in str(e),
+     "connection refused (nothing listens on that port)", "check the host and port, and that the server is running"),
+    (lambda e: isinstance(e, TimeoutError | socket.timeout) or "timed out" in str(e).lower(),
+     "no answer (timed out)", "check the host, the port and any firewall in between"),
+    (lambda e: isinstance(e, ConnectionResetError | BrokenPipeError)
+     or any(t in str(e) for t in ("defunct connection", "closed by server", "closed with incomplete handshake")),
+     "the server closed the connection", "check that the port is the graph server's (Bolt for bolt:// and "
+     "neo4j://, FalkorDB for falkordb://)"),
+)
+
+
+def unreachable(exc: BaseException, where: str) -> GraphConnectionError:
+    """``cannot reach graph WHERE: <why>: <what to check>`` for a driver's connection error: a
+    refused connection, a name that does not resolve, a failed TLS handshake, a timeout, a closed
+    connection (the cause is searched for in the error's chain); else the error's type."""
+    causes = _causes(exc)
+    for test, why, check in _WHY:
+        if any(test(e) for e in causes):
+            return GraphConnectionError(f"cannot reach graph {where}: {why}: {check}")
+    return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}: check the address and that the "
+                                "server is running")
+
+
+def auth_failed(where: str) -> GraphAuthError:
+    """The server refused the user and password (never shown)."""
+    return GraphAuthError(f"authentication failed for graph {where}: check the user and password (graph.user and "
+                          "graph.password, NEO4J_USER and NEO4J_PASSWORD, or user:password@ in the address)")

@@ -14,13 +14,11 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
 from graphiti_core.graph_queries import get_fulltext_indices, get_range_indices
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import Backend, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import Address, Backend, Connection, OpenedDriver, auth_failed, unreachable
 
 if TYPE_CHECKING:
     from graph_trust.config import GraphSettings
-    from graph_trust.graph.address import GraphAddress
-    from graph_trust.graph.connection import GraphConnection
 
 _INDEX_NAME = re.compile(r"INDEX\s+(\w+)")
 
@@ -37,10 +35,10 @@ class BoltBackend(Backend):
     graph_per_group = False
     default_database = "neo4j"
 
-    def display(self, address: GraphAddress) -> str:
+    def display(self, address: Address) -> str:
         return address.uri
 
-    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+    def open_driver(self, address: Address, graph: GraphSettings) -> OpenedDriver:
         pw = address.password.get_secret_value() if address.password else None
         database = graph.database or self.default_database
         driver = Neo4jDriver(address.uri, address.user, pw, database=database)
@@ -59,7 +57,7 @@ class BoltBackend(Backend):
     def clone(self, driver: Any, database: str) -> Any:
         raise AssertionError("a Bolt server keeps every group in one database")
 
-    async def ping(self, conn: GraphConnection) -> None:
+    async def ping(self, conn: Connection) -> None:
         await conn.driver.client.verify_connectivity()
         await conn.run_text("RETURN 1 AS ok", {}, write=False)
 
@@ -84,14 +82,14 @@ class BoltBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, n4.AuthError) or "invalid username-password" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+            return auth_failed(where)
         if isinstance(exc, n4.ClientError) and "DatabaseNotFound" in (exc.code or ""):
             return GraphConnectionError(f"graph {where}: database {database or '?'!r} does not exist")
         if isinstance(exc, n4.ServiceUnavailable):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
-    async def graphiti_indices(self, conn: GraphConnection) -> None:
+    async def graphiti_indices(self, conn: Connection) -> None:
         """Only the statements whose index name is missing run, so servers that create some
         indexes differently (e.g. ArcadeDB's fulltext) are left alone."""
         existing = {r["name"] for r in await conn.query("index_names")}
@@ -101,7 +99,7 @@ class BoltBackend(Backend):
                 continue
             await conn.run_text(stmt, {}, write=True)
 
-    async def await_new_indexes(self, conn: GraphConnection) -> None:
+    async def await_new_indexes(self, conn: Connection) -> None:
         await conn.query("await_indexes", timeout_s=600)
 
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:

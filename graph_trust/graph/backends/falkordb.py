@@ -13,14 +13,12 @@ from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import READ_BATCH, Backend, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import READ_BATCH, Address, Backend, Connection, OpenedDriver, auth_failed, unreachable
 from graph_trust.graph.embedded import EmbeddedServer
 
 if TYPE_CHECKING:
     from graph_trust.config import GraphSettings
-    from graph_trust.graph.address import GraphAddress
-    from graph_trust.graph.connection import GraphConnection
 
 DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
 _EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does not exist
@@ -40,12 +38,12 @@ class FalkorDBBackend(Backend):
     graph_per_group = True
     default_database = DEFAULT_GRAPH
 
-    def display(self, address: GraphAddress) -> str:
+    def display(self, address: Address) -> str:
         if address.kind == "embedded":
             return f"embedded:{address.path}"
         return f"falkordb://{address.host}:{address.port}"
 
-    def open_driver(self, address: GraphAddress, graph: GraphSettings) -> OpenedDriver:
+    def open_driver(self, address: Address, graph: GraphSettings) -> OpenedDriver:
         server = socket_path = None
         if address.kind == "embedded":
             server = EmbeddedServer(address.path, binary=graph.falkordb_binary,
@@ -68,7 +66,7 @@ class FalkorDBBackend(Backend):
             raise translated from None
         return OpenedDriver(driver, database, server)
 
-    async def ping(self, conn: GraphConnection) -> None:
+    async def ping(self, conn: Connection) -> None:
         await conn.driver.client.connection.ping()
 
     async def run(self, driver: Any, database: str, text: str, params: dict[str, Any], *,
@@ -86,7 +84,7 @@ class FalkorDBBackend(Backend):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         return sorted(await driver.client.list_graphs())
 
-    async def groups(self, conn: GraphConnection) -> list[str]:
+    async def groups(self, conn: Connection) -> list[str]:
         return [name for name in await conn.graph_names()
                 if await conn.for_group(name).query("graph_has_entities")]
 
@@ -96,15 +94,15 @@ class FalkorDBBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text or "WRONGPASS" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
-        if isinstance(exc, rx.ConnectionError):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return auth_failed(where)
+        if isinstance(exc, rx.ConnectionError) or (isinstance(exc, rx.TimeoutError) and "connecting" in text):
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
-    async def graphiti_indices(self, conn: GraphConnection) -> None:
+    async def graphiti_indices(self, conn: Connection) -> None:
         await conn.driver.build_indices_and_constraints()
 
-    async def await_new_indexes(self, conn: GraphConnection, poll_s: float = 0.25) -> None:
+    async def await_new_indexes(self, conn: Connection, poll_s: float = 0.25) -> None:
         """Until every index of the graph is filled: FalkorDB fills a new one (range, fulltext or
         vector) in the background and meanwhile answers queries from the part it has filled."""
         while any(r.get("status", "OPERATIONAL") != "OPERATIONAL" for r in await conn.query("vector_indexes")):
@@ -121,7 +119,7 @@ class FalkorDBBackend(Backend):
             return dict((row.get("options") or {}).get(prop) or {}, ready=status == "OPERATIONAL", filled=filled)
         return None
 
-    async def vector_read_ranges(self, conn: GraphConnection, kind: str, items: int,
+    async def vector_read_ranges(self, conn: Connection, kind: str, items: int,
                                  batch: int = READ_BATCH) -> list[tuple[Any, Any]]:
         """Internal node id ranges (FalkorDB seeks them: ``NodeByIdSeek``), edges read by their
         source node. Not uuid ranges: FalkorDB's range index answers some string bounds wrongly

@@ -1,0 +1,1 @@
+"""The bundled sample graph and review DB (``sample``) and ``graph-trust demo`` (``run``)."""

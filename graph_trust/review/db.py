@@ -1,0 +1,440 @@
+"""One connection to the review DB, SQLite or PostgreSQL, behind one small interface.
+
+The review DB may be shared by people, agents and jobs on several machines, so it is an SQLite
+file (the default) or a PostgreSQL database (``review.url: postgresql://...``, psycopg 3, the
+``postgres`` extra). Everything that reads or writes it goes through :class:`ReviewConn`:
+
+- SQL is written once, with ``?`` placeholders (as :mod:`sqlite3` takes them); on PostgreSQL
+  they become psycopg's ``%s`` (:func:`pg_sql`). The few expressions the dialects spell
+  differently are methods here (:meth:`ReviewConn.julian`, :meth:`ReviewConn.same`,
+  :meth:`ReviewConn.first_evidence_id`, ...), and so is the catalog (tables, columns, unique keys).
+- :meth:`ReviewConn.write` runs a function in one write transaction: SQLite's ``BEGIN
+  IMMEDIATE`` (writers queue on the file lock), PostgreSQL's ``SERIALIZABLE``, retried from the
+  start on a serialization failure or deadlock. Several writers at once lose no update, provided
+  each transaction reads what it decides on inside the function.
+- :meth:`ReviewConn.snapshot` is one consistent read (SQLite's deferred transaction, PostgreSQL's
+  ``REPEATABLE READ READ ONLY``).
+
+Errors of either driver become one :class:`~graph_trust.errors.ReviewDBError` line naming the
+DB; a PostgreSQL address is shown without its password. PostgreSQL 16 or newer is required
+(``pg_input_is_valid`` and ``IS JSON`` keep bad dates and bad JSON a miss, as SQLite's functions do).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from graph_trust.errors import ConfigError, ReviewDBError
+
+Dialect = Literal["sqlite", "postgresql"]
+LOCK_TIMEOUT_S = 5.0  # SQLite: how long a writer waits for another's lock
+PG_CONNECT_TIMEOUT_S = 10
+PG_MIN_VERSION = 160000
+WRITE_RETRIES = 30  # PostgreSQL: serialization failures retried per write transaction
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the review DB is: ``target`` opens it (a file path, or the full PostgreSQL URL with
+    any password), ``display`` names it in messages and reports (never a password)."""
+
+    dialect: Dialect
+    target: str
+    display: str
+
+    def __str__(self) -> str:
+        return self.display
+
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file (None on PostgreSQL)."""
+        return Path(self.target) if self.dialect == "sqlite" else None
+
+
+def _hide_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def parse_location(raw: str | Path) -> Location:
+    """A review DB address: ``postgresql://...`` (or ``postgres://``), ``sqlite:///PATH``, or a path."""
+    text = str(raw).strip()
+    if not text:
+        raise ConfigError("review DB address is empty: give a path or a postgresql:// URL")
+    if text.startswith(("postgresql://", "postgres://")):
+        return Location("postgresql", text, _hide_password(text))
+    if "://" in text and not text.startswith("sqlite://"):
+        raise ConfigError(f"review DB address {text.split('://')[0]}://... is neither a path, sqlite:///PATH "
+                          "nor postgresql://...")
+    if text.startswith("sqlite://"):
+        text = text[len("sqlite://"):]
+        if text.startswith("/") and text[1:2] == "/":  # sqlite:////abs -> /abs
+            text = text[1:]
+    p = Path(text).expanduser()
+    return Location("sqlite", str(p), str(p))
+
+
+@functools.lru_cache(maxsize=1024)
+def pg_sql(sql: str, has_params: bool) -> str:
+    """``sql`` with ``?`` placeholders as psycopg takes them (``%s``, and ``%`` doubled), outside
+    string literals, quoted identifiers and comments; unchanged when no parameters are passed
+    (psycopg then sends the text as it is)."""
+    if not has_params:
+        return sql
+    out: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"":
+            j = i + 1
+            while j < n:
+                if sql[j] == ch:
+                    if j + 1 < n and sql[j + 1] == ch:  # '' inside a literal
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(sql[i:j + 1].replace("%", "%%"))
+            i = j + 1
+        elif ch == "-" and sql.startswith("--", i):
+            j = sql.find("\n", i)
+            j = n if j < 0 else j
+            out.append(sql[i:j].replace("%", "%%"))
+            i = j
+        elif ch == "?":
+            out.append("%s")
+            i += 1
+        elif ch == "%":
+            out.append("%%")
+            i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def review_error(where: object, exc: Exception) -> ReviewDBError:
+    """One clear line for a driver error on the review DB ``where`` (PostgreSQL's SQLSTATE kept
+    as ``.sqlstate``, so a write transaction can tell a conflict to retry)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "locked" in text or "busy" in text:
+        err = ReviewDBError(f"review DB {where} is locked by a writer ({text}); retry when the pipeline's "
+                            "write finishes")
+    elif "not a database" in text or "malformed" in text or "corrupt" in text:
+        err = ReviewDBError(f"review DB {where} is corrupt or not an SQLite database ({text})")
+    elif "unable to open" in text:
+        err = ReviewDBError(f"review DB {where} cannot be opened ({text})")
+    else:
+        err = ReviewDBError(f"review DB {where}: {text}")
+    err.sqlstate = getattr(exc, "sqlstate", None)  # type: ignore[attr-defined]
+    return err
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError("a PostgreSQL review DB needs psycopg: pip install 'graph-trust[postgres]'") from None
+    return psycopg
+
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    try:
+        import psycopg
+    except ImportError:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, psycopg.Error)
+
+
+class ReviewConn:
+    """One connection to the review DB (see the module docstring). ``raw`` is the driver's
+    connection (:class:`sqlite3.Connection` or :class:`psycopg.Connection`, autocommit: every
+    transaction is explicit)."""
+
+    def __init__(self, location: Location, raw: Any, readonly: bool):
+        self.location, self.raw, self.readonly = location, raw, readonly
+        self.dialect: Dialect = location.dialect
+        self.pg = self.dialect == "postgresql"
+        self.errors = _driver_errors()
+
+    # --- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, location: Location | str | Path, *, readonly: bool = False, create: bool = False) -> ReviewConn:
+        """Open the review DB; ``readonly`` makes every write fail; ``create`` makes a missing
+        SQLite file (otherwise a missing one is an error naming it)."""
+        loc = location if isinstance(location, Location) else parse_location(location)
+        if loc.dialect == "postgresql":
+            return cls._open_pg(loc, readonly)
+        p = Path(loc.target)
+        if create:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        elif not p.is_file():
+            raise ReviewDBError(f"review DB {p} does not exist")
+        mode = "ro" if readonly else ("rwc" if create else "rw")
+        try:
+            raw = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode={mode}", uri=True, timeout=LOCK_TIMEOUT_S,
+                                  isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise review_error(p, exc) from None
+        return cls(loc, raw, readonly)
+
+    @classmethod
+    def _open_pg(cls, loc: Location, readonly: bool) -> ReviewConn:
+        psycopg = _psycopg()
+        try:
+            raw = psycopg.connect(loc.target, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S)
+        except psycopg.Error as exc:
+            raise review_error(loc.display, exc) from None
+        raw.adapters.register_loader("numeric", _numeric_loader(psycopg))
+        try:
+            if raw.info.server_version < PG_MIN_VERSION:
+                raw.close()
+                raise ReviewDBError(f"review DB {loc.display}: PostgreSQL {raw.info.server_version // 10000} is too old "
+                                    "(16 or newer is needed)")
+            # times without a zone are UTC, as SQLite reads them; a read-only open refuses every write
+            raw.execute("SET TIME ZONE 'UTC'")
+            if readonly:
+                raw.execute("SET default_transaction_read_only = on")
+        except psycopg.Error as exc:
+            raw.close()
+            raise review_error(loc.display, exc) from None
+        return cls(loc, raw, readonly)
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except self.errors:
+            pass
+
+    def __enter__(self) -> ReviewConn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def error(self, exc: Exception) -> ReviewDBError:
+        return review_error(self.location.display, exc)
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        """Run one statement; returns the driver's cursor (``fetchall``, ``fetchone``, ``rowcount``,
+        ``description``). Driver errors propagate (callers map them with :meth:`error`)."""
+        if not self.pg:
+            return self.raw.execute(sql, params)
+        cur = self.raw.cursor()
+        cur.execute(pg_sql(sql, bool(params)), params or None)
+        return cur
+
+    def executemany(self, sql: str, rows: list[Any] | Iterator[Any]) -> int:
+        """Run ``sql`` once per row; returns the rows changed."""
+        if not self.pg:
+            return max(self.raw.executemany(sql, rows).rowcount, 0)
+        rows = list(rows)
+        if not rows:
+            return 0
+        with self.raw.cursor() as cur:
+            cur.executemany(pg_sql(sql, True), rows, returning=False)
+            return max(cur.rowcount, 0)
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+        """All rows of ``sql`` as tuples; a driver error is a ReviewDBError."""
+        try:
+            return [tuple(r) for r in self.execute(sql, params).fetchall()]
+        except self.errors as exc:
+            raise self.error(exc) from None
+
+    def insert_id(self, sql: str, params: Any = ()) -> int:
+        """Run an ``INSERT`` into a table with an ``id`` key and return the new row's id."""
+        if self.pg:
+            return int(self.execute(sql + " RETURNING id", params).fetchone()[0])
+        return int(self.execute(sql, params).lastrowid)
+
+    # --- transactions -------------------------------------------------------------------------
+
+    def write(self, fn: Callable[[ReviewConn], T], *, retries: int = WRITE_RETRIES) -> T:
+        """``fn(self)`` in one write transaction, committed when it returns, rolled back when it
+        raises. On PostgreSQL the transaction is SERIALIZABLE and rerun from the start when the
+        server reports a conflict with another writer (so ``fn`` must read what it decides on)."""
+        for attempt in range(retries + 1):
+            try:
+                self.raw.execute("BEGIN ISOLATION LEVEL SERIALIZABLE" if self.pg else "BEGIN IMMEDIATE")
+                try:
+                    out = fn(self)
+                    self.raw.execute("COMMIT")
+                    return out
+                except BaseException:
+                    self._rollback()
+                    raise
+            except (*self.errors, ReviewDBError) as exc:
+                if self.pg and attempt < retries and _retryable(exc):
+                    time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
+                    continue
+                if isinstance(exc, ReviewDBError):
+                    raise
+                raise self.error(exc) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _rollback(self) -> None:
+        try:
+            self.raw.execute("ROLLBACK")
+        except self.errors:
+            pass
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReviewConn]:
+        """One consistent read for the block (nothing written)."""
+        try:
+            self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if self.pg else "BEGIN")
+        except self.errors as exc:
+            raise self.error(exc) from None
+        try:
+            yield self
+        finally:
+            self._rollback()
+
+    # --- the catalog --------------------------------------------------------------------------
+
+    def tables(self) -> set[str]:
+        """Tables and views of the DB (PostgreSQL: those on the search path)."""
+        if self.pg:
+            sql = ("SELECT table_name FROM information_schema.tables "
+                   "WHERE table_schema = ANY (current_schemas(false))")
+        else:
+            sql = "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+        return {r[0] for r in self.query(sql)}
+
+    def columns(self, table: str) -> dict[str, str]:
+        """Column name -> declared type of ``table`` (empty when there is no such table)."""
+        if self.pg:
+            rows = self.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+                              "AND table_schema = ANY (current_schemas(false)) ORDER BY ordinal_position", (table,))
+        else:
+            rows = [(r[1], r[2]) for r in self.query(f'PRAGMA table_info("{table}")')]
+        return dict(rows)
+
+    def unique_keys(self, table: str) -> list[list[str]]:
+        """The column lists ``table`` declares unique (its primary key and unique, non-partial indexes)."""
+        if self.pg:
+            rows = self.query(
+                "SELECT i.indexrelid, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY (i.indkey) "
+                "WHERE c.relname = ? AND n.nspname = ANY (current_schemas(false)) AND i.indisunique "
+                "AND i.indpred IS NULL AND i.indexprs IS NULL ORDER BY 1, 2", (table,))
+            keys: dict[int, list[str]] = {}
+            for oid, col in rows:
+                keys.setdefault(oid, []).append(col)
+            return list(keys.values())
+        out = []
+        pk = [r[1] for r in sorted(self.query(f'PRAGMA table_info("{table}")'), key=lambda r: r[5]) if r[5]]
+        if pk:
+            out.append(pk)
+        for _, name, unique, _, partial in self.query(f'PRAGMA index_list("{table}")'):
+            if unique and not partial:
+                out.append([r[2] for r in self.query(f'PRAGMA index_info("{name}")')])
+        return out
+
+    # --- expressions the dialects spell differently --------------------------------------------
+
+    def julian(self, expr: str) -> str:
+        """``expr`` (ISO 8601 text) as a Julian day number; NULL when it is not a time."""
+        if not self.pg:
+            return f"julianday({expr})"
+        return (f"(CASE WHEN pg_input_is_valid(CAST({expr} AS TEXT), 'timestamptz') THEN CAST(extract(epoch FROM "
+                f"CAST(CAST({expr} AS TEXT) AS timestamptz)) AS double precision) / 86400.0 + 2440587.5 END)")
+
+    def same(self, a: str, b: str) -> str:
+        """``a`` equals ``b``, NULL equal to NULL."""
+        return f"{a} IS NOT DISTINCT FROM {b}" if self.pg else f"{a} IS {b}"
+
+    def differs(self, a: str, b: str) -> str:
+        """``a`` differs from ``b``, NULL equal to NULL."""
+        return f"{a} IS DISTINCT FROM {b}" if self.pg else f"{a} IS NOT {b}"
+
+    def first_evidence_id(self, col: str) -> str:
+        """Element 0's ``evidence_id`` of the JSON list in ``col`` (sync's edge uuid of a review row),
+        NULL when ``col`` is no such JSON."""
+        if self.pg:
+            return (f"(CASE WHEN CAST({col} AS TEXT) IS JSON ARRAY THEN "
+                    f"CAST(CAST({col} AS TEXT) AS jsonb) -> 0 ->> 'evidence_id' END)")
+        return (f"(CASE WHEN typeof({col}) = 'text' AND json_valid({col}) "
+                f"THEN json_extract({col}, '$[0].evidence_id') END)")
+
+    def in_json_list(self, expr: str) -> str:
+        """``expr IN`` the strings of a JSON list passed as one parameter (any number of values)."""
+        if self.pg:
+            return f"{expr} IN (SELECT json_array_elements_text(CAST(? AS json)))"
+        return f"{expr} IN (SELECT value FROM json_each(?))"
+
+    def json_pairs(self) -> str:
+        """A FROM item of the (``key``, ``value``) pairs of a JSON object passed as one parameter,
+        each value as a float."""
+        if self.pg:
+            return "(SELECT key, CAST(value AS double precision) AS value FROM json_each_text(CAST(? AS json)))"
+        return "(SELECT key, CAST(value AS REAL) AS value FROM json_each(?))"
+
+    @property
+    def now_text(self) -> str:
+        """The current UTC time as ISO 8601 text with milliseconds and ``Z``."""
+        if self.pg:
+            return "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+        return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+@functools.cache
+def _numeric_loader(psycopg: Any) -> type:
+    """NUMERIC values (``sum()`` of integers, a pipeline's numeric columns) as SQLite gives them:
+    an int when integral, else a float (psycopg's default, Decimal, mixes with no float)."""
+
+    class NumericLoader(psycopg.adapt.Loader):
+        def load(self, data: Any) -> int | float:
+            text = bytes(data).decode()
+            return int(text) if text.lstrip("-").isdigit() else float(text)
+
+    return NumericLoader
+
+
+def _retryable(exc: Exception) -> bool:
+    return getattr(exc, "sqlstate", None) in ("40001", "40P01")
+
+
+def ddl(schema: str, dialect: Dialect) -> str:
+    """The project's DDL (written for SQLite) as ``dialect`` takes it: on PostgreSQL an
+    ``INTEGER PRIMARY KEY`` is an identity column, text compares byte-wise as in SQLite
+    (``COLLATE "C"``), ``REAL`` is double precision and a time default is ``now_text``'s."""
+    if dialect == "sqlite":
+        return schema
+    import re
+
+    out = schema.replace("INTEGER PRIMARY KEY", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+    out = out.replace("(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                      "(to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))")
+    out = re.sub(r"\bTEXT\b(?!\s*COLLATE)", 'TEXT COLLATE "C"', out)
+    out = re.sub(r"\bREAL\b", "DOUBLE PRECISION", out)
+    return out
+
+
+def run_script(conn: ReviewConn, script: str) -> None:
+    """The statements of ``script`` (``;``-separated, no ``;`` inside one) on ``conn`` in its dialect."""
+    for stmt in ddl(script, conn.dialect).split(";"):
+        if stmt.strip() and not all(line.strip().startswith("--") or not line.strip() for line in stmt.splitlines()):
+            conn.execute(stmt)
+
+
+__all__ = ["LOCK_TIMEOUT_S", "Dialect", "Location", "ReviewConn", "ddl", "parse_location", "pg_sql",
+           "review_error", "run_script"]

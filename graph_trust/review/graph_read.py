@@ -1,0 +1,69 @@
+"""The review side's reads of the graph (never a write): the facts of edges a decision creates
+candidate rows for, and the slots (subject and relation) the queue's contested-slot rule compares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph_trust.review.decisions import EdgeFact
+
+CHUNK = 5000  # uuids per query
+
+
+async def _graph_names(g: Any, group: str | None) -> list[str]:
+    """The graphs to look in: the group's, or every graph (one per group on FalkorDB)."""
+    if group is not None:
+        return [g.for_group(group).database]
+    if g.backend.graph_per_group:
+        return sorted(set(await g.graph_names()) | {g.database})
+    return [g.database]
+
+
+async def _each(g: Any, name: str, statement: str, uuids: list[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    conn = g.for_group(name) if g.backend.graph_per_group else g
+    for k in range(0, len(uuids), CHUNK):
+        out += await conn.query(statement, uuids=uuids[k:k + CHUNK])
+    return out
+
+
+async def edge_facts(g: Any, uuids: list[str], group: str | None = None) -> dict[str, EdgeFact]:
+    """Uuid -> :class:`EdgeFact` of the RELATES_TO edges among ``uuids`` (in ``group``'s graph, or in any)."""
+    left = sorted(set(uuids))
+    found: dict[str, EdgeFact] = {}
+    for name in await _graph_names(g, group):
+        if not left:
+            break
+        for r in await _each(g, name, "edges_for_review", left):
+            found.setdefault(r["uuid"], EdgeFact(r["uuid"], r["group_id"], r["subject"], r["predicate"],
+                                                 r["object"], r["fact"]))
+        left = [u for u in left if u not in found]
+    return found
+
+
+async def edge_slots(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
+    """The edges among ``uuids`` and every other edge of their slots (same subject entity and
+    relation name): rows of uuid, group_id, subject_uuid, predicate, object_uuid, object, valid
+    (neither invalid_at nor expired_at set)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name in await _graph_names(g, group):
+        for r in await _each(g, name, "edge_slots", sorted(set(uuids))):
+            rows.setdefault(r["uuid"], r)
+    return list(rows.values())
+
+
+__all__ = ["edge_facts", "edge_slots", "existing_edges"]
+
+
+async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> set[str]:
+    """Those of ``uuids`` that name a RELATES_TO edge (in ``group``'s graph, or in any)."""
+    left, found = sorted(set(uuids)), set()
+    for name in await _graph_names(g, group):
+        if not left:
+            break
+        found |= {r["uuid"] for r in await _each(g, name, "edge_uuids_exist", left)}
+        left = [u for u in left if u not in found]
+    return found
+
+
+__all__ = ["edge_facts", "edge_slots", "existing_edges"]

@@ -1,0 +1,164 @@
+"""``graph-trust review queue``: facts ranked by the expected change in what agents see if a
+reviewer decided them, each with its reasons (the rule and its numbers).
+
+Two steps, so a simulation can build the inputs itself and tune the weights:
+
+- :func:`gather` reads everything the rules need, set-wise: the retrieval log's returns per fact
+  (:func:`graph_trust.review.log.uses`), every review row's status and edge, the open guard
+  records and agent flags (review DB), the returned edges' slots and which review rows' edges are
+  gone (the graph, a few chunked queries), and the used facts' confidences (a callable the api
+  hands in: the confidence model lives with sync);
+- :func:`rank` runs the rules (:data:`graph_trust.review.rules.RULES`) and orders the facts by
+  ``sum(weight[rule] x value)``, ties by uuid.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph_trust.config import ReviewQueueSettings
+from graph_trust.review.candidates import CandidateTable
+from graph_trust.review.db import ReviewConn
+from graph_trust.review.graph_read import edge_facts, edge_slots, existing_edges
+from graph_trust.review.log import uses
+from graph_trust.review.rules import RULES, QueueInputs, SlotEdge
+from graph_trust.review.schema import missing_tables
+
+GUARD_TYPE = "graphiti_invalidation"  # the guard's contradiction records (sync/guard.py)
+
+
+@dataclass
+class QueueItem:
+    """One fact of the queue: its priority and every rule's reason."""
+
+    key: str
+    edge_uuid: str | None
+    candidate_ids: list[str]
+    group_id: str | None
+    fact: str | None
+    status: str | None
+    priority: float
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def rank(inputs: QueueInputs, cfg: ReviewQueueSettings, *, limit: int | None = None,
+         group: str | None = None) -> list[QueueItem]:
+    """The queue: every fact some rule with a positive weight concerns, highest priority first."""
+    items: dict[str, QueueItem] = {}
+    for name, rule in RULES.items():
+        weight = cfg.weights.get(name, 0.0)
+        if weight <= 0:
+            continue
+        for hit in rule(inputs, cfg):
+            if hit.value <= 0:
+                continue
+            item = items.get(hit.key)
+            if item is None:
+                uuid = None if hit.key.startswith("candidate:") else hit.key
+                cands = ([c for c, _ in inputs.reviews.get(uuid, [])] if uuid else [hit.key.split(":", 1)[1]])
+                item = items[hit.key] = QueueItem(hit.key, uuid or hit.numbers.get("edge_uuid"), cands,
+                                                  inputs.groups.get(hit.key), inputs.facts.get(hit.key),
+                                                  inputs.status(uuid) if uuid else hit.numbers.get("status"), 0.0)
+            score = weight * hit.value
+            item.priority += score
+            item.reasons.append({"rule": name, "score": round(score, 4), "value": round(hit.value, 4),
+                                 "weight": weight, "why": hit.reason, **{"numbers": hit.numbers}})
+    out = [i for i in items.values() if group is None or i.group_id == group]
+    for i in out:
+        i.priority = round(i.priority, 6)
+        i.reasons.sort(key=lambda r: -r["score"])
+    out.sort(key=lambda i: (-i.priority, i.key))
+    return out[:limit] if limit is not None else out
+
+
+def review_rows(conn: ReviewConn, cand: CandidateTable) -> list[tuple[str, str, str | None, str | None, str | None]]:
+    """Every review row: (candidate id, status, edge uuid, group id, fact), one scan."""
+    eid = conn.first_evidence_id(cand.col("evidence_refs_json"))
+    return [(str(r[0]), r[1], r[2], r[3], r[4]) for r in conn.query(
+        f'SELECT {cand.col("id")}, {cand.col("status")}, {eid}, {cand.col("group_id")}, {cand.col("fact")} '
+        f'FROM "{cand.table}"')]
+
+
+def guard_records(conn: ReviewConn) -> dict[str, dict[str, Any]]:
+    """Edge uuid -> the guard's open record of it (Graphiti invalidated it while review vouched)."""
+    if "fact_contradictions" not in conn.tables():
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for a, detail in conn.query("SELECT fact_a_id, detail FROM fact_contradictions WHERE contradiction_type = ? "
+                                "AND resolved_at IS NULL ORDER BY id", (GUARD_TYPE,)):
+        try:
+            d = json.loads(detail or "{}")
+        except ValueError:
+            continue
+        if isinstance(d, dict) and d.get("uuid"):
+            sup = d.get("superseded_by")
+            out[d["uuid"]] = {"candidate_id": a, "invalid_at": d.get("invalid_at"), "expired_at": d.get("expired_at"),
+                              "group_id": d.get("group_id"), "fact": d.get("fact"),
+                              "superseded_by": sup.get("uuid") if isinstance(sup, dict) else None}
+    return out
+
+
+async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: ReviewQueueSettings,
+                 tiers: dict[str, float | None], *, group: str | None = None,
+                 confidences: Callable[[list[str]], dict[str, float]] | None = None,
+                 today: datetime | None = None) -> QueueInputs:
+    """The rules' inputs from the review DB, the graph and ``confidences`` (module docstring)."""
+    log_ok = not missing_tables(conn, ("retrieval_log", "review_flags"))
+    used = uses(conn, days=cfg.window_days, half_life_days=cfg.half_life_days, top_ranks=cfg.top_ranks,
+                group=group, today=today) if log_ok else {}
+    inp = QueueInputs(uses=used, tiers=dict(tiers))
+    rows = review_rows(conn, cand)
+    for cid, status, uuid, gid, fact in rows:
+        if uuid:
+            inp.reviews.setdefault(uuid, []).append((cid, status))
+            inp.groups.setdefault(uuid, gid or None)
+            if fact:
+                inp.facts.setdefault(uuid, fact)
+    inp.invalidated = guard_records(conn)
+    if log_ok:
+        inp.flags = [dict(zip(("target", "candidate_id", "edge_uuid", "group_id", "agent", "reason"), r)) for r in
+                     conn.query("SELECT target, candidate_id, edge_uuid, group_id, agent, reason FROM review_flags "
+                                "WHERE resolved_at IS NULL ORDER BY id")]
+    # the graph: the slots of the returned edges, and which review rows' edges exist
+    inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
+                          r.get("object"), None, bool(r.get("valid")))
+                 for r in await edge_slots(graph, sorted(used), group)] if used else []
+    for e in inp.slots:
+        inp.groups.setdefault(e.uuid, e.group_id)
+    placed = await existing_edges(graph, sorted(inp.reviews), group)
+    for cid, status, uuid, gid, fact in rows:
+        if uuid and uuid not in placed and (group is None or gid == group):
+            key = f"candidate:{cid}"
+            inp.unplaced.append({"candidate_id": cid, "edge_uuid": uuid, "status": status, "group_id": gid})
+            inp.facts[key], inp.groups[key] = fact, gid or None
+    if confidences is not None and cfg.weights.get("low_confidence_use", 0) > 0 and used:
+        inp.confidences = confidences(sorted(used))
+    for uuid, rec in inp.invalidated.items():
+        inp.groups.setdefault(uuid, rec.get("group_id"))
+        if rec.get("fact"):
+            inp.facts.setdefault(uuid, rec["fact"])
+    for f in inp.flags:
+        key = f.get("edge_uuid") or f"candidate:{f.get('candidate_id') or f['target']}"
+        inp.groups.setdefault(key, f.get("group_id"))
+    return inp
+
+
+async def with_facts(graph: Any, items: list[QueueItem]) -> list[QueueItem]:
+    """``items`` with the graph's fact text (what agents see) where the graph has their edge."""
+    found = await edge_facts(graph, [i.edge_uuid for i in items if i.edge_uuid and not i.key.startswith("candidate:")])
+    for i in items:
+        e = found.get(i.edge_uuid or "")
+        if e is not None and not i.key.startswith("candidate:"):
+            i.fact = e.fact
+            i.group_id = i.group_id or e.group_id
+    return items
+
+
+__all__ = ["QueueItem", "gather", "guard_records", "rank", "review_rows", "with_facts"]

@@ -1,0 +1,212 @@
+"""Trust search driven by settings: the recipe the ``search:`` section makes
+(:func:`search_config`), the search on the configured graph (:func:`search`, what
+``graph-trust search`` runs), and the optional composite second stage (:func:`composite_rank`).
+
+The search itself is :func:`graph_trust.search.trust_search.trust_search`; this module only turns
+settings into its arguments, so the CLI, the MCP server, the context pipeline and the
+evaluation all search alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphiti_core.search.search_config import EdgeReranker, NodeReranker, SearchConfig
+
+from graph_trust.access.trust_context import TrustContext, filter_by_trust, require_context
+from graph_trust.search.composite import RankedRecord, max_rrf, rank_composite
+from graph_trust.config import RANKING_KEYS, Settings
+from graph_trust.errors import InputError
+from graph_trust.search.ranking import Explanation
+from graph_trust.search.trust_search import (
+    EDGE_HYBRID_SEARCH_RRF_TRUST,
+    NODE_HYBRID_SEARCH_RRF_TRUST,
+    TrustSearchConfig,
+    TrustSearchResults,
+    check_query,
+    competitor_keys,
+    trust_search,
+)
+from graph_trust.search.records import MemoryRecord, check_memory_types, records_from_results
+from graph_trust.search.window import fill_window
+from graph_trust.search.session import open_graphiti, resolve_groups
+from graph_trust.search.cosine import CosineStage
+
+
+def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
+                  base: SearchConfig | None = None) -> TrustSearchConfig:
+    """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied.
+    A ``base`` that sets its own ``trust_weight`` keeps it."""
+    s = settings.search
+    recipe = base if base is not None else (
+        EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST)
+    data = recipe.model_dump()
+    weight = data.get("trust_weight")
+    data.update(limit=limit or s.limit, **{k: getattr(s, k) for k in RANKING_KEYS},
+                cosine=CosineStage.for_settings(settings).model_dump())
+    if weight is not None:
+        data["trust_weight"] = weight
+    return TrustSearchConfig(**data)
+
+
+def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> TrustSearchConfig:
+    """The edge trust recipe (or ``base``) with ``settings.search`` applied; the pool is at least
+    ``composite.max_results`` deep so the composite stage has something to rank."""
+    return search_config(settings, limit=limit or max(settings.search.limit, settings.composite.max_results),
+                         base=base)
+
+
+def max_fused_for(config: Any) -> dict[str, float]:
+    """Largest fused score per record kind for ``config`` (RRF: methods / rank_const; else 1)."""
+    rank_const = getattr(config, "rank_const", 1.0)
+    out: dict[str, float] = {}
+    for kind, cfg, rrf in (("edge", config.edge_config, EdgeReranker.rrf), ("node", config.node_config, NodeReranker.rrf)):
+        if cfg is not None:
+            out[kind] = max_rrf(max(1, len(cfg.search_methods)), rank_const) if cfg.reranker == rrf else 1.0
+    return out
+
+
+async def search(
+    settings: Settings,
+    query: str,
+    *,
+    scope: str = "edges",
+    limit: int | None = None,
+    trust_weight: float | None = None,
+    groups: list[str] | None = None,
+) -> TrustSearchResults:
+    """Trust-boosted search on the configured graph (what ``graph-trust search`` runs)."""
+    s = settings.search
+    check_query(query, s.max_query_chars)
+    config = search_config(settings, scope=scope, limit=limit)
+    async with open_graphiti(settings) as (conn, graphiti):
+        group_ids = await resolve_groups(conn, groups or s.group_ids or None)
+        return await trust_search(graphiti, query, config=config, group_ids=group_ids,
+                                  trust_weight=trust_weight, max_query_chars=s.max_query_chars)
+
+
+def keep_confident(results: TrustSearchResults, confidences: dict[str, float],
+                   min_confidence: float) -> TrustSearchResults:
+    """``results`` without the facts whose confidence is below ``min_confidence`` or unknown
+    (absent from ``confidences``); the kept facts are renumbered 1.. in their order."""
+    keep = {u for u, c in confidences.items() if c >= min_confidence}
+    expl = [dataclasses.replace(e, rank=i) for i, e in
+            enumerate((e for e in results.edge_explanations if e.uuid in keep), start=1)]
+    return results.model_copy(update={"edges": [e for e in results.edges if e.uuid in keep],
+                                      "edge_explanations": expl})
+
+
+async def search_confident(settings: Settings, query: str, *,
+                           confidences: Callable[[list[str]], dict[str, float]], scope: str = "edges",
+                           limit: int | None = None, groups: list[str] | None = None,
+                           ) -> tuple[TrustSearchResults, dict[str, float] | None]:
+    """:func:`search`, then (``search.min_confidence`` set) without the facts below it or of
+    unknown confidence; ``confidences(edge uuids)`` gives the known ones (the review DB's,
+    handed in by ``graph_trust.api``, which opens it once, before the search, so a missing one
+    fails first). Returns the results and each kept fact's confidence (None when no threshold
+    is set: nothing was read)."""
+    threshold = settings.search.min_confidence
+    if threshold is not None and scope != "edges":
+        raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
+    results = await search(settings, query, scope=scope, limit=limit, groups=groups)
+    if threshold is None:
+        return results, None
+    known = confidences([e.uuid for e in results.edges])
+    kept = keep_confident(results, known, threshold)
+    return kept, {e.uuid: known[e.uuid] for e in kept.edges}
+
+
+def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: str = "edges",
+                   limit: int | None = None, memory_types: list[str] | None = None,
+                   now: datetime | None = None) -> list[RankedRecord]:
+    """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
+    ``now`` (a datetime; default the current time) is the instant recency is measured from."""
+    keys = dict(zip((e.uuid for e in results.edges), competitor_keys(results.edges), strict=True))
+    return composite_rank_records(settings, records_from_results(results), keys, scope=scope, limit=limit,
+                                  memory_types=memory_types, now=now)
+
+
+def composite_rank_records(settings: Settings, records: list[MemoryRecord], keys: Mapping[str, Any], *,
+                           scope: str = "edges", limit: int | None = None, memory_types: list[str] | None = None,
+                           now: datetime | None = None) -> list[RankedRecord]:
+    """:func:`composite_rank` over records (``keys``: each edge's competitor key by uuid), as a
+    trust context left them (:attr:`VisibleSearch.records`)."""
+    wanted = check_memory_types(memory_types, settings)
+    return rank_composite(records, settings.composite, memory_types=wanted, now=now,
+                          max_fused=max_fused_for(search_config(settings, scope=scope)),
+                          max_results=limit or settings.composite.max_results,
+                          competitors=settings.search.competitors, verified_trust=settings.search.min_boost_trust,
+                          competitor_keys=keys)
+
+
+@dataclass(frozen=True)
+class VisibleSearch:
+    """A search as a trust context sees it: only what it may see (redacted records in place),
+    best first, ranks renumbered 1.. over what is shown, and how many were withheld."""
+
+    records: list[MemoryRecord]
+    trust_weight: float
+    denied: int = 0
+    redacted: int = 0
+    unknown_label: int = 0  # of ``denied``: withheld for a sensitivity label the scale does not know
+    search_depth: int = 0  # candidates the last search round asked for
+    confidences: dict[str, float] | None = None  # search.min_confidence set: each shown fact's
+    competitor_keys: dict[str, Any] = field(default_factory=dict)  # shown, unredacted edges only
+
+    @property
+    def explanations(self) -> list[Explanation]:
+        return [r.explanation for r in self.records if r.explanation is not None]
+
+
+async def search_visible(settings: Settings, query: str, *, trust_context: TrustContext | None,
+                         confidences: Callable[[list[str]], dict[str, float]], scope: str = "edges",
+                         limit: int | None = None, groups: list[str] | None = None) -> VisibleSearch:
+    """:func:`search_confident` for a trust context: denied facts take no slot (the window widens,
+    :mod:`graph_trust.search.window`, until ``limit`` visible facts or no more candidates), one
+    level above the clearance is redacted, and a scoped caller learns nothing of other groups."""
+    ctx = require_context(trust_context)
+    s = settings.search
+    check_query(query, s.max_query_chars)
+    threshold = s.min_confidence
+    if threshold is not None and scope != "edges":
+        raise InputError("search.min_confidence (--min-confidence) filters facts: it does not apply to --nodes")
+    limit = limit or s.limit
+    config = search_config(settings, scope=scope, limit=limit)
+    default = settings.context.default_sensitivity
+
+    async with open_graphiti(settings) as (conn, graphiti):
+        group_ids = await resolve_groups(conn, groups or s.group_ids or None, scopes=ctx.scopes)
+        if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search (as an empty group)
+            return VisibleSearch([], config.trust_weight or 0.0, search_depth=limit)
+
+        async def run(depth: int) -> tuple[Any, dict[str, float] | None, Any, int]:
+            results = await trust_search(graphiti, query, config.model_copy(update={"limit": depth}),
+                                         group_ids=group_ids, max_query_chars=s.max_query_chars)
+            returned = len(results.edges if scope == "edges" else results.nodes)
+            known = None
+            if threshold is not None:
+                known = confidences([e.uuid for e in results.edges])
+                results = keep_confident(results, known, threshold)
+            return results, known, filter_by_trust(records_from_results(results), ctx, default_sensitivity=default), \
+                returned
+
+        (results, known, visible, _), depth = await fill_window(  # (deeper only past facts access control withheld)
+            run, lambda r: (len(r[2].records) if r[2].denied or r[2].out_of_scope else limit, r[3]), wanted=limit,
+            first=limit, multiple=settings.access.max_fetch_multiple)
+    shown = visible.records[:limit]
+    records = [r if r.explanation is None else dataclasses.replace(
+        r, explanation=dataclasses.replace(r.explanation, rank=i)) for i, r in enumerate(shown, start=1)]
+    keys = {e.uuid: k for e, k in zip(results.edges, competitor_keys(results.edges), strict=True)}
+    return VisibleSearch(
+        records=records, trust_weight=results.trust_weight, denied=visible.denied, redacted=visible.redacted,
+        unknown_label=visible.unknown_label, search_depth=depth,
+        confidences=None if known is None else {r.uuid: known[r.uuid] for r in records if r.uuid in known},
+        competitor_keys={r.uuid: keys[r.uuid] for r in records if r.uuid in keys and not r.redacted})
+
+
+__all__ = ["VisibleSearch", "composite_rank", "composite_rank_records", "max_fused_for", "search", "search_config",
+           "search_config_for", "search_visible"]
