@@ -20,6 +20,7 @@ from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
+from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.review.db import parse_location
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
@@ -141,9 +142,10 @@ class SearchSettings(_Section, RankingSettings):
     # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
-    # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
-    # least cosine_index_min_size edges, or entities for entity search; else the scan).
-    cosine: Literal["scan", "index", "auto"] = "scan"  # exact by default: index recall@10 is 0.998 at 100k edges, 0.918 at 300k (docs/benchmarks.md)
+    # where one exists, else the scan), "auto" (the index for a graph that holds at least
+    # cosine_index_min_size items of the searched kind and whose index's recall@10, measured on
+    # its own data by init / index check / sync, is at least vector_index.min_recall; else the scan).
+    cosine: Literal["scan", "index", "auto"] = "auto"
     cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
     cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
     # Drop results whose fact's confidence (the review DB's confidence model) is below this;
@@ -156,13 +158,22 @@ class VectorIndexSettings(_Section):
 
     enabled: bool = True
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
-    # HNSW parameters chosen by bench/bench_vector.py (docs/benchmarks.md, "Vector index"): at 100k
-    # edges ef_runtime 200 left recall@10 at 0.913 (0.968 asking for k = 320), 1000 gives 0.995 at
-    # any k for 6 ms more per query (0.918 at 300k edges: larger graphs need more); at 10k M 16 /
-    # efConstruction 200 gave 0.93-0.966.
-    m: int = Field(default=32, ge=2, le=512)  # links per node
-    ef_construction: int = Field(default=400, ge=1, le=4096)  # candidates kept while building
+    # HNSW parameters (docs/search.md, "Index parameters"): M and efConstruction by the graph's
+    # size when null (graph_trust.graph.vector_index.SIZE_PARAMS); at 100k edges ef_runtime 200
+    # left recall@10 at 0.913 and 1000 gave 0.995 (docs/benchmarks.md, "Vector index").
+    m: int | None = Field(default=None, ge=2, le=512)  # links per node; null: by the graph's size
+    ef_construction: int | None = Field(default=None, ge=1, le=4096)  # candidates kept while building; null: by size
     ef_runtime: int = Field(default=1000, ge=1, le=4096)  # FalkorDB: candidates kept while querying
+    # search.cosine auto uses a graph's index only where its recall@10 against the exact scan,
+    # measured on the graph's own embeddings, is at least this
+    min_recall: float = Field(default=0.98, ge=0.0, le=1.0)
+    # the recall check raises the search's exploration (the index query's k: FalkorDB explores
+    # max(efRuntime, k)) step by step up to this until min_recall holds, or marks the graph scan-only
+    max_ef: int = Field(default=4096, ge=1, le=4096)
+    check_queries: int = Field(default=100, ge=10, le=10000)  # sampled queries per recall check
+    # a measurement is stale once the graph's item count moved by more than this share of the
+    # count it was measured at; a sync that wrote more than this share of a graph's edges re-measures
+    recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
 
 
 # The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.
@@ -384,6 +395,38 @@ class CompositeSettings(_Section):
         return self
 
 
+# The deepest access-controlled retrieval ever searches, whatever access.max_fetch_multiple says
+# (search.limit's own bound).
+MAX_SEARCH_DEPTH = 1000
+
+
+class AccessSettings(_Section):
+    """Sensitivity levels and custom labels, and how far a caller's search looks past the facts
+    it may not see."""
+
+    # The sensitivity levels, lowest first. A caller cleared for one level sees it and the
+    # levels below in full and the next level up redacted; higher levels are withheld.
+    levels: list[str] = Field(default_factory=lambda: list(DEFAULT_LEVELS), min_length=1)
+    # Custom labels and the level each means ({"internal": "low", "confidential": "medium"}).
+    # A sensitivity value that is neither a level nor a label is withheld from every caller.
+    labels: dict[str, str] = Field(default_factory=dict)
+    # When facts the caller may not see fill the first search window, the window doubles, up
+    # to this many times its first size (never beyond 1000 candidates), until enough visible
+    # facts are found or the graph has no more candidates.
+    max_fetch_multiple: int = Field(default=16, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _scale(self) -> "AccessSettings":
+        try:
+            scale = SensitivityScale.of(self.levels, self.labels)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        # stored normalized (compared case-insensitively), without validating again
+        object.__setattr__(self, "levels", list(scale.levels))
+        object.__setattr__(self, "labels", dict(scale.labels))
+        return self
+
+
 class ContextSettings(_Section):
     """Trust context defaults, layers and competing-fact selection."""
 
@@ -547,6 +590,12 @@ class McpSettings(_Section):
     contradictions with resolve) record as the acting agent. None: those tools refuse to write."""
 
     agent: str | None = Field(default=None, min_length=1, max_length=200)
+    # The server's clearance (no tool argument changes it): the highest sensitivity shown in
+    # full (None: context.max_sensitivity), the scopes it may see (empty: every scope), or
+    # unrestricted: true, every fact whatever its label or scope (a trusted single-user agent).
+    max_sensitivity: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    unrestricted: bool = False
 
     @field_validator("agent")
     @classmethod
@@ -578,6 +627,34 @@ class Settings(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+
+    @model_validator(mode="after")
+    def _sensitivities_are_known(self) -> "Settings":
+        scale = SensitivityScale.of(self.access.levels, self.access.labels)
+        for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
+                           ("context.max_sensitivity", self.context.max_sensitivity),
+                           ("mcp.max_sensitivity", self.mcp.max_sensitivity)):
+            if value is not None and not scale.known(value):
+                raise ValueError(f"{_CROSS_KEY}{key}: {value!r} is not a sensitivity of access.levels or "
+                                 f"access.labels ({scale.describe()})")
+        if self.mcp.unrestricted and (self.mcp.max_sensitivity is not None or self.mcp.scopes):
+            raise ValueError(f"{_CROSS_KEY}mcp.unrestricted: an unrestricted server has no clearance to set: "
+                             "drop mcp.max_sensitivity and mcp.scopes, or mcp.unrestricted")
+        return self
+
+    @field_validator("state_dir")
+    @classmethod
+    def _state_dir_can_be_a_directory(cls, v: Path) -> Path:
+        """A file where the state directory (or a folder above it) would go: said here, naming the
+        setting, rather than failing later as a bare FileExistsError on the first write."""
+        for p in (v, *v.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise ValueError(f"{p} is a file, not a directory: set state_dir (GRAPH_TRUST_STATE_DIR) to a "
+                                     "directory, or move the file away")
+                break
+        return v
 
     @model_validator(mode="after")
     def _guarded_statuses_are_tiers(self) -> "Settings":

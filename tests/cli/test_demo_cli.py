@@ -181,8 +181,9 @@ def test_explain_table_adds_up(demo_dir):
     head = lines[0].split()
     assert head[:11] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#", "negative",
                          "moved"]
-    rows = [line.split() for line in lines[2:] if line.strip()]
-    assert rows
+    table_end = lines.index("")  # then, after a blank line, the cosine stage each graph used
+    rows = [line.split() for line in lines[2:table_end]]
+    assert rows and lines[table_end + 1].startswith("cosine candidates of ops (edges): scan, ")
     finals = [float(r[1]) for r in rows]
     assert finals == sorted(finals, reverse=True)  # scores follow the order
     for r in [r for r in rows if r[3] != "0.00"]:
