@@ -345,7 +345,9 @@ def test_serve_refuses_an_unreachable_or_unready_review_db_before_it_starts(tmp_
     ready = tmp_path / "ready.sqlite3"
     api.init_review_db(ready)
     graph = run_cli("review", "serve", "--review-db", str(ready), "--graph", "falkordb://127.0.0.1:1")
-    assert graph.code == 2 and graph.err.strip() == "error: cannot reach graph falkordb://127.0.0.1:1: ConnectionError"
+    assert graph.code == 2 and graph.err.strip() == (
+        "error: cannot reach graph falkordb://127.0.0.1:1: connection refused (nothing listens on that port): "
+        "check the host and port, and that the server is running")
 
 
 def test_serve_says_when_it_cannot_listen(settings, embedded_path, tmp_path):
