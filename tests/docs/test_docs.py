@@ -102,6 +102,7 @@ def test_the_configuration_reference_holds_every_setting_and_variable():
     assert len(keys) >= 30
     for key, field in keys:
         assert key in rows, key
+        assert "\n\n    " in rows[key], f"{key} has no description"  # every setting says what it does
         default = field.get_default(call_default_factory=True)
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             assert f"`{default}`" in rows[key], (key, rows[key])

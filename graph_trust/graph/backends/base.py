@@ -162,6 +162,12 @@ class Backend(ABC):
     async def await_new_indexes(self, conn: Connection) -> None:  # noqa: B027 - optional hook
         """Wait until indexes just created answer queries (servers that populate them later)."""
 
+    async def rebuild_indexes(self, conn: Connection) -> bool:
+        """Rebuild ``conn``'s graph's search indexes from its data, so that their statistics are
+        those of a fresh load (a server that keeps them exact needs nothing). Returns whether it
+        rebuilt. Only for graphs that can be rebuilt from their source (the demo's sample)."""
+        return False
+
     @abstractmethod
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         """From a row of ``cypher/vector_indexes``: the options of a vector index on

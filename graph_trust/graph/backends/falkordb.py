@@ -25,6 +25,9 @@ _EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does
 _FILLING = re.compile(r"(\d+)/(\d+)")  # "[Indexing] 6668/20000: UNDER CONSTRUCTION"
 
 
+REBUILD_SUFFIX = "__graph_trust_rebuild"  # the spare copy rebuild_indexes makes
+
+
 class FalkorDBBackend(Backend):
     name = "falkordb"
     provider = GraphProvider.FALKORDB
@@ -83,6 +86,25 @@ class FalkorDBBackend(Backend):
 
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         return sorted(await driver.client.list_graphs())
+
+    async def rebuild_indexes(self, conn: Connection) -> bool:
+        """FalkorDB re-indexes an edge on every ``SET`` and keeps the old entry in its fulltext
+        index until a background collection, so BM25 scores after a write differ from those after
+        a restart (the index rebuilt from the snapshot). ``GRAPH.COPY`` builds a graph's indexes
+        afresh: copy out, replace, copy back. A copy left by an interrupted rebuild is restored
+        first (the graph missing) or dropped."""
+        redis, name = conn.driver.client.connection, conn.database
+        spare = f"{name}{REBUILD_SUFFIX}"
+        names = set(await conn.graph_names())
+        if spare in names:
+            if name not in names:
+                await redis.execute_command("GRAPH.COPY", spare, name)
+            await redis.execute_command("GRAPH.DELETE", spare)
+        await redis.execute_command("GRAPH.COPY", name, spare)
+        await redis.execute_command("GRAPH.DELETE", name)
+        await redis.execute_command("GRAPH.COPY", spare, name)
+        await redis.execute_command("GRAPH.DELETE", spare)
+        return True
 
     async def groups(self, conn: Connection) -> list[str]:
         return [name for name in await conn.graph_names()
