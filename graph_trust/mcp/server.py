@@ -196,7 +196,9 @@ async def search_facts_payload(settings: Settings, trust_context: TrustContext, 
             "was_redacted": was,
             "explanation": None if e is None else {
                 "bm25_rank": e.bm25_rank, "cosine_rank": e.cosine_rank, "fused": e.fused, "boost": e.boost,
-                "final": e.final, "rank": e.rank, "rank_without_boost": e.rank_without_boost},
+                "relation_bonus": e.relation_bonus, "final": e.final, "rank": e.rank,
+                "rank_without_boost": e.rank_without_boost, "negative": e.negative, "moved_by": e.moved_by,
+                "score_before_move": e.score_before_move},
         })
     return {"facts": facts, "denied": found.denied, "unknown_label": found.unknown_label,
             "redacted": found.redacted, "search_depth": found.search_depth, "trust_weight": found.trust_weight}
