@@ -33,10 +33,10 @@ async def graphs_of(conn: GraphConnection, groups: list[str] | None) -> list[str
     """The graphs holding the named groups' indexes (default: every group's), checked to exist."""
     if not conn.backend.graph_per_group:
         return [conn.database]
-    known = await existing_groups(conn)
+    known = await existing_groups(conn, among=set(groups) if groups else None)
     unknown = [g for g in groups or [] if g not in known]
     if unknown:
-        shown = ", ".join(sorted(known)[:10]) or "none"
+        shown = ", ".join(sorted(await existing_groups(conn))[:10]) or "none"
         raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {shown})")
     return list(groups or known)
 

@@ -36,18 +36,19 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None,
     group's error lists only existing groups named in ``scopes``, and a requested group outside
     ``scopes`` that does not exist is dropped silently (an empty list when nothing is left), so a
     scoped caller cannot tell an absent group from one whose facts it may not see."""
-    known = await existing_groups(conn)
     if groups:
         allowed = set(scopes)
-        listed = [g for g in known if g in allowed] if allowed else list(known)
+        known = set(await existing_groups(conn, among=set(groups)))
         if allowed:
             groups = [g for g in groups if g in known or g in allowed]
         unknown = [g for g in groups if g not in known]
         if unknown:
+            listed = await existing_groups(conn, among=allowed or None)  # the error lists those in scope
             shown = ", ".join(sorted(listed)[:10]) or "none"
             raise InputError(f"unknown group {unknown[0]!r} (groups in this graph{' in your scope' if allowed else ''}: "
                              f"{shown})")
         return list(groups)
+    known = await existing_groups(conn)
     if conn.backend.graph_per_group:
         return known or None
     return None

@@ -13,7 +13,7 @@ import math
 import socket
 import ssl
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -128,9 +128,10 @@ class Backend(ABC):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         """The graphs on the server (one database: just ``database``)."""
 
-    async def groups(self, conn: Connection) -> list[str]:
-        """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values)."""
-        return [r["group_id"] for r in await conn.query("entity_groups")]
+    async def groups(self, conn: Connection, among: Collection[str] | None = None) -> list[str]:
+        """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values), of
+        ``among`` only when given (a search of named groups checks those, not every graph)."""
+        return [g for r in await conn.query("entity_groups") if among is None or (g := r["group_id"]) in among]
 
     def bulk_params(self, rows: Sequence[dict[str, Any]], key: str = "uuid") -> dict[str, Any]:
         """Parameters of a write of many rows matched by ``key``, in the shape this backend's

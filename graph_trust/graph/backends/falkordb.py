@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import redis.exceptions as rx
@@ -106,9 +107,9 @@ class FalkorDBBackend(Backend):
         await redis.execute_command("GRAPH.DELETE", spare)
         return True
 
-    async def groups(self, conn: Connection) -> list[str]:
-        return [name for name in await conn.graph_names()
-                if await conn.for_group(name).query("graph_has_entities")]
+    async def groups(self, conn: Connection, among: Collection[str] | None = None) -> list[str]:
+        return [name for name in await conn.graph_names() if (among is None or name in among)
+                and await conn.for_group(name).query("graph_has_entities")]
 
     def transient_errors(self) -> tuple[type[BaseException], ...]:
         return (rx.ConnectionError, rx.TimeoutError)
