@@ -5,13 +5,14 @@
     python -m bench --write-docs             # ... and regenerate docs/benchmarks.md's figures and PNG
     python -m bench --only search --search-sizes 300000 --merge bench-results.json
                                              # one more point of the search curve, added to a run
-    python -m bench --only search --embedder wordllama --out bench-dense.json
-                                             # the search curve on WordLlama's dense semantic vectors
+    python -m bench --only search --embedders clustered,my_pkg.embed:factory
+                                             # the search curve with other embedders
 
 Each benchmark is a module of this folder, run in its own process (so its peak resident memory
-is its own): ``bench_vector`` (trust_search with the scan, the vector index and auto against
-Graphiti's ``search_``, recall@10 against an exact numpy scan, index build time and server
-memory), ``bench_sync`` (full and incremental sync against the raw batched write ceiling),
+is its own): ``bench_vector`` (trust_search with the shipped defaults against Graphiti's
+``search_``, once per size and embedder: the offline hashing one and a dense clustered one by
+default; recall@10 against an exact numpy scan, index build and check time, server memory),
+``bench_sync`` (full and incremental sync against the raw batched write ceiling),
 ``bench_relink`` (relink against the candidate-by-edge comparison), ``bench_search`` (fusion,
 boost and explanations against graphiti-core's ``rrf`` plus a boost), ``bench_composite``
 (against a per-record loop), ``bench_embedder`` (against a ``create()`` loop), and
@@ -39,7 +40,7 @@ ROOT = HERE.parent
 
 PROFILES = {
     "quick": {
-        "search": [{"edges": 1000, "queries": 10, "rounds": 1}],
+        "search": [{"edges": 1000, "queries": 10, "rounds": 1, "exact_queries": 5}],
         "sync": [{"edges": 1000, "rounds": 1}],
         "relink": [{"edges": 2000, "candidates": 200}],
         "core": {"pool": 1000, "reps": 200},
@@ -49,8 +50,9 @@ PROFILES = {
         "parallel": True,  # a smoke run: everything at once (the figures are not the documented ones)
     },
     "full": {
-        "search": [{"edges": 1000, "queries": 60, "rounds": 3}, {"edges": 10000, "queries": 60, "rounds": 3},
-                   {"edges": 100000, "queries": 50, "timed_queries": 20, "rounds": 2}],
+        "search": [{"edges": 10000, "queries": 60, "rounds": 3},
+                   {"edges": 100000, "queries": 50, "timed_queries": 20, "rounds": 2},
+                   {"edges": 300000, "queries": 50, "timed_queries": 20, "rounds": 2}],
         "sync": [{"edges": 1000, "rounds": 3}, {"edges": 10000, "rounds": 3}, {"edges": 100000, "rounds": 1}],
         "relink": [{"edges": 1000, "candidates": 100}, {"edges": 10000, "candidates": 1000},
                    {"edges": 100000, "candidates": 10000}],
@@ -62,17 +64,18 @@ PROFILES = {
     },
 }
 PARTS = ("search", "sync", "relink", "core", "composite", "embedder", "eval")
+EMBEDDERS = ("hashing", "clustered")  # the search curve's, unless --embedders names others
 SCRIPTS = {"search": "bench_vector.py", "core": "bench_search.py"}  # the others: bench_<part>.py
 
 
 def _command(part: str, p: dict, out: Path) -> list[str]:
     py = [sys.executable, str(HERE / SCRIPTS.get(part, f"bench_{part}.py"))]
     if part == "search":
-        args = ["--edges", p["edges"], "--queries", p["queries"], "--rounds", p["rounds"], "--json", out]
-        if "timed_queries" in p:
-            args += ["--timed-queries", p["timed_queries"]]
-        if "embedder" in p:
-            args += ["--embedder", p["embedder"]]
+        args = ["--edges", p["edges"], "--embedder", p["embedder"], "--queries", p["queries"], "--rounds", p["rounds"],
+                "--json", out]
+        for key in ("timed_queries", "exact_queries"):
+            if key in p:
+                args += [f"--{key.replace('_', '-')}", p[key]]
         return py + list(map(str, args))
     if part == "core":
         return py + ["--pool", str(p["pool"]), "--reps", str(p["reps"])]
@@ -146,15 +149,19 @@ def run(profile: dict, only: set[str]) -> dict:
     return res
 
 
+def _row_key(r: dict) -> tuple[str, int]:
+    return r.get("embedder", "hashing"), r["edges"]
+
+
 def merge(old: dict, new: dict) -> dict:
-    """``old`` with ``new``'s parts: search rows by edge count (``new`` wins), the rest replaced.
-    ``old`` may also be one ``bench_vector.py --json`` result (one search row)."""
+    """``old`` with ``new``'s parts: search rows by embedder and edge count (``new`` wins), the
+    rest replaced. ``old`` may also be one ``bench_vector.py --json`` result (one search row)."""
     if "p50_ms" in old:
         old = {"search": [old]}
     out = {**old, **new}
-    rows = {r["edges"]: r for r in old.get("search", [])} | {r["edges"]: r for r in new.get("search", [])}
+    rows = {_row_key(r): r for r in old.get("search", [])} | {_row_key(r): r for r in new.get("search", [])}
     if rows:
-        out["search"] = [rows[n] for n in sorted(rows)]
+        out["search"] = [rows[k] for k in sorted(rows)]
     return out
 
 
@@ -165,6 +172,9 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(PARTS), help=f"comma-separated parts to run (default: {','.join(PARTS)})")
     ap.add_argument("--search-sizes", default=None,
                     help="edge counts of the search curve instead of the profile's (e.g. 300000)")
+    ap.add_argument("--embedders", default=",".join(EMBEDDERS),
+                    help="embedders of the search curve: hashing, clustered, or what search.embedder accepts "
+                         f"(module:factory) (default: {','.join(EMBEDDERS)})")
     ap.add_argument("--out", type=Path, default=Path("bench-results.json"), help="the JSON file to write")
     ap.add_argument("--merge", type=Path, action="append", default=[],
                     help="add this run to an earlier one's JSON (repeatable; a bench_vector.py --json file adds one "
@@ -187,8 +197,8 @@ def main() -> None:
         known = {p["edges"]: p for p in profile["search"]}  # a size of the profile keeps its queries and rounds
         profile["search"] = [dict(known.get(int(n), profile["search"][-1]), edges=int(n))
                              for n in args.search_sizes.split(",")]
-    if args.embedder != "hashing":
-        profile["search"] = [dict(p, embedder=args.embedder) for p in profile["search"]]
+    embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
+    profile["search"] = [dict(p, embedder=e) for e in embedders for p in profile["search"]]
     res = run(profile, only)
     res["mode"] = mode
     for path in args.merge:

@@ -1,18 +1,23 @@
-"""Search latency and the vector-index cosine stage, against Graphiti's ``search_``, at one size.
+"""Search latency with the shipped defaults and the vector index, against Graphiti's ``search_``, at one size.
 
-    python bench/bench_vector.py [--edges 10000] [--queries 60] [--limit 10] [--no-scan] [--embedder wordllama]
-                                 [--json out.json]
-    python -m bench ...   # the harness: this measurement at every size of its curves
+    python bench/bench_vector.py [--edges 10000] [--embedder hashing|clustered|module:factory] [--json out.json]
+    python -m bench ...   # the harness: this measurement at every size and embedder of its curves
 
-In one process and on one synthetic graph (bench/synth.py, 256-dimensional HashingEmbedder
-vectors, or WordLlama's with ``--embedder wordllama``): p50 of ``trust_search`` with ``search.cosine`` = index, scan and auto against
+In one process, on one synthetic graph (bench/synth.py: facts of an operations domain; their
+vectors from the offline ``HashingEmbedder``, from ``synth.ClusteredEmbedder``'s dense clustered
+ones, or from any embedder ``search.embedder`` accepts, ``module:factory``), with the shipped
+default settings: ``graph-trust init``'s vector indexes (HNSW parameters by size) and its recall
+check, then ``trust_search`` as ``graph-trust search`` runs it (``search.cosine: auto``) against
 Graphiti's own ``search_`` (EDGE_HYBRID_SEARCH_RRF), interleaved query by query (each query's
-calls in alternating order) over ``--rounds`` rounds; recall@10 of the index stage against an
-exact numpy scan of every stored vector (an edge scoring at least the scan's 10th score counts
-as a hit, so ties at the 10th score are hits); that numpy scan's time (the physical floor of a
-cosine stage); the time ``graph-trust init`` takes to build the vector indexes, until FalkorDB
-reports them filled, and the FalkorDB server's resident memory before and after. No timed
-assertions.
+calls in alternating order) over ``--rounds`` rounds: p50 and p95 and their ratios, which stage
+the default chose and why. Beside them: each candidate stage alone (BM25: Graphiti's and trust_search's; cosine: the scan
+and the index); recall@10 of the index stage (at the k the check chose)
+against an exact numpy scan of every stored vector, over the benchmark's own queries (an edge
+scoring at least the scan's 10th score is a hit, so ties at the 10th count); how often, at
+trust weight 0 with the reference settings, the default's top 10 equals ``search_``'s, and how
+often the index's candidates are the scan's; the index build time (until the server reports it
+filled), the recall check's time, and the FalkorDB server's resident memory. ``--modes`` adds
+``index`` (the index forced) and ``scan``. No timed assertions.
 """
 
 from __future__ import annotations
@@ -29,19 +34,35 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import numpy as np  # noqa: E402
+from graphiti_core.search import search_utils as su  # noqa: E402
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  # noqa: E402
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 
 import synth  # noqa: E402
-from graph_trust.config import SearchSettings, VectorIndexSettings, load_settings  # noqa: E402
-from graph_trust.graph.connection import open_graph  # noqa: E402
+from graph_trust.config import PROFILES, load_settings  # noqa: E402
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.clients.factory import make_embedder
+from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
+from graph_trust.graph import index_recall  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
-from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
+from graph_trust.graph.recall_store import RecallStore  # noqa: E402
 from graph_trust.clients.offline import make_graphiti  # noqa: E402
-from graph_trust.search.cosine import CosineStage, cosine_candidates, forget  # noqa: E402
+from graph_trust.search.ranked import search_config  # noqa: E402
+from graph_trust.search.trust_search import trust_search  # noqa: E402
+from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
-MODES = ("search_", "scan", "index", "auto")
+MODES = ("search_", "default")
+
+
+def make(name: str):  # noqa: ANN201
+    """The benchmark's embedder: ``hashing``, ``clustered``, or what ``search.embedder`` names."""
+    if name == "clustered":
+        return synth.ClusteredEmbedder()
+    if name == "hashing":
+        return HashingEmbedder()
+    return make_embedder(load_settings(overrides={"search.embedder": name}, environ={}))
 
 
 async def server_memory_mb(driver) -> dict[str, float]:  # noqa: ANN001
@@ -56,89 +77,97 @@ async def server_memory_mb(driver) -> dict[str, float]:  # noqa: ANN001
 
 
 def spread(xs: list[float]) -> dict[str, float]:
-    """p50 and the 10th/90th percentiles of ``xs`` (seconds), in ms."""
-    q = np.percentile(np.asarray(xs) * 1000, [10, 50, 90])
-    return {"p10": round(float(q[0]), 2), "p50": round(float(q[1]), 2), "p90": round(float(q[2]), 2)}
+    """p10, p50, p90 and p95 of ``xs`` (seconds), in ms."""
+    q = np.percentile(np.asarray(xs) * 1000, [10, 50, 90, 95])
+    return {k: round(float(v), 2) for k, v in zip(("p10", "p50", "p90", "p95"), q, strict=True)}
 
 
-async def recall_at(conn, driver, vectors, limit: int, stage: CosineStage) -> tuple[float, float]:  # noqa: ANN001
-    """(mean recall@limit of the index stage against an exact numpy scan, where an edge scoring at
-    least the scan's limit-th score is a hit; p50 ms of that numpy scan, the physical floor)."""
-    rows = await conn.query("bench_edge_embeddings")
-    uuids = [r["uuid"] for r in rows]
-    mat = np.asarray([r["v"] for r in rows], dtype=np.float32)
-    mat /= np.linalg.norm(mat, axis=1, keepdims=True)
-    pos = {u: i for i, u in enumerate(uuids)}
-    hits = total = 0
-    floor = []
-    for vec in vectors:
-        q = np.asarray(vec, dtype=np.float32)
+async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.ndarray, float]:  # noqa: ANN001
+    """Per query, the exact ``limit``-th cosine over every stored fact embedding (read range by
+    range), and the p50 ms of that numpy scan per query (the physical floor of a cosine stage)."""
+    q = np.asarray(vectors, dtype=np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    top = np.full((len(q), limit), -np.inf, dtype=np.float32)
+    spent = 0.0
+    async for _, vs in vi.iter_vectors(conn, vi.EDGES):
+        if not vs:
+            continue
+        mat = np.asarray(vs, dtype=np.float32)
         t = time.perf_counter()
-        sims = mat @ (q / np.linalg.norm(q))
-        cut = float(np.partition(sims, -limit)[-limit])
-        floor.append(time.perf_counter() - t)
-        got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], limit, -1.0, stage)
-        hits += sum(1 for e in got if sims[pos[e.uuid]] >= cut - 1e-5)
-        total += limit
-    return hits / total, statistics.median(floor) * 1000
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+        both = np.concatenate([top, q @ mat.T], axis=1)
+        top = np.partition(both, both.shape[1] - limit, axis=1)[:, -limit:]
+        spent += time.perf_counter() - t
+    return np.min(top, axis=1), spent / len(q) * 1000
 
 
-async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None = None, rounds: int = 1,
-                  limit: int = 10, modes: tuple[str, ...] = MODES, hnsw: dict | None = None,
-                  oversample: float | None = None, data: Path | None = None, embedder: str = "hashing") -> dict:
-    """Every search figure at ``n_edges`` edges (see the module docstring). ``timed_queries``
-    (default ``queries``) are timed per round; recall always runs over ``queries`` queries.
-    ``data`` keeps the graph there and reuses it (its index is rebuilt with ``hnsw``)."""
-    hnsw = hnsw or {}
-    oversample = oversample or SearchSettings().cosine_oversample
+async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60, timed_queries: int | None = None,
+                  rounds: int = 1, limit: int = 10, modes: tuple[str, ...] = MODES, exact_queries: int = 20,
+                  stage_queries: int = 10, data: Path | None = None) -> dict:
+    """Every figure at ``n_edges`` edges (see the module docstring). ``timed_queries`` (default
+    ``queries``) are timed per round; recall runs over ``queries``; the comparison with
+    ``search_`` at weight 0 over ``exact_queries``. ``data`` keeps the graph there and reuses it
+    (its vector indexes are dropped and rebuilt, and its measurements forgotten)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = data or Path(tmp)
         settings = load_settings(overrides={"graph.uri": f"embedded:{root}/g", "graph.database": GROUP,
-                                            "state_dir": f"{root}/state",
-                                            **{f"vector_index.{k}": v for k, v in hnsw.items()}}, environ={})
-        embedder_name, embedder = embedder, synth.make_embedder(embedder)
+                                            "state_dir": f"{root}/state"}, environ={})
+        emb = make(embedder)
         async with open_graph(settings) as conn:
             driver = conn.driver
             build_graph_s = None
             if not (await conn.query("relates_to_count"))[0]["n"]:
                 await driver.build_indices_and_constraints()
                 t0 = time.perf_counter()
-                await synth.build_fast(conn, embedder, n_edges)
+                await synth.build_fast(conn, emb, n_edges)
                 build_graph_s = round(time.perf_counter() - t0, 1)
-            else:
-                present = await vi.existing(driver) or {}
-                for kind in present:  # rebuilt below with this run's HNSW parameters
-                    await conn.write(f"bench_drop_{kind}_vector_index")
-                while await vi.existing(driver):  # FalkorDB drops in the background; still listed meanwhile
-                    await asyncio.sleep(0.5)
-            graphiti = make_graphiti(driver, embedder=embedder)
-            texts = synth.synth_queries(queries)
-            vectors = [v.tolist() for v in embedder.embed(texts)]
-            n_timed = min(timed_queries or queries, queries)
+                await conn.settle()
+            for t in vi.TARGETS:  # a kept graph: rebuilt below, as init builds it
+                await vi.drop(conn, t)
+            with RecallStore.open(settings) as store:
+                for kind in ("edge", "node"):
+                    store.forget(conn.address.display, GROUP, kind)
+                graphiti = make_graphiti(driver, embedder=emb)
+                texts = synth.synth_queries(queries)
+                vectors = (await synth.embed_texts(emb, texts)).astype(np.float64).tolist()
+                n_timed = min(timed_queries or queries, queries)
+
+                mem_before = await server_memory_mb(driver)
+                t0 = time.perf_counter()
+                report = await vi.ensure(conn, settings.vector_index)  # init's step: returns once filled
+                index_build_s = time.perf_counter() - t0
+                mem_after = await server_memory_mb(driver)
+                t0 = time.perf_counter()
+                checked = await index_recall.refresh(conn, settings, store)
+                check_s = time.perf_counter() - t0
+                mem_checked = await server_memory_mb(driver)
+            forget(driver)
 
             cfg_v = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
             cfg_v.limit = limit
+            default = search_config(settings, limit=limit)  # what graph-trust search runs
 
             def cfg(mode: str):  # noqa: ANN202
-                c = EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(deep=True)
-                c.limit = limit
-                c.cosine = CosineStage(mode=mode, oversample=oversample)
+                c = default.model_copy(deep=True)
+                if mode != "default":
+                    c.cosine.mode = mode
                 return c
 
-            def call(mode: str, q: str, v: list[float]):  # noqa: ANN202
-                if mode == "search_":
-                    return graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
-                return trust_search(graphiti, q, config=cfg(mode), group_ids=[GROUP], query_vector=v)
+            stages: dict[str, int] = {}
 
-            mem_before = await server_memory_mb(driver)
-            t0 = time.perf_counter()
-            report = await vi.ensure(conn, settings.vector_index)  # returns once the indexes are filled
-            index_build_s = time.perf_counter() - t0
-            mem_after = await server_memory_mb(driver)
-            forget(driver)
+            async def call(mode: str, q: str, v: list[float]):  # noqa: ANN202
+                if mode == "search_":
+                    return await graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
+                res = await trust_search(graphiti, q, config=cfg(mode), group_ids=[GROUP], query_vector=v)
+                if mode == "default":
+                    for c in res.cosine_stages:
+                        stages[f"{c['stage']}: {c['reason']}"] = stages.get(f"{c['stage']}: {c['reason']}", 0) + 1
+                return res
+
             for q, v in zip(texts[:3], vectors[:3], strict=True):  # warm-up
                 for m in modes:
                     await call(m, q, v)
+            stages.clear()
             runs: dict[str, list[list[float]]] = {m: [] for m in modes}
             for r in range(rounds):
                 for m in modes:
@@ -150,54 +179,106 @@ async def measure(n_edges: int, *, queries: int = 60, timed_queries: int | None 
                         await call(m, q, v)
                         runs[m][-1].append(time.perf_counter() - t)
             p50 = {m: statistics.median(statistics.median(rr) for rr in runs[m]) * 1000 for m in modes}
-            recall, floor_ms = await recall_at(conn, driver, vectors, 10, CosineStage(mode="index",
-                                                                                      oversample=oversample))
+            p95 = {m: float(np.percentile([x for rr in runs[m] for x in rr], 95)) * 1000 for m in modes}
+
+            # each candidate stage alone, at trust_search's pool (2 x limit): BM25 (Graphiti's and
+            # trust_search's), cosine (Graphiti's scan and the index at the chosen k)
+            pool = 2 * limit
+            min_score = cfg_v.edge_config.sim_min_score
+            index_stage = default.cosine.model_copy(update={"mode": "index"})
+            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "cosine_scan": [],
+                                               "cosine_index": []}
+            for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
+                for name, run in (("bm25_graphiti", su.edge_fulltext_search(driver, q, SearchFilters(), [GROUP], pool)),
+                                  ("bm25_trust_search", edge_fulltext_candidates(driver, q, SearchFilters(), [GROUP],
+                                                                                 pool)),
+                                  ("cosine_scan", su.edge_similarity_search(driver, v, None, None, SearchFilters(),
+                                                                            [GROUP], pool, min_score)),
+                                  ("cosine_index", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
+                                                                     pool, min_score, index_stage))):
+                    t = time.perf_counter()
+                    await run
+                    stage_t[name].append(time.perf_counter() - t)
+
+            # recall@10 of the index stage (at the k the check chose) against the exact scan
+            cuts, floor_ms = await exact_cuts(conn, vectors, 10)
+            hits = 0
+            for vec, cut in zip(vectors, cuts, strict=True):
+                got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], 10, -1.0, index_stage)
+                stored = await conn.query("relink_edge_embeddings", uuids=[e.uuid for e in got])
+                q = np.asarray(vec) / np.linalg.norm(vec)
+                hits += sum(1 for r in stored if float(np.dot(q, np.asarray(r["embedding"]) /
+                                                              np.linalg.norm(r["embedding"]))) >= cut - 1e-5)
+            recall = hits / (10 * len(vectors))
+
+            # at weight 0 with the reference settings: the default's top 10 against search_'s
+            same = same_candidates = same_when_candidates = 0
+            ref = default.model_copy(update=PROFILES["graphiti"])
+            for q, v in zip(texts[:exact_queries], vectors[:exact_queries], strict=True):
+                vanilla = await graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
+                ours = await trust_search(graphiti, q, config=ref, group_ids=[GROUP], trust_weight=0.0,
+                                          query_vector=v)
+                scan = await su.edge_similarity_search(driver, v, None, None, SearchFilters(), [GROUP], pool,
+                                                       min_score)
+                idx = await cosine_candidates("edge", driver, v, SearchFilters(), [GROUP], pool, min_score,
+                                              index_stage)
+                equal = [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
+                same += equal
+                if {e.uuid for e in idx} == {e.uuid for e in scan}:
+                    same_candidates += 1
+                    same_when_candidates += equal
+            edge_check = checked["kinds"]["edge"]
             res = {
-                "edges": n_edges, "queries": queries, "timed_queries": n_timed, "rounds": rounds, "limit": limit,
-                "dimension": 256, "embedder": embedder_name, "graph_build_s": build_graph_s, "index_report": report,
-                "index_build_s": round(index_build_s, 2),
+                "edges": n_edges, "embedder": embedder, "queries": queries, "timed_queries": n_timed,
+                "rounds": rounds, "limit": limit, "dimension": len(vectors[0]), "graph_build_s": build_graph_s,
+                "index_report": report, "index_build_s": round(index_build_s, 2), "check_s": round(check_s, 2),
+                "check": {"ladder": edge_check["measurement"]["ladder"],
+                          "tie_share": edge_check["measurement"]["tie_share"],
+                          "queries": edge_check["measurement"]["queries"]},
+                "choice": edge_check["choice"], "default_stages": stages,
                 "server_rss_mb": {"before_index": mem_before["rss_mb"], "after_index": mem_after["rss_mb"],
-                                  "peak": mem_after["peak_rss_mb"]},
-                "index_memory_mb": round(mem_after["rss_mb"] - mem_before["rss_mb"], 1),
+                                  "after_check": mem_checked["rss_mb"], "peak": mem_checked["peak_rss_mb"]},
                 "p50_ms": {m: round(v, 2) for m, v in p50.items()},
+                "p95_ms": {m: round(v, 2) for m, v in p95.items()},
                 "round_p50_ms": {m: [round(statistics.median(rr) * 1000, 2) for rr in runs[m]] for m in modes},
                 "spread_ms": {m: spread([x for rr in runs[m] for x in rr]) for m in modes},
                 "recall_at_10": round(recall, 4), "numpy_scan_p50_ms": round(floor_ms, 3),
-                "auto_min_size": SearchSettings().cosine_index_min_size,
-                "hnsw": {k: getattr(settings.vector_index, k) for k in ("m", "ef_construction", "ef_runtime")},
-                "oversample": oversample,
+                "stage_p50_ms": {k: round(statistics.median(v) * 1000, 2) for k, v in stage_t.items() if v},
+                "reference_weight0": {"queries": min(exact_queries, queries), "equal_top10": same,
+                                      "same_candidates": same_candidates,
+                                      "equal_top10_where_same_candidates": same_when_candidates},
+                "hnsw": {k: edge_check["index"].get(k) for k in ("M", "efConstruction", "efRuntime")},
             }
             for m in modes:
-                if m != "search_" and "search_" in modes:
+                if m != "search_":
                     res[f"ratio_{m}_to_search_"] = round(p50[m] / p50["search_"], 3)
-            if "auto" in modes and "scan" in modes:
-                res["ratio_auto_to_scan"] = round(p50["auto"] / p50["scan"], 3)
+                    res[f"ratio_p95_{m}_to_search_"] = round(p95[m] / p95["search_"], 3)
             return res
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--edges", type=int, default=10_000)
+    ap.add_argument("--embedder", default="hashing",
+                    help="hashing (offline, sparse: many exact ties), clustered (dense clustered synthetic), or "
+                         "anything search.embedder accepts (module:factory returning a graphiti EmbedderClient)")
     ap.add_argument("--queries", type=int, default=60, help="queries (recall over all of them)")
     ap.add_argument("--timed-queries", type=int, default=None, help="queries timed per round (default: all)")
+    ap.add_argument("--exact-queries", type=int, default=20,
+                    help="queries compared with search_ at weight 0 and the reference settings")
+    ap.add_argument("--stage-queries", type=int, default=10,
+                    help="queries timing each candidate stage alone (BM25 and cosine, Graphiti's and trust_search's)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--limit", type=int, default=10)
-    d = VectorIndexSettings()
-    ap.add_argument("--m", type=int, default=d.m, help="HNSW links per node (vector_index.m)")
-    ap.add_argument("--ef-construction", type=int, default=d.ef_construction)
-    ap.add_argument("--ef-runtime", type=int, default=d.ef_runtime)
-    ap.add_argument("--no-scan", action="store_true",
-                    help="time only search_ and the index stage (large graphs: the scan modes equal search_)")
-    ap.add_argument("--oversample", type=float, default=None, help="search.cosine_oversample")
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="search_ and trust_search with: default (the shipped settings), index, scan")
     ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    synth.add_embedder_option(ap)
     args = ap.parse_args()
-    hnsw = {"m": args.m, "ef_construction": args.ef_construction, "ef_runtime": args.ef_runtime}
-    res = asyncio.run(measure(args.edges, queries=args.queries, timed_queries=args.timed_queries,
-                              rounds=args.rounds, limit=args.limit, hnsw=hnsw, oversample=args.oversample,
-                              modes=("search_", "index") if args.no_scan else MODES, data=args.data,
-                              embedder=args.embedder))
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
+                              timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
+                              exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data))
     text = json.dumps(res, indent=2)
     print(text)
     if args.json:

@@ -15,24 +15,29 @@ def _f(x: float | None, nd: int = 1) -> str:
 
 
 def search_table(rows: list[dict]) -> list[str]:
-    out = ["| edges | `search_` p50 ms | `scan` p50 ms (/ `search_`) | `index` p50 ms (/ `search_`) | "
-           "`auto` p50 ms (/ `scan`) | recall@10 (queries) | numpy scan ms | index build s | "
-           "server RSS MB before / after index |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| embedder | edges | `search_` p50 / p95 ms | default p50 / p95 ms | p50 ratio (p95) | stage chosen, why "
+           "(queries served by the index) | check: recall@10 at k, ties | recall@10 (bench queries) | "
+           "top 10 = `search_` at weight 0 (same candidates) | stages alone p50 ms: BM25 Graphiti / ours, cosine scan / "
+           "index | index build s | check s | server RSS MB before / after |",
+           "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        p, s = r["p50_ms"], r["spread_ms"]
-
-        def cell(m: str, ratio: str | None) -> str:
-            if m not in p:
-                return "-"
-            tail = f" ({r[ratio]:.3f})" if ratio and ratio in r else ""
-            return f"{p[m]:,.1f}{tail} [{s[m]['p10']:,.0f}-{s[m]['p90']:,.0f}]"
-
+        p50, p95 = r["p50_ms"], r["p95_ms"]
+        served = sum(n for k, n in r["default_stages"].items() if k.startswith("index"))
+        total = sum(r["default_stages"].values())
+        check = r["check"]
+        ladder = ", ".join(f"{x['recall']:.3f} at {x['k']:,}" for x in check["ladder"])
+        ref = r["reference_weight0"]
         mem = r["server_rss_mb"]
-        out.append(f"| {r['edges']:,} | {cell('search_', None)} | {cell('scan', 'ratio_scan_to_search_')} | "
-                   f"{cell('index', 'ratio_index_to_search_')} | {cell('auto', 'ratio_auto_to_scan')} | "
-                   f"**{r['recall_at_10']:.3f}** ({r['queries']}) | {r['numpy_scan_p50_ms']:.2f} | "
-                   f"{r['index_build_s']:,.1f} | {mem['before_index']:,.0f} / {mem['after_index']:,.0f} |")
+        st = r.get("stage_p50_ms", {})
+        out.append(f"| {r.get('embedder', 'hashing')} | {r['edges']:,} | {p50['search_']:,.0f} / {p95['search_']:,.0f} | "
+                   f"{p50['default']:,.0f} / {p95['default']:,.0f} | **{r['ratio_default_to_search_']:.3f}** "
+                   f"({r['ratio_p95_default_to_search_']:.2f}) | {r['choice']['stage']}: {r['choice']['reason']} "
+                   f"({served} of {total}) | {ladder}; ties {check['tie_share']:.0%} | {r['recall_at_10']:.3f} | "
+                   f"{ref['equal_top10']} of {ref['queries']} ({ref['equal_top10_where_same_candidates']} of "
+                   f"{ref['same_candidates']}) | {st.get('bm25_graphiti', 0):,.0f} / {st.get('bm25_trust_search', 0):,.0f}, "
+                   f"{st.get('cosine_scan', 0):,.0f} / {st.get('cosine_index', 0):,.0f} | "
+                   f"{r['index_build_s']:,.1f} | {r['check_s']:,.1f} | "
+                   f"{mem['before_index']:,.0f} / {mem['after_index']:,.0f} |")
     return out
 
 
@@ -85,10 +90,12 @@ def render(res: dict) -> str:
              "timed query; p50 is the median of the rounds' medians.", ""]
     if "search" in res:
         lines += ["### Search latency and the cosine stage", "",
-                  "`trust_search` (limit 10) with each cosine stage, against Graphiti's `search_` "
-                  "(`EDGE_HYBRID_SEARCH_RRF`) on the same graph in the same run; recall@10 of the index stage "
-                  "against an exact numpy scan (ties at the 10th score count as hits).", "",
-                  *search_table(res["search"]), ""]
+                  "`trust_search` (limit 10) with the shipped defaults (`search.cosine: auto`, after `init` built "
+                  "the index and measured its recall), against Graphiti's `search_` (`EDGE_HYBRID_SEARCH_RRF`) on "
+                  "the same graph in the same process; recall@10 of the index stage at the chosen k against an "
+                  "exact numpy scan (ties at the 10th score count as hits); at trust weight 0 with the reference "
+                  "settings, how often the default's top 10 equals `search_`'s, overall and where the index's "
+                  "candidates are the scan's.", "", *search_table(res["search"]), ""]
     if "sync" in res:
         lines += ["### Sync", "", "Full and incremental sync against the raw batched write ceiling "
                   "(the sync's own statements, bare), medians of the rounds.", "", *sync_table(res["sync"]), ""]
@@ -138,10 +145,13 @@ def plot(res: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, 2 if timed else 1, figsize=(10 if timed else 5.5, 4), squeeze=False)
     a = axes[0][0]
     rows = res.get("search", [])
-    for mode, style in (("search_", "k-o"), ("scan", "b--s"), ("index", "g-^"), ("auto", "m:v")):
-        pts = [(r["edges"], r["p50_ms"][mode]) for r in rows if mode in r["p50_ms"]]
-        if pts:
-            a.plot(*zip(*pts, strict=True), style, label="Graphiti search_" if mode == "search_" else f"cosine: {mode}")
+    for i, embedder in enumerate(dict.fromkeys(r.get("embedder", "hashing") for r in rows)):
+        mine = [r for r in rows if r.get("embedder", "hashing") == embedder]
+        for mode, style in (("search_", "o-"), ("default", "^--")):
+            pts = [(r["edges"], r["p50_ms"][mode]) for r in mine if mode in r["p50_ms"]]
+            if pts:
+                a.plot(*zip(*pts, strict=True), style, color=f"C{i}",
+                       label=f"{'Graphiti search_' if mode == 'search_' else 'trust_search, defaults'} ({embedder})")
     a.set(xscale="log", yscale="log", xlabel="RELATES_TO edges", ylabel="p50 latency, ms", title="search (limit 10)")
     a.legend()
     if not timed:

@@ -1,10 +1,8 @@
 """Synthetic operations-domain graphs for benchmarks.
 
 Deterministic for a seed: entity names, predicates and fact texts are drawn from a fixed
-vocabulary, embeddings come from the embedder handed in: :func:`make_embedder` names the two a
-benchmark offers (``--embedder``, :func:`add_embedder_option`): ``hashing``
-(:class:`graph_trust.clients.hashing.HashingEmbedder`, lexical, sparse-ish vectors) and ``wordllama``
-(semantic, dense vectors that cluster like a real model's: the dense case). ``build`` saves
+vocabulary, embeddings come from :class:`graph_trust.clients.hashing.HashingEmbedder` (or, in ``build_fast``, any
+embedder: :class:`ClusteredEmbedder` makes dense clustered ones). ``build`` saves
 them through graphiti-core's bulk API; ``build_fast`` writes the same graph (same uuids, texts,
 embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's save queries
 (``cypher/bench_create_search_*``), several times faster at 100k edges and more.
@@ -12,11 +10,15 @@ embeddings and trust scores) with ``UNWIND`` statements shaped like Graphiti's s
 
 from __future__ import annotations
 
+import hashlib
 import random
+import re
 from datetime import datetime, timezone
 from uuid import NAMESPACE_URL, uuid5
 
+import numpy as np
 from graphiti_core.edges import EntityEdge
+from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
@@ -43,6 +45,7 @@ OBJECTS = {
 }
 
 
+_WORDS = re.compile(r"\w+")
 def make_embedder(name: str = "hashing"):  # noqa: ANN201 - an EmbedderClient with the numpy ``embed``
     """The embedder a synthetic graph and its queries are embedded with (``hashing`` or ``wordllama``)."""
     return embedder_named(name)
@@ -114,12 +117,13 @@ async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fract
         part = names[i : i + batch]
         await conn.write("bench_create_search_entities", nodes=[
             {"uuid": _uuid(group_id, "n", n), "name": n, "group_id": group_id, "summary": "", "created_at": now,
-             "name_embedding": v.tolist()} for n, v in zip(part, embedder.embed(part), strict=True)])
+             "name_embedding": v.tolist()} for n, v in zip(part, await embed_texts(embedder, part), strict=True)])
     uuids = []
     for i in range(0, len(facts), batch):
         part = facts[i : i + batch]
         edges = []
-        for j, ((s, p, o, fact), v) in enumerate(zip(part, embedder.embed([f[3] for f in part]), strict=True)):
+        vectors = await embed_texts(embedder, [f[3] for f in part])
+        for j, ((s, p, o, fact), v) in enumerate(zip(part, vectors, strict=True)):
             trust = rng.choice([1.0, 0.6, 0.25]) if rng.random() < trust_fraction else None
             edges.append({"uuid": _uuid(group_id, "e", i + j), "source_uuid": _uuid(group_id, "n", s),
                           "target_uuid": _uuid(group_id, "n", o), "name": p, "fact": fact, "group_id": group_id,
@@ -134,3 +138,74 @@ def synth_queries(n: int, seed: int = 11) -> list[str]:
     templates = ["when does the backup of {s} run", "which port does {s} listen on", "who owns {s}",
                  "where is {s} deployed", "what does {s} depend on", "{s} host"]
     return [rng.choice(templates).format(s=f"{rng.choice(SERVICES)} {rng.choice(KINDS)}") for _ in range(n)]
+
+
+class ClusteredEmbedder(EmbedderClient):
+    """Dense synthetic embeddings with topic structure, for benchmarks (``--embedder clustered``).
+
+    A text's vector is the mean of its words' random unit vectors (each seeded by BLAKE2b of the
+    word; as averaging embedders
+    such as WordLlama build theirs) plus a random direction of its own (the sum of four of
+    ``PROTOTYPES`` fixed random vectors, chosen and signed by BLAKE2b of the text), weighted
+    ``noise``, normalised: facts sharing words (a service, a relation) cluster, and distinct texts
+    differ in every coordinate, so unlike :class:`~graph_trust.clients.hashing.HashingEmbedder`'s sparse
+    vectors two different texts never tie exactly (identical texts do, as with any embedder).
+    Deterministic. It has graphiti-core's ``create`` / ``create_batch`` too.
+    """
+
+    PROTOTYPES = 4096
+
+    def __init__(self, dim: int = 256, noise: float = 0.5, seed: int = 29):
+        self.dim, self.noise = dim, noise
+        rng = np.random.default_rng(seed)
+        self._proto = rng.standard_normal((self.PROTOTYPES, dim)).astype(np.float32)
+        self._vocab: dict[str, int] = {}
+        self._table = np.zeros((0, dim), dtype=np.float32)
+
+    def _ids(self, words: list[str]) -> list[int]:
+        new = [w for w in dict.fromkeys(words) if w not in self._vocab]
+        if new:
+            rows = np.stack([np.random.default_rng(list(hashlib.blake2b(w.encode(), digest_size=16).digest()))
+                             .standard_normal(self.dim) for w in new]).astype(np.float32)
+            self._table = np.vstack([self._table, rows / np.linalg.norm(rows, axis=1, keepdims=True)])
+            for w in new:
+                self._vocab[w] = len(self._vocab)
+        return [self._vocab[w] for w in words]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for lo in range(0, len(texts), 2048):
+            out[lo : lo + 2048] = self._chunk(texts[lo : lo + 2048])
+        return out
+
+    def _chunk(self, texts: list[str]) -> np.ndarray:
+        words = [_WORDS.findall(t.casefold()) for t in texts]
+        ids = np.array(self._ids([x for ws in words for x in ws]), dtype=np.int64)
+        rows = np.repeat(np.arange(len(texts)), [len(w) for w in words])
+        vocab = len(self._vocab)
+        counts = np.bincount(rows * vocab + ids, minlength=len(texts) * vocab).reshape(len(texts), vocab)
+        out = counts.astype(np.float32) @ self._table
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        has = norms[:, 0] > 0
+        out = np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+        pick = np.frombuffer(b"".join(hashlib.blake2b(t.encode(), digest_size=8).digest() for t in texts),
+                             dtype="<u2").reshape(-1, 4).astype(np.int64)
+        signs = np.where(pick & 1, 1.0, -1.0).astype(np.float32)
+        noise = np.einsum("nk,nkd->nd", signs, self._proto[pick % self.PROTOTYPES])
+        out[has] += self.noise * noise[has] / np.linalg.norm(noise[has], axis=1, keepdims=True)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+    async def create(self, input_data) -> list[float]:  # noqa: ANN001 - graphiti-core's signature
+        text = input_data[0] if isinstance(input_data, list) else input_data
+        return self.embed([text])[0].astype(np.float64).tolist()
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        return self.embed(input_data_list).astype(np.float64).tolist()
+
+
+async def embed_texts(embedder, texts: list[str]) -> np.ndarray:  # noqa: ANN001
+    """``texts`` embedded by a benchmark embedder (``embed``) or any graphiti-core EmbedderClient."""
+    if hasattr(embedder, "embed"):
+        return np.asarray(embedder.embed(texts), dtype=np.float32)
+    return np.asarray(await embedder.create_batch(texts), dtype=np.float32)

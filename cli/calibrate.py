@@ -35,8 +35,8 @@ def _rank_consts(value: str | None) -> tuple[float, ...]:
 @click.option("--trust-weight", default=None, metavar="W",
               help="Boost weight in [0, 1] (default: config search.trust_weight).")
 @click.option("--form", "form", type=click.Choice(["additive", "supported"]), default=None,
-              help="Boost form (default: config search.boost_form). additive: fused + trust x W "
-                   "(seed 002); supported: fused + trust x W x support.")
+              help="Boost form (default: config search.boost_form). additive: fused + trust x W; "
+                   "supported: fused + trust x W x support.")
 @click.option("--rank-const", "rank_consts", default=None, metavar="K1,K2",
               help="RRF constants to show, comma-separated (default: 1,60 - Graphiti's today and "
                    "upstream's proposal).")

@@ -54,6 +54,11 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def graph_option() -> str | None:
+    """The graph the command line named (``--graph``), None when it named none."""
+    return click.get_current_context().meta["graph_trust.common"]["graph.uri"]
+
+
 def runtime(overrides: dict[str, Any] | None = None, flags: Mapping[str, str] | None = None,
             explicit: Mapping[str, Any] | None = None) -> Runtime:
     """Settings for the current command: YAML, then env, then --graph and ``overrides`` (None: an

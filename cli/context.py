@@ -7,7 +7,7 @@ import logging
 import click
 
 from graph_trust import api
-from graph_trust.api import RANK_MODES, SENSITIVITY_LEVELS, OverridePolicy, TrustContext
+from graph_trust.api import MEMORY_TYPES, RANK_MODES, OverridePolicy, TrustContext
 from graph_trust.cli.common import common_options, emit_json, run, runtime
 
 NOT_WITH_POLICY = {"trust_override": "--trust-override", "min_salience": "--min-salience",
@@ -35,8 +35,9 @@ Retrieval policy (--policy): dedup, interleave, clip, token budget, PII redactio
 @click.command(epilog=EXAMPLES)
 @click.argument("query")
 @click.option("--actor", default=None, metavar="A", help="Who is asking (recorded; also the override actor).")
-@click.option("--max-sensitivity", type=click.Choice(SENSITIVITY_LEVELS, case_sensitive=False), default=None,
-              help="Highest sensitivity shown in full; one level above is shown redacted "
+@click.option("--max-sensitivity", default=None, metavar="LEVEL",
+              help="Highest sensitivity shown in full, a level of access.levels (public, low, medium, high, hyper "
+                   "by default) or a label of access.labels; one level above is shown redacted "
                    "(default: config context.max_sensitivity, medium).")
 @click.option("--scope", "scopes", multiple=True, metavar="X",
               help="Allowed scope (repeatable; a record's scope is its `scope` property, else its group). "
@@ -45,7 +46,8 @@ Retrieval policy (--policy): dedup, interleave, clip, token budget, PII redactio
 @click.option("--rank", type=click.Choice(RANK_MODES), default="composite", show_default=True,
               help="composite: trust/recency/relevance/type; boost: the search order.")
 @click.option("--type", "memory_types", multiple=True, metavar="T",
-              help="Only these memory types (repeatable): instruction, system, fact, goal, preference, observation.")
+              help=f"Only these memory types (repeatable): {', '.join(MEMORY_TYPES)} (the bundled sample's types), "
+                   "or a custom type context.layer_order or composite.type_boosts names; another is an error.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=None,
               help="Records to keep (default: config composite.max_results, 20).")
 @click.option("--group", "groups", multiple=True, metavar="G", help="Restrict to a group (repeatable).")
@@ -117,12 +119,8 @@ def context(
         query = click.get_text_stream("stdin").read()
     if unrestricted and (max_sensitivity or scopes):
         raise click.UsageError("--unrestricted cannot be combined with --max-sensitivity or --scope")
-    trust_context = (
-        TrustContext.unrestricted(actor)
-        if unrestricted
-        else TrustContext.from_settings(rt.settings.context, actor_id=actor, max_sensitivity=max_sensitivity,
-                                        scopes=scopes)
-    )
+    trust_context = TrustContext.from_settings(rt.settings, actor_id=actor, max_sensitivity=max_sensitivity,
+                                               scopes=scopes, unrestricted=unrestricted)
     if use_policy:
         _print_policy(rt, query, trust_context, list(groups) or None, rank, metrics_file)
         return
@@ -149,10 +147,18 @@ def context(
             "warning: trust override rejected (" + "; ".join(result.override.violations) + "); baseline trust used",
             err=True,
         )
+    _warn_unknown_labels(result.unknown_label)
     if rt.json:
         emit_json(result.to_dict())
     else:
         click.echo(result.text())
+
+
+def _warn_unknown_labels(n: int) -> None:
+    """Facts withheld for a sensitivity label the configuration does not know are never silent."""
+    if n:
+        click.echo(f"warning: {n} fact(s) withheld for a sensitivity label access.levels and access.labels do not "
+                   "know (map it in access.labels; `graph-trust sync` lists them)", err=True)
 
 
 def _print_policy(rt, query: str, trust_context: TrustContext, groups: list[str] | None, rank: str,
@@ -164,6 +170,7 @@ def _print_policy(rt, query: str, trust_context: TrustContext, groups: list[str]
         api.write_metrics(metrics_file)
     if md.error_code and not rt.json:
         click.echo(f"warning: {md.error_code} ({md.reason}); fallback: {md.fallback}", err=True)
+    _warn_unknown_labels(md.unknown_label)
     if rt.json:
         emit_json(payload.to_dict())
     else:

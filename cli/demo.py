@@ -5,15 +5,16 @@ from __future__ import annotations
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, run, runtime, shorten,
-                                     table, trust_cell)
+from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, graph_option, run,
+                                     runtime, shorten, table, trust_cell)
+from graph_trust.config import DEFAULT_GRAPH
 
-EXAMPLES = """
+EXAMPLES = f"""
 \b
 Examples:
-  graph-trust demo                                # embedded FalkorDB under .graph-trust/
+  graph-trust demo                                # its own embedded FalkorDB: {DEFAULT_GRAPH}
   graph-trust demo --json > demo.json
-  graph-trust demo --graph bolt://localhost:7687  # the same on Neo4j
+  graph-trust demo --graph bolt://localhost:7687  # the same on Neo4j (only a graph named here)
   graph-trust demo --embedder wordllama --graph embedded:.graph-trust/wordllama   # graph-trust[wordllama]
 """
 
@@ -31,17 +32,22 @@ def demo(limit: int, embedder: str) -> None:
     Loads a bundled operations graph (services, ports, owners, schedules; idempotent),
     syncs its bundled review DB onto it, then shows three queries side by side:
     Graphiti's vanilla order and the trust-boosted order with explanations. Offline.
+
+    The sample goes into the demo's own embedded graph, or into the graph --graph names: never
+    into one the configuration or the environment (NEO4J_URI, GRAPH_TRUST_GRAPH) points at.
     Later commands on that graph search with search.embedder: set it (or GRAPH_TRUST_EMBEDDER)
     to the demo's --embedder.
     """
-    rt = runtime()
+    named = graph_option()
+    rt = runtime() if named else runtime({"graph.uri": DEFAULT_GRAPH}, explicit={"graph.database": None})
     report = run(api.demo(rt.settings, limit=limit, embedder=embedder))
     if rt.json:
         emit_json(report.to_dict())
         return
     load, sync = report.load, report.sync
-    click.echo(f"graph {report.graph}, embedder {report.embedder}: {load.entities_created} entities and "
-               f"{load.edges_created} facts loaded "
+    whose = "named by --graph" if named else "the demo's own; --graph URI loads the sample elsewhere"
+    click.echo(f"graph {report.graph} ({whose}), embedder {report.embedder}: {load.entities_created} entities "
+               f"and {load.edges_created} facts loaded "
                f"({load.entities_existing + load.edges_existing} already there)")
     click.echo(f"sync {sync.run_id}: {sync.candidates_read} review decisions read, {sync.edges_set} edges set, "
                f"{sync.edges_unchanged} unchanged, {sync.edges_cleared} cleared, {sync.entities_updated} entities "
@@ -62,8 +68,11 @@ def demo(limit: int, embedder: str) -> None:
         click.echo(table(rows, ["#", "trust", "Graphiti search_ (vanilla RRF)", "trust", "graph-trust (boosted)",
                                 "was"]))
         click.echo("\n" + table([explain_cells(e, 3) for e in q.boosted], EXPLAIN_HEADERS))
+    usual = runtime({"graph.uri": None}).settings.graph  # the graph of a command given no --graph
+    there = "" if (usual.uri, usual.database) == (rt.settings.graph.uri, rt.settings.graph.database) \
+        else f" --graph {report.graph}"
     env = "" if report.embedder == "hashing" else f"GRAPH_TRUST_EMBEDDER={report.embedder} "
-    click.echo(f"\ndone in {report.duration_s:.1f} s. Try: {env}graph-trust search \"...\" --explain")
+    click.echo(f"\ndone in {report.duration_s:.1f} s. Try: {env}graph-trust search \"...\"{there} --explain")
 
 
 def _moved(e) -> str:  # noqa: ANN001

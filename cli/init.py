@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import common_options, emit_json, run, runtime
+from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime
 
 EXAMPLES = """
 \b
@@ -22,12 +22,15 @@ Examples:
 @common_options
 def init(groups: tuple[str, ...]) -> None:
     """Create Graphiti's indices and constraints, the relationship uuid index sync needs, and
-    HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones).
+    HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones),
+    then measure each vector index's recall@10 on its graph's own embeddings (where not
+    measured yet), which decides whether search uses it (graph-trust index status).
 
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
     rt = runtime()
-    out = run(api.init(rt.settings, list(groups) or None))
+    with ProgressBars(rt.quiet) as bars:
+        out = run(api.init(rt.settings, list(groups) or None, progress=bars))
     if rt.json:
         emit_json(out)
         return
@@ -36,3 +39,6 @@ def init(groups: tuple[str, ...]) -> None:
         shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
                           for k, v in kinds.items())
         click.echo(f"  vector indexes of {name}: {shown}")
+        for kind, r in out["recall"].get(name, {}).items():
+            c = r["choice"]
+            click.echo(f"    search of its {kind}s uses the {c['stage']}: {c['reason']}")

@@ -23,6 +23,7 @@ COMMANDS = [
     ("search", "search"),
     ("calibrate", "calibrate"),
     ("init", "init"),
+    ("index", "index"),
     ("sync", "sync"),
     ("sync", "verify"),
     ("sync", "runs"),
@@ -106,9 +107,12 @@ def _main(args: list[str]) -> None:
     except click.exceptions.Abort:  # click's form of Ctrl-C (and so of SIGTERM)
         click.echo("terminated" if terminated() else "aborted", err=True)
         sys.exit(143 if terminated() else 130)
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:  # a group given no command: its help, not an error
         exc.show()
-        sys.exit(2 if exc.exit_code == 1 else exc.exit_code)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # usage errors (unknown option, missing argument, bad value ...)
+        click.echo(usage_error_line(exc, args), err=True)
+        sys.exit(2)
     except KeyboardInterrupt:
         click.echo("terminated" if terminated() else "interrupted", err=True)
         sys.exit(143 if terminated() else 130)
@@ -118,3 +122,30 @@ def _main(args: list[str]) -> None:
         click.echo(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", err=True)
         sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def usage_error_line(exc: click.ClickException, args: list[str]) -> str:
+    """One line: ``error: <what is wrong> Try '<command> --help' for help.`` (click's own form
+    takes four lines: usage, hint, a blank line, then the error)."""
+    line = "error: " + " ".join(exc.format_message().split())
+    if isinstance(exc, click.UsageError):
+        ctx = exc.ctx  # (None for an option missing its value: the command is found from the arguments)
+        line += f" Try '{ctx.command_path if ctx is not None else _command_path(args)} --help' for help."
+    return line
+
+
+def _command_path(args: list[str]) -> str:
+    """``graph-trust`` and the (sub)command names ``args`` start with."""
+    path, cmd = ["graph-trust"], cli
+    ctx = click.Context(cli, info_name="graph-trust")
+    for arg in args:
+        if not isinstance(cmd, click.Group):
+            break
+        if arg.startswith("-"):
+            continue
+        sub = cmd.get_command(ctx, arg)
+        if sub is None:
+            break
+        path.append(arg)
+        cmd = sub
+    return " ".join(path)

@@ -1,6 +1,6 @@
 """``graph-trust review``: the review DB (``init``), review decisions with their audit trail
 (``promote``, ``corroborate``, ``reject``, ``expire``, ``undo``, ``history``), the retrieval log
-(``log``) and the review queue (``queue``)."""
+(``log``), the review queue (``queue``) and the review page (``serve``)."""
 
 from __future__ import annotations
 
@@ -204,3 +204,32 @@ def queue(group: str | None, limit: int | None, review_db: str | None) -> None:
              shorten("; ".join(f"{r['rule']}: {r['why']}" for r in i.reasons), 90)]
             for n, i in enumerate(items, start=1)]
     click.echo(table(rows, ["#", "priority", "fact (edge uuid)", "status", "fact", "why"]))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review serve --reviewer alice                  # http://127.0.0.1:8765
+  graph-trust review serve --port 9000 --review-db review.sqlite3
+  GRAPH_TRUST_REVIEWER=alice graph-trust review serve --graph falkordb://localhost:6379
+""")
+@click.option("--host", default=None, metavar="ADDR",
+              help="Address to bind (default: review.page.host, 127.0.0.1: this machine only).")
+@click.option("--port", type=int, default=None, metavar="N", help="Port (default: review.page.port, 8765).")
+@click.option("--reviewer", default=None, metavar="NAME",
+              help="Who decides on the page (default: review.page.reviewer or $GRAPH_TRUST_REVIEWER); without "
+                   "one, and without review.page.identity_header, decisions are refused.")
+@REVIEW_DB
+@common_options
+def serve(host: str | None, port: int | None, reviewer: str | None, review_db: str | None) -> None:
+    """Serve the review page: the queue (ranked as `review queue` ranks it, with why), each fact
+    with its competitors, provenance (episodes), confidence factors and the searches it appeared
+    in, and promote / corroborate / reject / expire with a reason, undo, and keyboard shortcuts.
+    Decisions go through the same library calls as `review promote ...` (audit trail, override
+    policy). Writes need a reviewer identity (review.page.reviewer, or the header a trusted proxy
+    sets: review.page.identity_header) and the page's CSRF token. Stop with Ctrl-C."""
+    rt = runtime({"review.url": review_db, "review.page.host": host, "review.page.port": port,
+                  "review.page.reviewer": reviewer},
+                 flags={"review.url": "--review-db", "review.page.host": "--host", "review.page.port": "--port",
+                        "review.page.reviewer": "--reviewer"})
+    run(api.serve_review_page(rt.settings))

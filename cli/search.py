@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from graph_trust import api
+from graph_trust.api import TrustContext
 from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, run, runtime, shorten,
                                      table, trust_cell)
 from graph_trust.config import RankingSettings
@@ -17,6 +20,7 @@ Examples:
   graph-trust search "payments owner" --trust-weight 0 --json     # Graphiti's vanilla order
   graph-trust search "billing" --nodes --group ops
   graph-trust search "auth service port" --min-confidence 0.7 --review-db review.sqlite3 --explain
+  graph-trust search "billing backup" --actor alice --max-sensitivity low   # as alice may see it
   echo "long question" | graph-trust search -          # query from stdin
 """
 
@@ -42,10 +46,17 @@ Examples:
                    "filter, nothing read). Filters the --limit results, so fewer may remain.")
 @click.option("--review-db", default=None, metavar="PATH|URL",
               help="The review DB --min-confidence reads (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
+@click.option("--actor", default=None, metavar="A",
+              help="Search as this caller: access control applies (with --max-sensitivity, --scope). Without any "
+                   "of the three, search shows every fact (an operator's view).")
+@click.option("--max-sensitivity", default=None, metavar="LEVEL",
+              help="Access control: highest sensitivity shown in full (default config context.max_sensitivity); "
+                   "one level above is redacted, higher ones are withheld and take no slot.")
+@click.option("--scope", "scopes", multiple=True, metavar="X", help="Access control: an allowed scope (repeatable).")
 @common_options
 def search(query: str, scope: str, limit: int | None, trust_weight: str | None, groups: tuple[str, ...],
            explain: bool, rank_mode: str, memory_types: tuple[str, ...], min_confidence: str | None,
-           review_db: str | None) -> None:
+           review_db: str | None, actor: str | None, max_sensitivity: str | None, scopes: tuple[str, ...]) -> None:
     """Search the graph; verified facts rank higher.
 
     The score is Reciprocal Rank Fusion of BM25 and cosine candidates plus
@@ -55,7 +66,9 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     had). JSON output has, per result: uuid, text, bm25_rank, cosine_rank, fused,
     trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
     moved_by, score_before_move, cosine_stage (and, with --min-confidence,
-    confidence).
+    confidence). With --actor, --max-sensitivity or --scope the results are
+    what that caller may see: facts above its clearance take no slot (the search goes deeper
+    to fill --limit) and the JSON says how many were withheld.
     """
     rt = runtime({"search.trust_weight": trust_weight, "search.min_confidence": min_confidence,
                   "review.url": review_db},
@@ -66,6 +79,12 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     pool_limit = limit
     if rank_mode == "composite":  # rank a pool at least composite.max_results deep, then trim
         pool_limit = max(limit or rt.settings.search.limit, rt.settings.composite.max_results)
+    if actor is not None or max_sensitivity is not None or scopes:
+        ctx = TrustContext.from_settings(rt.settings, actor_id=actor, max_sensitivity=max_sensitivity, scopes=scopes)
+        _print_visible(rt, query, scope, explain, rank_mode, limit, list(memory_types) or None,
+                       run(api.search_visible(rt.settings, query, trust_context=ctx, scope=scope, limit=pool_limit,
+                                              groups=list(groups) or None)))
+        return
     results, confidences = run(api.search_confident(rt.settings, query, scope=scope, limit=pool_limit,
                                                     groups=list(groups) or None))
     if rank_mode == "composite":
@@ -81,6 +100,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
               and (rt.settings.review.url or rt.settings.review.path) else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
+                   "cosine_stages": results.cosine_stages,
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
                                 **({} if behind is None else {"confidence_behind": behind.get(e.uuid)})}
                                for e in explanations]})
@@ -92,6 +112,10 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         rows = [explain_cells(e) + ([] if confidences is None else [f"{confidences[e.uuid]:.3f}"])
                 + [shorten(e.text, 70)] for e in explanations]
         click.echo(table(rows, EXPLAIN_HEADERS + ([] if confidences is None else ["confidence"]) + ["text"]))
+        click.echo("")
+        for c in results.cosine_stages:
+            click.echo(f"cosine candidates of {c['graph']} ({c['kind']}s): {c['stage']}"
+                       + (f", {c['reason']}" if c["reason"] else ""))
         if behind:
             click.echo("\ntrust behind each result (sync.trust_mode confidence: tier x (1 - w + w x confidence)):")
             rows = [[e.rank, b["fact_id"], b["status"], trust_cell(b["tier"]), f"{b['confidence']:.3f}",
@@ -104,19 +128,64 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         click.echo(table(rows, ["#", "score", "trust", "text"]))
 
 
-def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranked: list) -> None:
+def _print_composite(as_json: bool, query: str, scope: str, weight: float, ranked: list,
+                     counts: dict | None = None) -> None:
     """Every composite dimension per result, plus the boost-stage explanation."""
     if as_json:
-        emit_json({"query": query, "scope": scope, "rank": "composite", "trust_weight": weight, "results": [
-            {"rank": i, "uuid": r.uuid, "text": r.record.text, "memory_type": r.memory_type, "score": r.score,
+        emit_json({"query": query, "scope": scope, "rank": "composite", "trust_weight": weight, **(counts or {}),
+                   "results": [
+            {"rank": i, "uuid": r.uuid, "text": "[redacted]" if r.record.redacted else r.record.text, "memory_type": r.memory_type, "score": r.score,
              "trust": r.trust, "trust_source": r.trust_source, "recency": r.recency, "relevance": r.relevance,
-             "type_boost": r.type_boost, "moved_by": r.moved_by, "score_before_move": r.score_before_move,
-             "explanation": r.record.explanation.to_dict() if r.record.explanation else None}
+             "type_boost": r.type_boost, "redacted": r.record.redacted,
+             "moved_by": r.moved_by, "score_before_move": r.score_before_move,
+             "explanation": _shown(r.record).to_dict() if r.record.explanation else None}
             for i, r in enumerate(ranked, start=1)]})
         return
     if not ranked:
         click.echo("no results")
         return
     rows = [[i, f"{r.score:.3f}", f"{r.trust:.2f}", f"{r.recency:.3f}", f"{r.relevance:.3f}", f"{r.type_boost:.2f}",
-             r.memory_type, shorten(r.record.text, 60)] for i, r in enumerate(ranked, start=1)]
+             r.memory_type, _text(r.record, 60)] for i, r in enumerate(ranked, start=1)]
     click.echo(table(rows, ["#", "score", "trust", "recency", "relevance", "type", "memory_type", "text"]))
+
+
+def _print_visible(rt, query: str, scope: str, explain: bool, rank_mode: str, limit: int | None,
+                   memory_types: list[str] | None, found) -> None:
+    """A search as a trust context sees it: redacted facts as [redacted], the withheld counted."""
+    counts = {"denied": found.denied, "unknown_label": found.unknown_label, "redacted": found.redacted,
+              "search_depth": found.search_depth}
+    if found.unknown_label:
+        click.echo(f"warning: {found.unknown_label} fact(s) withheld for a sensitivity label access.levels and "
+                   "access.labels do not know (map it in access.labels)", err=True)
+    if rank_mode == "composite":
+        ranked = api.composite_rank_records(rt.settings, found.records, found.competitor_keys, scope=scope,
+                                            limit=limit or rt.settings.search.limit, memory_types=memory_types)
+        _print_composite(rt.json, query, scope, found.trust_weight, ranked, counts)
+        return
+    conf = found.confidences
+    if rt.json:
+        emit_json({"query": query, "scope": scope, "trust_weight": found.trust_weight, **counts,
+                   "results": [{**_shown(r).to_dict(), "redacted": r.redacted,
+                                **({} if conf is None else {"confidence": conf.get(r.uuid)})}
+                               for r in found.records if r.explanation is not None]})
+        return
+    if not found.records:
+        click.echo("no results")
+    elif explain:
+        rows = [explain_cells(_shown(r)) + [_text(r, 70)] for r in found.records if r.explanation is not None]
+        click.echo(table(rows, EXPLAIN_HEADERS + ["text"]))
+    else:
+        rows = [[i, f"{r.explanation.final:.4f}" if r.explanation else "-", trust_cell(r.trust_score), _text(r, 90)]
+                for i, r in enumerate(found.records, start=1)]
+        click.echo(table(rows, ["#", "score", "trust", "text"]))
+    if found.denied:
+        click.echo(f"({found.denied} fact(s) above this clearance withheld)")
+
+
+def _shown(r):
+    """The explanation as shown: a redacted fact's text is [redacted]."""
+    return r.explanation if not r.redacted else dataclasses.replace(r.explanation, text="[redacted]")
+
+
+def _text(r, width: int) -> str:
+    return "[redacted]" if r.redacted else shorten(r.text, width)

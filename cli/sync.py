@@ -77,7 +77,8 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
 def render_sync(d: dict) -> str:
     head = "dry run (nothing written)" if d["dry_run"] else f"run {d['run_id']}"
     lines = [
-        f"{head}: {d['candidates_read']} candidates read; edges: {d['edges_set']} set, "
+        f"{head}: {d['candidates_read']} candidates read ({d['candidates_changed']} changed since the last read); "
+        f"edges: {d['edges_set']} set, "
         f"{d['edges_cleared']} cleared, {d['edges_unchanged']} unchanged; {d['entities_updated']} entities "
         f"updated; {d['duration_s']} s",
     ]
@@ -91,6 +92,8 @@ def render_sync(d: dict) -> str:
         lines.append(f"{d['unmatched_count']} candidate(s) point at edges not in the graph: "
                      + ", ".join(u["id"] for u in d["unmatched"][:10]))
         lines.append(f"hint: {d['unmatched_hint']}")
+    if d.get("unknown_sensitivity"):
+        lines.append(f"warning: {api.unknown_sensitivity_hint(d['unknown_sensitivity'])}")
     lines += render_trusted_invalidated(d)
     if d.get("guard_hint"):
         lines.append(f"hint: {d['guard_hint']}")

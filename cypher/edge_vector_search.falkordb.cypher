@@ -2,6 +2,7 @@
 // scored exactly and filtered as graphiti-core's edge_similarity_search does: its filter
 // conditions, cosine expression and return clause are filled in from graphiti-core
 // (/*filters*/, /*score*/, /*returns*/), their values being parameters too.
+// Returns Graphiti's fields plus score (ties among them are the scan's to order).
 // Parameters: $k (integer), $search_vector, $min_score, $limit, and the parameters of
 // graphiti-core's filters ($group_ids, $edge_types, $valid_at_0, ...).
 CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($search_vector))
@@ -10,6 +11,6 @@ WITH e, startNode(e) AS n, endNode(e) AS m
 WHERE n:Entity AND m:Entity /*filters*/
 WITH DISTINCT e, n, m, /*score*/ AS score
 WHERE score > $min_score
-RETURN /*returns*/
+RETURN /*returns*/, score
 ORDER BY score DESC
 LIMIT $limit

@@ -2,6 +2,7 @@
 // scored exactly and filtered as graphiti-core's node_similarity_search does: its filter
 // conditions, cosine expression and return clause are filled in from graphiti-core
 // (/*filters*/, /*score*/, /*returns*/), their values being parameters too.
+// Returns Graphiti's fields plus score (ties among them are the scan's to order).
 // Parameters: $k (integer), $search_vector, $min_score, $limit, and the parameters of
 // graphiti-core's filters ($group_ids, ...).
 CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($search_vector))
@@ -10,6 +11,6 @@ WITH n
 WHERE true /*filters*/
 WITH n, /*score*/ AS score
 WHERE score > $min_score
-RETURN /*returns*/
+RETURN /*returns*/, score
 ORDER BY score DESC
 LIMIT $limit

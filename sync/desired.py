@@ -262,7 +262,9 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
                        progress: Callable[[int], None] | None = None, defer_desired: bool = False) -> tuple[int, bool]:
     """Bring ``sync_candidates``, ``sync_touched`` and ``sync_desired`` up to date.
 
-    Returns ``(rows read, whether the next diff must cover every edge)``: true after a full
+    Returns ``(candidates changed, whether the next diff must cover every edge)``: the rows read
+    again because their content differs from the copy's (or the copy lacks them; every row when
+    the copy is rebuilt) plus the candidates that left the review DB; and true after a full
     re-read until a run completes its edge phase (:func:`full_diff_done`). While that holds,
     ``sync_desired`` is recomputed for every edge here, or, with ``defer_desired``, left to the
     caller, which recomputes it range by range (:func:`desired_ranges`, :func:`recompute_desired`)
@@ -281,6 +283,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
     gone_ids = "SELECT id FROM temp.gone"
     touch = ("INSERT OR IGNORE INTO sync_touched SELECT :source, graph, edge_uuid FROM sync_candidates "
              "WHERE source = :source AND edge_uuid IS NOT NULL AND id IN ({ids})")
+    gone = 0  # candidates that left the review DB
     with attached(con, review), store.tx() as c:
         if not incremental:
             c.execute("DELETE FROM sync_candidates WHERE source = ?", (source,))
@@ -302,6 +305,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
             if n_copy + n_new != n_review:  # the difference is the number of rows that left the review DB
                 c.execute(f"INSERT INTO temp.gone SELECT id FROM sync_candidates WHERE source = :source AND id NOT IN "
                           f'(SELECT {id_col} FROM review."{review.table}")', params)
+            gone = c.execute("SELECT count(*) FROM temp.gone").fetchone()[0]
             if not review.unique_ids:  # ids quarantined as repeated: read again (they may be unique now)
                 c.execute(f"INSERT INTO temp.changed SELECT * FROM ({inner}) x "
                           "WHERE CAST(x.id AS TEXT) IN (SELECT id FROM sync_candidates WHERE source = :source "
@@ -311,7 +315,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
             c.execute(touch.format(ids=changed_ids), params)
             c.execute(touch.format(ids=gone_ids), params)
             c.execute(f"DELETE FROM sync_candidates WHERE source = :source AND id IN ({gone_ids})", params)
-        read = copy_rows(c, src, inner, batch_size=batch_size, progress=progress)
+        changed = copy_rows(c, src, inner, batch_size=batch_size, progress=progress) + gone
         quarantine_duplicate_ids(c, review, "sync_candidates", source)
         pending = 1 if not incremental else row[2]
         if not incremental:
@@ -329,7 +333,7 @@ def refresh_candidates(store: StateStore, src: ReviewSource, *, graph_key: str, 
                       params)
         c.execute("INSERT OR REPLACE INTO sync_sources VALUES (?, ?, ?, ?, ?)",
                   (source, started, _tiers_hash(policy, src.blend), pending, graph_key))
-    return read, bool(pending)
+    return changed, bool(pending)
 
 
 @contextmanager

@@ -86,6 +86,7 @@ def _prune_run(store: StateStore, run_id: str, report: PruneReport) -> None:
         quarantine = store.con.execute("SELECT count(*) FROM sync_quarantine WHERE run_id = ?",
                                        (run_id,)).fetchone()[0]
     else:
+        store.recount([run_id])  # its counters stay listed: counted from the journal once more, first
         with store.tx() as c:
             journal = c.execute("DELETE FROM sync_journal WHERE run_id = ?", (run_id,)).rowcount
             quarantine = c.execute("DELETE FROM sync_quarantine WHERE run_id = ?", (run_id,)).rowcount

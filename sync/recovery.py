@@ -13,8 +13,13 @@ DEAD_RUN_ERROR = "the process running it stopped before it finished (journal set
 
 
 async def recover_dead_runs(store: StateStore, g: Any, graph_key: str) -> int:
-    """Mark runs whose process died as interrupted and settle their pending journal rows."""
+    """Mark runs whose process died as interrupted and settle their pending journal rows; their
+    counters (and those of finished runs that left rows pending) are counted again from the
+    settled journal."""
+    settling = store.runs_with_pending_rows(graph_key)
     settled = await recover(store, await Graphs.open(g), graph_key)
-    for run_id in store.unfinished_runs(graph_key):
+    dead = store.unfinished_runs(graph_key)
+    for run_id in dead:
         store.finish_run(run_id, "interrupted", store.run(run_id)["counts"], error=DEAD_RUN_ERROR)
+    store.recount([r for r in settling if r not in dead])
     return settled

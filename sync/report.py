@@ -30,7 +30,11 @@ class SyncReport:
     dry_run: bool
     full: bool
     status: str = "ok"
+    # every candidate of the review DB, read and compared with the state store's copy; of those,
+    # the ones that differed from it (new, edited or gone) and were parsed again
     candidates_read: int = 0
+    candidates_changed: int = 0
+    # counted from the journal (sync/run_counts.py), as are entities_updated, trusted_restored, batches
     edges_set: int = 0
     edges_unchanged: int = 0
     edges_cleared: int = 0
@@ -42,6 +46,8 @@ class SyncReport:
     unknown_groups: list[str] = field(default_factory=list)
     quarantined_count: int = 0
     quarantined: list[dict[str, Any]] = field(default_factory=list)
+    # sensitivity labels of the candidates access.levels / access.labels do not know: {label, count, example}
+    unknown_sensitivity: list[dict[str, Any]] = field(default_factory=list)
     drift_healed: int = 0
     # sync.trust_mode confidence: candidates whose confidence moved since the last run (their edges compared)
     confidence_changed: int = 0
@@ -55,12 +61,22 @@ class SyncReport:
     recovered_journal_rows: int = 0
     lock_takeover_pid: int | None = None
     clear_limit: str | None = None  # dry run: why a real run would stop at sync.max_clear (else null)
+    # the vector indexes this run re-measured: {graph: {kind: {"why", "choice": {"stage", "reason", "k"}}}},
+    # and why the check failed (else null)
+    vector_index: dict[str, Any] = field(default_factory=dict)
+    vector_index_hint: str | None = None
     batches: int = 0
     phase_s: dict[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# The counters of a sync report that `graph-trust runs` lists with the run (docs/sync.md, JSON reports)
+RUN_COUNTERS = ("candidates_read", "candidates_changed", "edges_set", "edges_unchanged", "edges_cleared",
+                "entities_updated", "unmatched_count", "quarantined_count", "drift_healed", "confidence_changed",
+                "trusted_invalidated_count", "trusted_restored", "contradictions_recorded", "batches")
 
 
 @dataclass

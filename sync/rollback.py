@@ -107,30 +107,27 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
                                for _, _, u, old in chunk if u in current]
                     # the entities at their ends are re-aggregated by the next sync, like the restored ones
                     res = await writer.edges(graph_conn, graph, changes, mark_dirty=True)
-                    report.edges_restored += len(res.applied)
                     with store.tx() as c:  # the next sync compares these edges again
                         touch_edges(c, key, graph, [ch.uuid for ch in res.applied])
                 elif kind == VALIDITY_KIND:  # the guard's restores: invalid_at / expired_at as they were
                     before = {r[2]: json.loads(r[3]) for r in chunk}
                     changes = [Change(c.uuid, c.old, before[c.uuid], c.endpoints)
                                for c in await read_validity(graph_conn, uuids)]
-                    res = await writer.validity(graph_conn, graph, changes)
-                    report.invalidations_restored += len(res.applied)
+                    await writer.validity(graph_conn, graph, changes)
                 else:
                     current = {e["uuid"]: entity_values(e) for e in await graph_conn.query("entity_trust_inputs", uuids=uuids)}
                     changes = [Change(u, current[u], json.loads(old)) for _, _, u, old in chunk if u in current]
                     await writer.entities(graph_conn, graph, changes, [])
-                    report.entities_restored += len(changes)
                     with store.tx() as c:  # the next sync re-aggregates them (their edges may disagree now)
                         mark_entities_dirty(c, key, graph, [ch.uuid for ch in changes])
         except BaseException as exc:
-            store.finish_run(new_id, "failed", report.to_dict(), error=str(exc) or type(exc).__name__)
+            store.finish_run(new_id, "failed", error=str(exc) or type(exc).__name__)
             raise RunFailedError(f"rollback {new_id} of {run['run_id']} failed part-way: {exc}; the restored "
                                  f"batches are journaled; run the rollback again with --force to finish") from exc
         report.duration_s = round(time.monotonic() - t0, 3)
-        store.finish_run(new_id, "ok", {"edges_restored": report.edges_restored,
-                                        "entities_restored": report.entities_restored,
-                                        "invalidations_restored": report.invalidations_restored})
+        counts = store.finish_run(new_id, "ok")  # counted from its journal
+        report.edges_restored, report.entities_restored, report.invalidations_restored = (
+            counts["edges_restored"], counts["entities_restored"], counts["invalidations_restored"])
         with store.tx() as c:
             c.execute("UPDATE sync_runs SET status = 'rolled_back' WHERE run_id = ?", (run["run_id"],))
         return report

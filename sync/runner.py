@@ -15,7 +15,11 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
 5. the guard (:mod:`~graph_trust.sync.guard`): report trusted edges Graphiti invalidated, record
    them for review, restore them with ``guard.restore_trusted``;
 6. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
-   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`).
+   or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`);
+7. re-measure the recall of the vector indexes of graphs large enough for search to use them
+   where the run wrote more than ``vector_index.recheck_share`` of their edges (a written edge is
+   re-added to the index), or the measurement is missing or stale
+   (:mod:`graph_trust.graph.index_recall`; a failure there is reported, not fatal).
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
+from graph_trust.graph import index_recall
 from graph_trust.graph.connection import use_graph
+from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs
 from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync import graphstate
@@ -43,11 +49,14 @@ from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
 from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
+from graph_trust.access.sensitivity import scale_of
+from graph_trust.sync.labels import unknown_sensitivity
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.overlap import PIPELINE_DEPTH, in_thread, started
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.recovery import recover_dead_runs
-from graph_trust.sync.report import GUARD_HINT, RELINK_HINT, REPORT_LIMIT, SyncReport, unknown_groups_hint
+from graph_trust.sync.report import (GUARD_HINT, RELINK_HINT, REPORT_LIMIT, RUN_COUNTERS, SyncReport,
+                                     unknown_groups_hint)
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
@@ -125,7 +134,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
         finally:
             checkpoint.join()  # normally long done
         report.duration_s = round(time.monotonic() - t0, 3)
-        store.finish_run(run_id, "ok", job.counts())
+        job.recorded(store.finish_run(run_id, "ok", job.counts()))
         return report
 
 
@@ -151,12 +160,22 @@ class _SyncJob:
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
         self._everything = False
         self.now = now_iso()
+        self.written: dict[str, int] = {}  # graph -> edges this run wrote (set or cleared)
 
     def counts(self) -> dict[str, Any]:
+        """The report's counters, as ``graph-trust runs`` lists them (those of what the run changed
+        are counted from its journal when they are recorded: :mod:`~graph_trust.sync.run_counts`)."""
         r = self.report
-        return {k: getattr(r, k) for k in ("candidates_read", "edges_set", "edges_unchanged", "edges_cleared",
-                                           "entities_updated", "unmatched_count", "quarantined_count",
-                                           "drift_healed", "trusted_invalidated_count", "trusted_restored", "batches")}
+        return {k: getattr(r, k) for k in RUN_COUNTERS}
+
+    def recorded(self, counts: dict[str, Any]) -> None:
+        """The report says what the run's record says (its journal's counts, for a real run)."""
+        for k in RUN_COUNTERS:
+            setattr(self.report, k, counts[k])
+
+    def _checkpoint(self) -> None:
+        """Record the counters so far: a run killed outright is listed with them."""
+        self.store.update_counts(self.report.run_id, self.counts())
 
     async def settle_after_failure(self) -> None:
         """Best effort: let the write in flight finish, then settle this run's pending batches now
@@ -198,6 +217,7 @@ class _SyncJob:
             await asyncio.gather(*self._checksums.values(), return_exceptions=True)
             raise
         self._lap("candidates")
+        self._checkpoint()
         if not r.dry_run and (exact or self._new_graphs(graphs)):
             await ensure_uuid_indexes(self.g, graphs)
         self.con.execute("CREATE TEMP TABLE IF NOT EXISTS keys (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
@@ -214,6 +234,7 @@ class _SyncJob:
             with self.store.tx() as c:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_key, now_iso()))
         self._lap("graph_state")
+        self._checkpoint()
         everything = self._everything or exact
         self.work.build(everything=everything)
         over = self.work.over_clear_limit(self.settings.sync.max_clear, everything=everything)
@@ -239,9 +260,11 @@ class _SyncJob:
                 c.execute("INSERT INTO sync_unmatched SELECT ?, graph, uuid FROM temp.unmatched", (self.source,))
                 full_diff_done(c, self.source)
         self._lap("edges")
+        self._checkpoint()
         if self.settings.guard.enabled:
             await self._guard(graphs)
             self._lap("guard")
+            self._checkpoint()
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
                 buckets = {graph: await graphstate.entity_buckets(self.graphs(graph)) for graph in graphs}
@@ -253,6 +276,30 @@ class _SyncJob:
             await self.entities.aggregate_dirty(self.graphs)
         self._lap("entities")
         r.batches = self.writer.batches
+        if not r.dry_run:
+            await self._recheck_indexes(graphs)
+            self._lap("vector_index")
+
+    async def _recheck_indexes(self, graphs: list[str]) -> None:
+        """Step 7 (module docstring): what it re-measured lands in ``report.vector_index``."""
+        try:
+            with RecallStore.open(self.settings) as recall:
+                for graph in graphs:
+                    if not self.graphs.exists(graph):
+                        continue
+                    done = await index_recall.refresh(self.graphs(graph), self.settings, recall,
+                                                      written={"edge": self.written.get(graph, 0)},
+                                                      min_items=self.settings.search.cosine_index_min_size,
+                                                      progress=self.progress)
+                    for kind, why in done["measured"].items():
+                        self.report.vector_index.setdefault(graph, {})[kind] = {
+                            "why": why, "choice": done["kinds"][kind]["choice"]}
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the trust is written; the measurement is retried next run
+            log.warning("vector index recall check failed: %s", exc, exc_info=True)
+            self.report.vector_index_hint = (f"the vector index recall check failed ({exc}); search keeps its "
+                                             "previous choice: run graph-trust index check")
 
     async def _guard(self, graphs: list[str]) -> None:
         """The guard (:mod:`~graph_trust.sync.guard`): report the trusted edges Graphiti invalidated,
@@ -282,9 +329,12 @@ class _SyncJob:
         # reads only the review DB) while the candidates are refreshed; then the moved ones are stored
         with ThreadPoolExecutor(1) as pool:  # (on an error the pool waits for the scoring to end)
             scoring = pool.submit(self._score) if self.blend else None
-            r.candidates_read, self._everything = refresh_candidates(
+            r.candidates_changed, self._everything = refresh_candidates(
                 self.store, src, graph_key=self.graph_key, full=r.full,
                 progress=lambda n: self.progress("candidates", n, None), defer_desired=True)
+            # every review row was read and compared with the copy, which now holds one per candidate
+            r.candidates_read = self.con.execute("SELECT count(*) FROM sync_candidates WHERE source = ?",
+                                                 (self.source,)).fetchone()[0]
             if scoring is not None:
                 t = time.monotonic()
                 ids, scores = scoring.result()
@@ -292,6 +342,7 @@ class _SyncJob:
                                                         touch=not self._everything, params=src.params())
                 r.phase_s["confidence"] = round(time.monotonic() - t, 3)  # what it adds after the refresh
         r.quarantined_count, r.quarantined = quarantined(self.store, self.source, REPORT_LIMIT)
+        r.unknown_sensitivity = unknown_sensitivity(self.store, self.source, scale_of(self.settings))
         with self.store.tx() as c:
             c.execute(f"INSERT INTO sync_quarantine SELECT ?, id, reason FROM {QUARANTINED_ROWS} "
                       "WHERE source = ? AND reason IS NOT NULL", (r.run_id, self.source))
@@ -400,6 +451,7 @@ class _SyncJob:
     def _tally(self, graph: str, n_set: int, n_cleared: int, missing: list[str]) -> None:
         self.report.edges_set += n_set
         self.report.edges_cleared += n_cleared
+        self.written[graph] = self.written.get(graph, 0) + n_set + n_cleared
         if missing:
             self.con.executemany("INSERT OR IGNORE INTO temp.unmatched VALUES (?, ?)", [(graph, u) for u in missing])
 

@@ -42,6 +42,7 @@ from urllib.parse import quote
 
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
+from graph_trust.sync.run_counts import is_final, journal_counts
 
 log = logging.getLogger(__name__)
 
@@ -248,10 +249,46 @@ class StateStore:
         return run_id, started
 
     def finish_run(self, run_id: str, status: str, counts: dict[str, Any] | None = None,
-                   error: str | None = None) -> None:
+                   error: str | None = None) -> dict[str, Any]:
+        """Record the run's end; its counters of what it changed are counted from its journal in
+        the same transaction (:mod:`~graph_trust.sync.run_counts`; ``counts`` gives the others).
+        Returns the counts recorded."""
         with self.tx() as c:
+            counts = {**(counts or {}), **self._journal_counts(c, run_id)}
             c.execute("UPDATE sync_runs SET status = ?, ended_at = ?, counts_json = ?, error = ? WHERE run_id = ?",
-                      (status, now_iso(), json.dumps(counts or {}, sort_keys=True), error, run_id))
+                      (status, now_iso(), json.dumps(counts, sort_keys=True), error, run_id))
+        return counts
+
+    def update_counts(self, run_id: str, counts: dict[str, Any]) -> None:
+        """Record a running run's counters so far (what a run killed outright is listed with; those
+        counted from the journal are counted when it is listed or settled)."""
+        with self.tx() as c:
+            c.execute("UPDATE sync_runs SET counts_json = ? WHERE run_id = ? AND status = 'running'",
+                      (json.dumps(counts, sort_keys=True), run_id))
+
+    def recount(self, run_ids: list[str]) -> None:
+        """Count again, from the journal, the counters of runs whose pending rows were settled."""
+        for run_id in run_ids:
+            with self.tx() as c:
+                row = c.execute("SELECT counts_json FROM sync_runs WHERE run_id = ?", (run_id,)).fetchone()
+                if row is not None:
+                    counts = {**json.loads(row[0] or "{}"), **self._journal_counts(c, run_id)}
+                    c.execute("UPDATE sync_runs SET counts_json = ? WHERE run_id = ?",
+                              (json.dumps(counts, sort_keys=True), run_id))
+
+    @staticmethod
+    def _journal_counts(c: sqlite3.Connection, run_id: str) -> dict[str, int]:
+        """The run's journal-derived counters (none for a dry run, which journals nothing)."""
+        row = c.execute("SELECT kind, dry_run FROM sync_runs WHERE run_id = ?", (run_id,)).fetchone()
+        return {} if row is None or row[1] else journal_counts(c, run_id, row[0])
+
+    def _live(self, run: dict[str, Any]) -> dict[str, Any]:
+        """``run`` with its journal-derived counters counted now while they can still change (it is
+        running, or rows it journaled are pending) and its journal is there to count."""
+        if (run["status"] == "running" or not is_final(run["kind"], run["counts"])) and not run["dry_run"] \
+                and not run["journal_pruned_at"]:
+            run["counts"] = {**run["counts"], **journal_counts(self.con, run["run_id"], run["kind"])}
+        return run
 
     # a run, and when ``graph-trust prune`` deleted its journal (None: never)
     _RUNS = "SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)"
@@ -259,7 +296,7 @@ class StateStore:
     def run(self, run_id: str) -> dict[str, Any] | None:
         cur = self.con.execute(self._RUNS + " WHERE r.run_id = ?", (run_id,))
         row = cur.fetchone()
-        return None if row is None else _run_dict(cur.description, row)
+        return None if row is None else self._live(_run_dict(cur.description, row))
 
     def runs(self, graph_key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         sql, params = self._RUNS, []
@@ -267,13 +304,18 @@ class StateStore:
             sql += " WHERE r.graph_key = ?"
             params.append(graph_key)
         cur = self.con.execute(sql + " ORDER BY r.seq DESC LIMIT ?", (*params, limit))
-        return [_run_dict(cur.description, r) for r in cur.fetchall()]
+        return [self._live(_run_dict(cur.description, r)) for r in cur.fetchall()]
 
     def last_ok_start(self, graph_key: str) -> str | None:
         row = self.con.execute(
             "SELECT started_at FROM sync_runs WHERE graph_key = ? AND kind = 'sync' AND status = 'ok' AND dry_run = 0"
             " ORDER BY seq DESC LIMIT 1", (graph_key,)).fetchone()
         return row[0] if row else None
+
+    def runs_with_pending_rows(self, graph_key: str) -> list[str]:
+        """Runs of this graph with journal rows not yet settled."""
+        return [r[0] for r in self.con.execute(
+            "SELECT DISTINCT run_id FROM sync_journal WHERE graph_key = ? AND state = 'pending'", (graph_key,))]
 
     def unfinished_runs(self, graph_key: str) -> list[str]:
         """Runs still marked running for this graph (their process died; the caller holds the lock)."""

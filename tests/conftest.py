@@ -6,13 +6,34 @@ other's data while sharing one server process.
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase
+from hypothesis import settings as hypothesis_settings
 
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.embedded import EmbeddedServer
+
+
+GRAPH_FIXTURES = frozenset({"falkor_server", "bolt_server"})
+
+if "MUTANT_UNDER_TEST" in os.environ:
+    # Under mutmut (docs/development.md, "Mutation testing") every run draws the same examples, so
+    # the scores table is reproducible; no example fails on time (a slow mutant is not a caught one),
+    # and a failing example is not shrunk (the failure is all a mutation run needs).
+    hypothesis_settings.register_profile("mutation", derandomize=True, deadline=None, database=None,
+                                         phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    hypothesis_settings.load_profile("mutation")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use a graph server ``graph`` (``-m "not graph"`` leaves them out)."""
+    for item in items:
+        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.graph)
 
 
 @pytest.fixture(scope="session")

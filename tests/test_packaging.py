@@ -37,7 +37,10 @@ def test_wheel_holds_only_graph_trust(tmp_path):
                      "graph_trust/context/policy.py",
                      "graph_trust/data/sample_graph.json", "graph_trust/eval/metrics.py",
                      "graph_trust/data/eval/graph.json", "graph_trust/data/eval/qrels.txt",
-                     "graph_trust/data/eval/queries.jsonl", "graph_trust/data/eval/verdicts.json"):
+                     "graph_trust/data/eval/queries.jsonl", "graph_trust/data/eval/verdicts.json",
+                     # the review page's templates and static files (package data)
+                     *(f"graph_trust/review/web/{f.relative_to(ROOT / 'graph_trust' / 'review' / 'web')}"
+                       for d in ("templates", "static") for f in sorted((ROOT / "graph_trust" / "review" / "web" / d).iterdir()))):
         assert expected in names
 
 
@@ -46,3 +49,14 @@ def test_graphiti_telemetry_is_off_unless_turned_on():
             "print(is_telemetry_enabled())")
     assert _py(code) == "False"
     assert _py(code, {"GRAPHITI_TELEMETRY_ENABLED": "true"}) == "True"
+
+
+def test_the_docs_name_the_graphiti_core_version_the_suite_runs_on():
+    """One place says which graphiti-core the suite ran on: the one installed here (the newest the
+    range allows when CI installs afresh), so the claim cannot go stale."""
+    from importlib.metadata import version
+
+    from paths import REPO
+
+    page = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert f"tested with {version('graphiti-core')})" in page

@@ -15,7 +15,9 @@
 
 This is reference 001's order (trust, salience, selection, rank, limit): access control and
 the salience filter run before selection and trimming, so a denied or non-salient record never
-takes a slot, and the best *eligible* fact of a competing group is the one shown. Every sort
+takes a slot, and the best *eligible* fact of a competing group is the one shown. When what
+survives does not fill ``max_results``, :func:`build_context` searches again with a wider window
+(:mod:`graph_trust.search.window`) until it does or the graph has no more candidates. Every sort
 breaks ties by the record's search rank and then its uuid, so the output does not depend on
 the order in which candidates arrive.
 """
@@ -23,7 +25,7 @@ the order in which candidates arrive.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -40,14 +42,15 @@ from graph_trust.access.trust_context import (
 )
 from graph_trust.access.audit import AuditStore
 from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, score_records
-from graph_trust.config import Settings
+from graph_trust.config import MAX_SEARCH_DEPTH, Settings
 from graph_trust.context.format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
 from graph_trust.search.trust_search import trust_search
 from graph_trust.access.layers import Layer, filter_by_salience, flatten, group_into_layers
 from graph_trust.access.override import OverrideDecision, OverridePolicy, request_override
 from graph_trust.search.ranked import max_fused_for, search_config_for
-from graph_trust.search.records import MemoryRecord, record_from_item, records_from_results
+from graph_trust.search.records import MemoryRecord, check_memory_types, record_from_item, records_from_results
+from graph_trust.search.window import fill_window
 from graph_trust.access.selector import Selection, resolve_competing
 from graph_trust.search.session import open_graphiti, resolve_groups
 
@@ -115,10 +118,13 @@ class ContextResult:
     selections: list[Selection[RankedRecord]]
     override: OverrideDecision | None
     trust_context: TrustContext
-    candidates: int
-    denied: int
+    candidates: int  # from search, out-of-scope records not counted
+    denied: int  # in-scope records access control withheld
     redacted: int
     below_min_trust: int
+    unknown_label: int = 0  # of ``denied``: withheld for a sensitivity label the scale does not know
+    search_depth: int | None = None  # the window of the last search round (None: records given)
+    out_of_scope: int = field(default=0, repr=False)  # not shown anywhere: what is out of scope does not exist
 
     def text(self) -> str:
         """The ``## Trusted Memory Context`` block."""
@@ -141,10 +147,12 @@ class ContextResult:
             "counts": {
                 "candidates": self.candidates,
                 "denied": self.denied,
+                "unknown_label": self.unknown_label,
                 "redacted": self.redacted,
                 "below_min_trust": self.below_min_trust,
                 "competing_groups": len(self.selections),
                 "returned": len(self.items),
+                "search_depth": self.search_depth,
             },
             "override": None if self.override is None else self.override.event.to_dict(),
             "layers": [layer.memory_type for layer in self.layers],
@@ -185,7 +193,8 @@ def context_from_records(
     if rank not in RANK_MODES:
         raise InputError(f"rank must be one of {', '.join(RANK_MODES)}, got {rank!r}")
     comp, xs = settings.composite, settings.context
-    default_sensitivity = check_default_sensitivity(xs.default_sensitivity)
+    default_sensitivity = check_default_sensitivity(xs.default_sensitivity, ctx.scale)
+    wanted_types = check_memory_types(list(opts.memory_types) if opts.memory_types else None, settings)
     now = opts.now or datetime.now(UTC)
     limit = comp.max_results if opts.max_results is None else opts.max_results
     if limit < 1:
@@ -200,9 +209,8 @@ def context_from_records(
                                     opts.audit_store or AuditStore.for_settings(settings))
     applied = decision.applied if decision is not None else None
 
-    if opts.memory_types:
-        wanted = {t.strip().lower() for t in opts.memory_types}
-        records = [r for r in records if r.memory_type in wanted]
+    if wanted_types:
+        records = [r for r in records if r.memory_type in wanted_types]
     visible = filter_by_trust(records, ctx, default_sensitivity=default_sensitivity)
     scored = score_records(visible.records, comp, now=now, trust_override=applied, max_fused=max_fused)
     if rank == "composite":
@@ -232,10 +240,12 @@ def context_from_records(
         selections=[s for s in selections if s.best.uuid in shown],
         override=decision,
         trust_context=ctx,
-        candidates=candidates,
+        candidates=candidates - visible.out_of_scope,  # what is out of scope does not exist for this context
         denied=visible.denied,
         redacted=visible.redacted,
         below_min_trust=below,
+        unknown_label=visible.unknown_label,
+        out_of_scope=visible.out_of_scope,
     )
 
 
@@ -244,6 +254,18 @@ def _driver_and_embedder(graph: Any, embedder: Any) -> tuple[Any, Any]:
     if getattr(graph, "clients", None) is None and hasattr(graph, "driver") and hasattr(graph, "dialect"):
         return graph.driver, embedder
     return graph, embedder
+
+
+def visible_count(result: ContextResult, wanted: int) -> int:
+    """How many of ``result``'s records count toward filling its window: its items, or ``wanted``
+    when access control withheld nothing (a deeper search is for denied facts, not for what the
+    other stages drop)."""
+    return len(result.items) if result.denied or result.out_of_scope else wanted
+
+
+def _first_window(settings: Settings, max_results: int) -> int:
+    """The first search window for ``max_results`` records: twice as deep, at least ``search.limit``."""
+    return min(MAX_SEARCH_DEPTH, max(2 * max_results, settings.search.limit))
 
 
 async def build_context(
@@ -268,25 +290,26 @@ async def build_context(
     search_fields = {k: v for k, v in fields_given.items() if k in _SEARCH_FIELDS}
     how = replace(search or SearchOptions(), **search_fields)
     opts = ContextOptions.of(options, {k: v for k, v in fields_given.items() if k not in _SEARCH_FIELDS})
-    require_context(trust_context)  # fail before touching the graph
+    ctx = require_context(trust_context)  # fail before touching the graph
+    check_memory_types(list(opts.memory_types) if opts.memory_types else None, settings)
     graph, embedder = _driver_and_embedder(graphiti_or_conn, how.embedder)
     limit = opts.max_results or settings.composite.max_results
-    # Access control, min_trust and competing facts remove candidates: search twice as deep.
-    cfg = how.config if how.config is not None else search_config_for(
-        settings, limit=min(1000, max(2 * limit, settings.search.limit))
-    )
-    results = await trust_search(
-        graph,
-        query,
-        cfg,
-        group_ids=how.group_ids,
-        search_filter=how.search_filter,
-        embedder=embedder,
-        trust_weight=how.trust_weight,
-        max_query_chars=settings.search.max_query_chars,
-    )
-    return context_from_records(records_from_results(results), query, settings=settings,
-                                trust_context=trust_context, options=opts, max_fused=max_fused_for(cfg))
+    # Access control, min_trust and competing facts remove candidates: the first window is twice
+    # as deep, and it widens while what survives does not fill max_results.
+    base = how.config if how.config is not None else search_config_for(settings, limit=_first_window(settings, limit))
+
+    async def run(depth: int) -> tuple[Any, ContextResult]:
+        cfg = base.model_copy(update={"limit": depth})
+        results = await trust_search(graph, query, cfg, group_ids=how.group_ids, search_filter=how.search_filter,
+                                     embedder=embedder, trust_weight=how.trust_weight,
+                                     max_query_chars=settings.search.max_query_chars)
+        return results, context_from_records(records_from_results(results), query, settings=settings,
+                                              trust_context=ctx, options=opts, max_fused=max_fused_for(cfg))
+
+    (results, out), depth = await fill_window(
+        run, lambda r: (visible_count(r[1], limit), max(len(r[0].edges), len(r[0].nodes))),
+        wanted=limit, first=base.limit, multiple=settings.access.max_fetch_multiple)
+    return replace(out, search_depth=depth)
 
 
 async def context_for_settings(
@@ -304,7 +327,14 @@ async def context_for_settings(
     if not isinstance(query, str) or not query.strip():
         raise InputError("the query is empty")
     async with open_graphiti(settings) as (conn, graphiti):
-        group_ids = await resolve_groups(conn, groups or settings.search.group_ids or None)
+        group_ids = await resolve_groups(conn, groups or settings.search.group_ids or None,
+                                         scopes=trust_context.scopes if trust_context else ())
+        if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search
+            stages = {k: v for k, v in options.items() if k in _OPTION_FIELDS}
+            empty = context_from_records([], query, settings=settings, trust_context=trust_context,
+                                         options=options.get("options"), **stages)
+            return replace(empty, search_depth=_first_window(
+                settings, stages.get("max_results") or settings.composite.max_results))
         return await build_context(
             graphiti, query, settings=settings, trust_context=trust_context, group_ids=group_ids, **options
         )
@@ -348,4 +378,5 @@ __all__ = [
     "get_record",
     "max_fused_for",
     "search_config_for",
+    "visible_count",
 ]

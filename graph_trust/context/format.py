@@ -6,11 +6,13 @@ Text (seed 000's provider format), one line per kept record in layer order::
     - [instruction|trust:90%] Always respond in English
     - [fact|trust:85%] Backup runs at 2am (competing facts: confidence 33%, needs more evidence)
       - alternative [fact|trust:60%] Backup runs at 3am
+    - [fact|unreviewed] The billing team owns billing-db
     - [fact|trust:70%|sensitivity:high] [redacted]
 
-``trust`` is the trust the ranking used (the property, the 0.5 default or an applied
-override); ``n/a`` when a record has none and no composite stage ran. Text is collapsed to one
-line so stored facts cannot inject headings or lines into the block.
+``trust`` is the fact's ``trust_score`` (what review decided) or an applied override;
+``unreviewed`` when the fact has no ``trust_score``, so the composite's default trust for
+unreviewed facts is never shown as if review had set it. Text is collapsed to one line so
+stored facts cannot inject headings or lines into the block.
 
 JSON (:func:`record_payload`): every dimension per record (trust, recency, relevance,
 type_boost, composite score, the fusion explanation, salience, sensitivity, scope, ...).
@@ -29,6 +31,7 @@ from graph_trust.access.selector import Selection
 TITLE = "## Trusted Memory Context"
 EMPTY_LINE = "- (no trusted memories matched)"
 REDACTED_TEXT = "[redacted]"
+UNREVIEWED = "unreviewed"
 
 
 def _one_line(text: str) -> str:
@@ -43,7 +46,8 @@ def _trust(item: Any) -> float | None:
 def _tag(item: Any) -> str:
     rec = record_of(item)
     trust = _trust(item)
-    parts = [rec.memory_type, f"trust:{round(trust * 100)}%" if trust is not None else "trust:n/a"]
+    reviewed = rec.trust_score is not None or getattr(item, "trust_source", None) == "override"
+    parts = [rec.memory_type, f"trust:{round(trust * 100)}%" if trust is not None and reviewed else UNREVIEWED]
     if rec.redacted:
         parts.append(f"sensitivity:{rec.sensitivity or 'default'}")
     return "[" + "|".join(parts) + "]"
@@ -113,7 +117,7 @@ def record_payload(item: Any, *, layer: str | None = None, selection: Selection[
         "composite_before_move": getattr(item, "score_before_move", None),
         "salience": salience_of(item),
         "fusion": None
-        if expl is None
+        if expl is None or rec.redacted  # a redacted fact's per-method ranks would tell what its text matches
         else {
             "bm25_rank": expl.bm25_rank,
             "cosine_rank": expl.cosine_rank,

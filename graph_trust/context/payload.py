@@ -64,6 +64,8 @@ class Metadata:
     applied_filters: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
     denied: int = 0  # removed by access control before the policy
+    unknown_label: int = 0  # of those, withheld for a sensitivity label access.levels / access.labels lack
+    search_depth: int = 0  # candidates the last search round asked for (the window widens past denied facts)
     below_min_score: int = 0
     duplicates_removed: int = 0
     dedup_ratio: float = 0.0  # duplicates removed / memories that reached dedup
@@ -71,7 +73,7 @@ class Metadata:
     cache_hit: bool = False
     cache_hit_rate: float = 0.0  # this process's cache, since start
     fallback: str | None = None  # skip | empty | cache when an error policy applied
-    error_code: str | None = None  # GRAPH_UNAVAILABLE, GROUP_NOT_FOUND, INVALID_QUERY, RATE_LIMITED
+    error_code: str | None = None  # GRAPH_UNAVAILABLE, GROUP_NOT_FOUND, RATE_LIMITED
     reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,13 +100,15 @@ def _line(m: Memory) -> str:
         return f"[{m.timestamp or 'unknown time'}] {m.role or 'user'}: {m.content}"
     if m.type == "summary":
         return f"- {m.content}"
-    return f"- {m.content} (confidence: {m.score:.2f})"
+    # a fact no review decided on says so: its score is not a reviewed confidence
+    return f"- {m.content} (confidence: {m.score:.2f}{'' if m.trust_score is not None else ', unreviewed'})"
 
 
 def format_for_system_prompt(payload: Payload, type_order: Sequence[str] | None = None) -> str:
     """Memories grouped by type under ``###`` headings (``type_order`` first, then the
     built-in order, then the rest alphabetically), each as ``- content (confidence: 0.87)``
-    (messages as ``[time] role: content``), ending with the retrieval summary line.
+    (``(confidence: 0.41, unreviewed)`` for a fact without a ``trust_score``; messages as
+    ``[time] role: content``), ending with the retrieval summary line.
     Empty string when there are no memories."""
     if not payload.memories:
         return ""

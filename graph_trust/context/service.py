@@ -1,13 +1,17 @@
 """``get_context``: trust search, the trust stages, then the retrieval policy, with a cache,
 a per-caller rate limit and the reference's error policies.
 
-Flow: check the query -> cache (fresh hit: served) -> rate limit (limited: the last result for
-the same key, even past its TTL, else empty) -> open the graph -> trust search for
-``2 * top_k`` candidates with ``search_type`` mapped onto the search methods (hybrid: BM25 +
-cosine, semantic: cosine, keyword: BM25) -> the context pipeline's trust stages
-(:func:`graph_trust.context.agent.context_from_records`: access control, override, min_trust,
-competing facts; a denied fact never reaches the policy) -> the policy
-(:func:`graph_trust.context.policy.apply_policy`) -> payload.
+Flow: check the arguments (a bad one raises: :class:`~graph_trust.errors.InputError` or
+:class:`~graph_trust.errors.ConfigError`) -> open the graph -> the groups (a scoped caller
+learns nothing of groups outside its scopes) -> the graphs' trust-state tokens -> cache (fresh
+hit: served) -> rate limit (limited: the last result for the same key, even past its TTL, else
+empty) -> trust search with ``search_type`` mapped onto the search methods (hybrid: BM25 +
+cosine, semantic: cosine, keyword: BM25), first for ``2 * top_k`` candidates -> the context
+pipeline's trust stages (:func:`graph_trust.context.agent.context_from_records`: access control,
+override, min_trust, competing facts; a denied fact never reaches the policy); while access
+control withholds facts and fewer than ``2 * top_k`` survive, the search window widens
+(:mod:`graph_trust.search.window`) ->
+the policy (:func:`graph_trust.context.policy.apply_policy`) -> payload.
 
 **Score** (``min_score`` applies to it; always in [0, 1]): with ``rank="composite"`` (default)
 the composite rank of :mod:`graph_trust.search.composite` (trust, recency, relevance, type; relevance
@@ -16,30 +20,33 @@ is the fused score divided by the largest fused score the recipe can give); with
 ``(fused + trust_weight * trust) / (max_fused + trust_weight)``, where ``max_fused`` is
 ``methods / rank_const`` (2.0 for hybrid with ``rank_const=1``).
 
-**Error policies** (never raised; the payload is empty and ``metadata`` says why):
+**Error policies** (never raised; the payload is empty and ``metadata`` says why). They cover
+the graph's failures and state, never bad input:
 
 =================  ===========  ==============================================
 code               fallback     when
 =================  ===========  ==============================================
-INVALID_QUERY      skip         empty, blank or longer than ``max_query_chars``
 GRAPH_UNAVAILABLE  skip         the graph cannot be reached
 GROUP_NOT_FOUND    empty        a requested group does not exist
 RATE_LIMITED       cache        over ``rate_limit_per_minute`` for this caller;
                                 the last result for the same request if any
 =================  ===========  ==============================================
 
-The cache key holds the query, every setting, the groups, the rank and the trust context, so
-a result is never served to another trust context.
+The cache key holds the query, every setting, the groups, the rank, ``now``, the trust context
+and the trust-state tokens of the graphs searched (:mod:`graph_trust.graph.trust_state`), so a
+result is never served to another trust context nor after a sync changed trust. Cached entries
+and returned payloads share nothing mutable (each is a deep copy).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,17 +58,19 @@ from graphiti_core.search.search_config import EdgeSearchMethod
 from graph_trust.access.trust_context import TrustContext, require_context
 from graph_trust.search.composite import RankedRecord
 from graph_trust.config import PolicySettings, Settings, policy_with
+from graph_trust.graph import trust_state
 from graph_trust.graph.connection import address_of, translate_error
 from graph_trust.context import metrics
 from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
 from graph_trust.clients.factory import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
-from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
 from graph_trust.clients.offline import make_graphiti
-from graph_trust.context.agent import context_from_records
+from graph_trust.context.agent import RANK_MODES, context_from_records, visible_count
 from graph_trust.search.ranked import max_fused_for, search_config
 from graph_trust.search.records import records_from_results
+from graph_trust.search.window import fill_window
 from graph_trust.search.session import open_graphiti, resolve_groups
 
 SEARCH_METHODS: dict[str, tuple[str, ...]] = {
@@ -113,7 +122,8 @@ def candidates_from(
             trust_score=r.trust_score,
             review_status=status if isinstance(status, str) else None,
             role=role if role in ("user", "assistant") else None,
-            episodes=tuple(str(e) for e in episodes.get(r.uuid, ())),
+            # a redacted fact's source episodes are not shown: they would point at its content
+            episodes=() if r.redacted else tuple(str(e) for e in episodes.get(r.uuid, ())),
             access_redacted=r.redacted,
         ))
     return out
@@ -160,6 +170,8 @@ class ContextCache:
         return self.hits / self.lookups if self.lookups else 0.0
 
     def get(self, key: str, ttl: float, *, stale_ok: bool = False) -> Payload | None:
+        """A deep copy of the entry for ``key`` (fresh within ``ttl``, or any age with
+        ``stale_ok``): what the caller does with it never reaches the cache."""
         with self._lock:
             if not stale_ok:
                 self.lookups += 1
@@ -168,24 +180,29 @@ class ContextCache:
                 return None
             if not stale_ok:
                 self.hits += 1
-            return e.payload
+            return copy.deepcopy(e.payload)
 
     def put(self, key: str, payload: Payload, size: int) -> None:
+        """Keep a deep copy of ``payload``: the caller's payload and the entry share nothing."""
+        entry = _Entry(copy.deepcopy(payload), self.clock())
         with self._lock:
             if self._entries.maxsize != size:
                 old = list(self._entries.items())[-size:]
                 self._entries = LRUCache(maxsize=size)
                 self._entries.update(old)
-            self._entries[key] = _Entry(payload, self.clock())
+            self._entries[key] = entry
 
 
 def request_key(
-    query: str, settings: Settings, trust_context: TrustContext, groups: Sequence[str] | None, rank: str
+    query: str, settings: Settings, trust_context: TrustContext, groups: Sequence[str] | None, rank: str,
+    *, trust_state: Sequence[tuple[str, str | None]] = (), now: datetime | None = None,
 ) -> str:
-    """SHA-256 of everything that shapes the answer: query, settings, groups, rank, trust context."""
+    """SHA-256 of everything that shapes the answer: query, settings, groups, rank, trust
+    context, the searched graphs' trust-state tokens and ``now`` (when given)."""
     ctx = dataclasses.asdict(trust_context)
     body = json.dumps(
-        {"q": query, "s": settings.model_dump(mode="json"), "g": sorted(groups or []), "r": rank, "t": ctx},
+        {"q": query, "s": settings.model_dump(mode="json"), "g": sorted(groups or []), "r": rank, "t": ctx,
+         "ts": [list(x) for x in trust_state], "now": now.isoformat() if now is not None else None},
         sort_keys=True, default=str,
     )
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
@@ -224,69 +241,76 @@ class ContextService:
         ctx = require_context(trust_context)
         pol = policy if isinstance(policy, PolicySettings) else policy_with(settings.policy, policy or {})
         settings = settings.model_copy(update={"policy": pol})
+        check_query(query, pol.max_query_chars, "policy.max_query_chars")
+        if rank not in RANK_MODES:
+            raise InputError(f"rank must be one of {', '.join(RANK_MODES)}, got {rank!r}")
+        if isinstance(groups, str) or not all(isinstance(g, str) and g.strip() for g in groups or ()):
+            raise InputError("groups must be a list of group names")
         groups = list(groups or settings.search.group_ids or [])
 
         def fail(code: str, fallback: str, reason: str) -> Payload:
             return self._finish(Payload([], Metadata(fallback=fallback, error_code=code, reason=reason)), pol, started)
 
-        if not isinstance(query, str) or not query.strip():
-            return fail("INVALID_QUERY", "skip", "the query is empty")
-        if len(query) > pol.max_query_chars:
-            return fail("INVALID_QUERY", "skip",
-                        f"the query is {len(query):,} characters; policy.max_query_chars is {pol.max_query_chars:,}")
-        key = request_key(query, settings, ctx, groups, rank)
-        if pol.cache_ttl_s > 0 and (hit := self.cache.get(key, pol.cache_ttl_s)) is not None:
-            return self._served(hit, pol, started, fallback=None)
-        who = caller or ctx.actor_id or "anonymous"
-        if not self.limiter.allow(who, pol.rate_limit_per_minute):
-            stale = self.cache.get(key, pol.cache_ttl_s, stale_ok=True) if pol.cache_ttl_s > 0 else None
-            reason = f"over policy.rate_limit_per_minute ({pol.rate_limit_per_minute}) for caller {who!r}"
-            if stale is not None:
-                return self._served(stale, pol, started, fallback="cache", code="RATE_LIMITED", reason=reason)
-            return fail("RATE_LIMITED", "cache", reason + "; nothing cached for this request")
         try:
-            payload = await self._search(settings, query, ctx, groups, rank, connection, now)
+            async with self._opened(settings, connection) as (conn, graphiti):
+                try:
+                    group_ids = await resolve_groups(conn, groups or None, scopes=ctx.scopes)
+                except InputError as exc:  # resolve_groups' only InputError names the unknown group
+                    return fail("GROUP_NOT_FOUND", "empty", str(exc))
+                if group_ids == []:  # only out-of-scope groups that do not exist: nothing to search (as an empty group)
+                    return self._finish(Payload([], Metadata(config=pol.model_dump(mode="json"),
+                                                             search_depth=2 * pol.top_k)), pol, started)
+                state = await trust_state.tokens(conn, group_ids)
+                key = request_key(query, settings, ctx, group_ids, rank, trust_state=state, now=now)
+                if pol.cache_ttl_s > 0 and (hit := self.cache.get(key, pol.cache_ttl_s)) is not None:
+                    return self._served(hit, pol, started, fallback=None)
+                who = caller or ctx.actor_id or "anonymous"
+                if not self.limiter.allow(who, pol.rate_limit_per_minute):
+                    stale = self.cache.get(key, pol.cache_ttl_s, stale_ok=True) if pol.cache_ttl_s > 0 else None
+                    reason = f"over policy.rate_limit_per_minute ({pol.rate_limit_per_minute}) for caller {who!r}"
+                    if stale is not None:
+                        return self._served(stale, pol, started, fallback="cache", code="RATE_LIMITED", reason=reason)
+                    return fail("RATE_LIMITED", "cache", reason + "; nothing cached for this request")
+                payload = await self._search(settings, graphiti, query, ctx, group_ids, rank, now)
         except GraphConnectionError as exc:
             return fail("GRAPH_UNAVAILABLE", "skip", str(exc))
-        except _UnknownGroup as exc:
-            return fail("GROUP_NOT_FOUND", "empty", str(exc))
         except Exception as exc:  # a driver error mid-search: the connection module says if the graph is gone
             lost = translate_error(exc, address_of(settings), settings.graph.database)
             if lost is None:
                 raise
             return fail("GRAPH_UNAVAILABLE", "skip", str(lost))
         payload = self._finish(payload, pol, started)
-        if pol.cache_ttl_s > 0:  # a copy: what the caller does with its payload stays out of the cache
-            self.cache.put(key, Payload(list(payload.memories), dataclasses.replace(payload.metadata)), pol.cache_size)
+        if pol.cache_ttl_s > 0:  # a deep copy: what the caller does with its payload stays out of the cache
+            self.cache.put(key, payload, pol.cache_size)
         return payload
 
-    async def _search(self, settings: Settings, query: str, ctx: TrustContext, groups: list[str], rank: str,
-                      connection: Any, now: datetime | None) -> Payload:
+    @asynccontextmanager
+    async def _opened(self, settings: Settings, connection: Any) -> AsyncIterator[tuple[Any, Any]]:
+        """(connection, Graphiti): on ``connection`` when given, else on the configured graph."""
+        if connection is not None:
+            yield connection, make_graphiti(connection.driver, embedder=make_embedder(settings))
+        else:
+            async with open_graphiti(settings) as pair:
+                yield pair
+
+    async def _search(self, settings: Settings, graphiti: Any, query: str, ctx: TrustContext,
+                      group_ids: list[str] | None, rank: str, now: datetime | None) -> Payload:
         pol = settings.policy
+        base = policy_search_config(settings, pol)
+        max_fused = max_fused_for(base)
+        window = 2 * pol.top_k  # facts surviving the trust stages that fill the policy's choice
 
-        @asynccontextmanager
-        async def opened():
-            if connection is not None:
-                yield connection, make_graphiti(connection.driver, embedder=make_embedder(settings))
-            else:
-                async with open_graphiti(settings) as pair:
-                    yield pair
+        async def run(depth: int) -> tuple[Any, Any]:
+            results = await trust_search(graphiti, query, base.model_copy(update={"limit": depth}),
+                                         group_ids=group_ids, max_query_chars=pol.max_query_chars)
+            ranked = context_from_records(records_from_results(results), query, settings=settings,
+                                          trust_context=ctx, rank=rank, max_results=window, max_fused=max_fused,
+                                          now=now)
+            return results, ranked
 
-        cfg = policy_search_config(settings, pol)
-        async with opened() as (conn, graphiti):
-            try:
-                group_ids = await resolve_groups(conn, groups or None)
-            except InputError as exc:  # resolve_groups' only InputError names the unknown group
-                if "unknown group" in str(exc):
-                    raise _UnknownGroup(str(exc)) from None
-                raise
-            results = await trust_search(graphiti, query, cfg, group_ids=group_ids,
-                                         max_query_chars=pol.max_query_chars)
-        max_fused = max_fused_for(cfg)
-        ranked = context_from_records(
-            records_from_results(results), query, settings=settings, trust_context=ctx, rank=rank,
-            max_results=2 * pol.top_k, max_fused=max_fused, now=now,
-        )
+        (results, ranked), depth = await fill_window(run, lambda r: (visible_count(r[1], window), len(r[0].edges)),
+                                                     wanted=window, first=base.limit,
+                                                     multiple=settings.access.max_fetch_multiple)
         episodes = {str(e.uuid): list(e.episodes or []) for e in results.edges}
         cands = candidates_from(ranked.items, rank=rank, max_fused=max_fused, trust_weight=results.trust_weight,
                                 episodes=episodes)
@@ -298,6 +322,8 @@ class ContextService:
             applied_filters=stats.applied_filters,
             config=pol.model_dump(mode="json"),
             denied=ranked.denied,
+            unknown_label=ranked.unknown_label,
+            search_depth=depth,
             below_min_score=stats.below_min_score,
             duplicates_removed=stats.duplicates_removed,
             dedup_ratio=stats.dedup_ratio,
@@ -316,13 +342,10 @@ class ContextService:
 
     def _served(self, cached: Payload, pol: PolicySettings, started: float, *, fallback: str | None,
                 code: str | None = None, reason: str | None = None) -> Payload:
-        md = dataclasses.replace(cached.metadata, cache_hit=True, fallback=fallback, error_code=code, reason=reason,
-                                 applied_filters=list(cached.metadata.applied_filters))
-        return self._finish(Payload(list(cached.memories), md), pol, started)
-
-
-class _UnknownGroup(Exception):
-    pass
+        """A cache entry (already a private deep copy) as this request's payload."""
+        md = cached.metadata
+        md.cache_hit, md.fallback, md.error_code, md.reason = True, fallback, code, reason
+        return self._finish(cached, pol, started)
 
 
 DEFAULT_SERVICE = ContextService()

@@ -442,8 +442,11 @@ def build_eu(rng: random.Random) -> Builder:
 # --- the review DB -----------------------------------------------------------------------
 
 STATUS_TRUST_ORDER = ["promoted", "corroborated", "candidate", "rejected", "expired"]
-MEMORY_TYPES = ["semantic", "procedural", "episodic"]
-SENSITIVITY = ["public", "internal", "internal", "confidential"]
+# Sensitivity labels the default configuration knows (access.levels), so that with the default
+# clearance (medium) an agent sees every reviewed fact of the sample.
+SENSITIVITY = ["public", "low", "low", "medium"]
+# Every edge of the sample states a fact about the estate (graph-trust's memory type "fact").
+MEMORY_TYPE = "fact"
 
 
 def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
@@ -457,6 +460,7 @@ def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
         ref = {"evidence_id": evidence_id or edge["uuid"], "kind": "graphiti_edge"}
         if note:
             ref["note"] = note
+        rng.randrange(3)  # one draw per row here keeps every later random value of the data where it is
         rows.append({
             "id": f"cand-{n:04d}",
             "subject": names[edge["source"]],
@@ -467,7 +471,7 @@ def build_review(builders: list[Builder], rng: random.Random) -> list[dict]:
             "evidence_refs_json": json.dumps([ref]),
             "group_id": edge["group_id"],
             "updated_at": _iso(updated),
-            "memory_type": rng.choice(MEMORY_TYPES),
+            "memory_type": MEMORY_TYPE,
             "sensitivity": rng.choice(SENSITIVITY),
             "scope": "team" if edge["name"] in ("OWNED_BY", "MEMBER_OF", "LEADS", "ON_CALL_FOR") else "org",
             "confidence": confidence if confidence is not None else round(rng.uniform(0.55, 0.99), 2),

@@ -78,6 +78,10 @@ async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5,
                              f"--graph embedded:.graph-trust/{embedder}")
         load = await load_sample(conn.driver, vectors)
         sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
+        # The first run loads and writes trust, later ones find both there, and a server may or may
+        # not have restarted in between: every run reads indexes built afresh from the same data, or
+        # FalkorDB's BM25 order (and so the tables below) would depend on the graph's history.
+        await conn.backend.rebuild_indexes(conn.for_group(group))
         graphiti = make_graphiti(group_driver, embedder=vectors)
         report = DemoReport(conn.address.display, embedder, group, str(review_db), load, sync)
         vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)

@@ -19,7 +19,7 @@ import tenacity
 
 from graph_trust.config import Settings
 from graph_trust.errors import GraphConnectionError, GraphTrustError
-from graph_trust.graph import queries, routing
+from graph_trust.graph import queries, routing, trust_state
 from graph_trust.graph.address import GraphAddress, parse_address
 from graph_trust.graph.backends import Backend
 
@@ -66,8 +66,13 @@ class GraphConnection:
         return await self.run_text(queries.load(name, self.dialect), params, write=False)
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run the write statement ``cypher/name`` in a managed transaction, with retries."""
-        return await self.run_text(queries.load(name, self.dialect), params, write=True)
+        """Run the write statement ``cypher/name`` in a managed transaction, with retries; after a
+        statement that writes trust state, give the graph a fresh trust-state token
+        (:mod:`~graph_trust.graph.trust_state`)."""
+        rows = await self.run_text(queries.load(name, self.dialect), params, write=True)
+        if trust_state.writes_trust_state(name):
+            await self.run_text(queries.load("trust_state_bump", self.dialect), trust_state.bump_params(), write=True)
+        return rows
 
     async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         """Run Cypher text (callers load it from ``cypher/``) with bounded retries."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from graph_trust.graph import backends
@@ -92,9 +92,11 @@ async def settle(driver: Any) -> None:
         await index_build_done(d)
 
 
-async def existing_groups(conn: Any) -> list[str]:
-    """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: group_id values)."""
-    return await conn.backend.groups(conn)
+async def existing_groups(conn: Any, among: Collection[str] | None = None) -> list[str]:
+    """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: group_id values), of
+    ``among`` only when given: on FalkorDB each graph checked is a query, and a server may hold
+    thousands."""
+    return await conn.backend.groups(conn, among)
 
 
 class AbsentGraph:

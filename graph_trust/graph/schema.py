@@ -2,27 +2,33 @@
 
 Graphiti's own indices and constraints, the ``RELATES_TO.uuid`` / ``Entity.uuid`` range
 indexes sync relies on, and the vector indexes of the ``vector_index`` settings
-(:mod:`graph_trust.graph.vector_index`), in every graph a backend keeps groups in.
+(:mod:`graph_trust.graph.vector_index`) with their recall measured
+(:mod:`graph_trust.graph.index_recall`), in every graph a backend keeps groups in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import GraphTrustError
-from graph_trust.graph import vector_index
+from graph_trust.graph import index_recall, vector_index
+from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.routing import Graphs, existing_groups
 
 UUID_INDEXES = ("rel_uuid_index", "entity_uuid_index")
+Progress = Callable[[str, int, int | None], None]
 
 
-async def init(conn: GraphConnection, vector_settings: Any, groups: list[str] | None = None) -> dict[str, Any]:
+async def init(conn: GraphConnection, settings: Settings, groups: list[str] | None = None,
+               progress: Progress | None = None) -> dict[str, Any]:
     """Create what graph-trust needs in every requested group (where each group is a graph of
-    its own: in each group's graph; default: every group that exists, plus the default graph).
-    ``vector_settings`` is a :class:`graph_trust.config.VectorIndexSettings`. The report's
-    ``vector_indexes`` says, per graph, what exists, was created, or why not."""
+    its own: in each group's graph; default: every group that exists, plus the default graph),
+    and measure the recall of every vector index not measured yet (or stale). The report's
+    ``vector_indexes`` says, per graph, what exists, was created, or why not; ``recall``, per
+    graph and kind, what was measured and the cosine stage search chooses."""
     if conn.backend.graph_per_group:
         targets = list(dict.fromkeys([*(groups or await existing_groups(conn)), conn.database]))
     else:
@@ -31,14 +37,24 @@ async def init(conn: GraphConnection, vector_settings: Any, groups: list[str] | 
         await conn.backend.graphiti_indices(conn.for_group(name))
     await conn.settle()
     await ensure_uuid_indexes(conn)
-    vectors = {name: await vector_index.ensure(conn.for_group(name), vector_settings) for name in targets}
-    return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors}
+    vectors = {name: await vector_index.ensure(conn.for_group(name), settings.vector_index) for name in targets}
+    recall = {}
+    if any(v["status"] in ("created", "exists") for kinds in vectors.values() for v in kinds.values()):
+        with RecallStore.open(settings) as store:
+            for name in targets:
+                done = await index_recall.refresh(conn.for_group(name), settings, store, progress=progress)
+                recall[name] = {kind: {"measured": kind in done["measured"], "choice": entry["choice"],
+                                       "measurement": entry["measurement"]}
+                                for kind, entry in done["kinds"].items() if isinstance(entry["index"], dict)}
+    return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors,
+            "recall": recall}
 
 
-async def init_graph(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
+async def init_graph(settings: Settings, groups: list[str] | None = None,
+                     progress: Progress | None = None) -> dict[str, Any]:
     """:func:`init` on the graph ``settings`` name (what ``graph-trust init`` runs)."""
     async with open_graph(settings) as conn:
-        return await init(conn, settings.vector_index, groups)
+        return await init(conn, settings, groups, progress)
 
 
 async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = None) -> None:

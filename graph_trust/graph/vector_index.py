@@ -6,18 +6,29 @@ database) with the dimension read from the stored embeddings, and tells the sear
 whether one exists. Backends without the DDL (ArcadeDB's Bolt endpoint) are reported as
 unsupported (the list statement or the DDL is rejected as a syntax error), never as an error:
 search then keeps Graphiti's scan.
+
+HNSW parameters: ``M`` and ``efConstruction`` come from the settings, or, where those are null,
+from the graph's size (:data:`SIZE_PARAMS`); ``efRuntime`` from the settings.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from graph_trust.errors import ConfigError, GraphTrustError, InputError
+import numpy as np
+
+from graph_trust.errors import ConfigError, GraphConnectionError, GraphTrustError, InputError
 from graph_trust.graph import backends, queries
 
-PAGE = 5000
+# (graphs below this many items, M, efConstruction); the last row has no bound. Below 50,000 items
+# a smaller graph per node builds about twice as fast and the recall check's wider queries cost
+# little; from 50,000, M 32 / efConstruction 400 gave recall@10 0.995-0.998 at 100k edges on
+# the benchmark's hardest data (docs/benchmarks.md, "Vector index").
+SIZE_PARAMS: tuple[tuple[int | None, int, int], ...] = ((50_000, 16, 200), (None, 32, 400))
+HEX = "0123456789abcdef"  # (uuid prefixes of the neo4j dialect's range reads)
 
 
 @dataclass(frozen=True)
@@ -71,19 +82,64 @@ def parse_existing(rows: list[dict[str, Any]], dialect: str) -> dict[str, dict[s
     return found
 
 
+def graph_name(driver: Any) -> str:
+    """The graph a graphiti-core driver addresses (FalkorDB: the group's graph; Neo4j: the database)."""
+    return str(getattr(driver, "_database", None) or backends.for_driver(driver).default_database or "")
+
+
+def params_for(items: int, settings: Any) -> tuple[int, int]:
+    """(M, efConstruction) for a graph of ``items`` items: the settings', else :data:`SIZE_PARAMS`'."""
+    for bound, m, ef_construction in SIZE_PARAMS:
+        if bound is None or items < bound:
+            return settings.m or m, settings.ef_construction or ef_construction
+    raise AssertionError("SIZE_PARAMS ends with an unbounded row")
+
+
+async def count(conn_or_driver: Any, kind: str) -> int:
+    """How many items of ``kind`` the graph holds."""
+    name = "relates_to_count" if kind == "edge" else "entity_count"
+    rows = await (conn_or_driver.query(name) if hasattr(conn_or_driver, "query") else run(conn_or_driver, name))
+    return int(rows[0]["n"]) if rows else 0
+
+
+async def iter_vectors(conn: Any, target: Target, items: int | None = None,
+                       progress: Callable[[int, int], None] | None = None,
+                       ) -> AsyncIterator[tuple[list[str], list[Any]]]:
+    """Every stored embedding of ``target`` as ``(uuids, vectors)`` batches of a few thousand (the
+    backend's :meth:`~graph_trust.graph.backends.base.Backend.vector_read_ranges`, each a seek
+    or a range scan of an index: memory stays one batch, and no query pages with SKIP), then what
+    the ranges miss; ``progress(i, n)`` after range ``i`` of ``n``. Raises when the reads
+    together did not see every stored embedding exactly once."""
+    if items is None:
+        items = await count(conn, target.kind)
+    ranges = await conn.backend.vector_read_ranges(conn, target.kind, items)
+    seen: set[str] = set()
+    for i, (lo, hi) in enumerate(ranges, start=1):
+        rows = await conn.query(f"{target.kind}_vectors_in_range", lo=lo, hi=hi)
+        seen.update(r["uuid"] for r in rows)
+        yield [r["uuid"] for r in rows], [r["v"] for r in rows]
+        if progress is not None:
+            progress(i, len(ranges))
+    width = len(ranges[0][0]) if ranges and isinstance(ranges[0][0], str) else 1
+    rest = await conn.query(f"{target.kind}_vectors_outside_ranges", width=width, hex=list(HEX))
+    outside = [r for r in (rest[0]["rows"] if rest else []) if r is not None]
+    seen.update(r["uuid"] for r in outside)
+    total = int(rest[0]["total"]) if rest else 0
+    if len(seen) != total:
+        raise GraphConnectionError(
+            f"cannot use graph {conn.database!r}: reading every {target.where} gave {len(seen):,} distinct "
+            f"items of the {total:,} that hold one (the graph changed meanwhile?); run it again")
+    if outside:
+        yield [r["uuid"] for r in outside], [r["v"] for r in outside]
+
+
 async def stored_dimensions(conn: Any, target: Target) -> dict[int, int]:
-    """{dimension: how many items} of ``target``'s stored embeddings (read page by page)."""
+    """{dimension: how many items} of ``target``'s stored embeddings."""
     dims: dict[int, int] = {}
-    skip = 0
-    while True:
-        rows = await conn.query(f"{target.kind}_embeddings_page", skip=skip, limit=PAGE)
-        for r in rows:
-            v = r["v"]
-            if v is not None:
-                dims[len(v)] = dims.get(len(v), 0) + 1
-        if len(rows) < PAGE:
-            return dims
-        skip += PAGE
+    async for _, vectors in iter_vectors(conn, target):
+        for n, c in zip(*np.unique([len(v) for v in vectors], return_counts=True), strict=True):
+            dims[int(n)] = dims.get(int(n), 0) + int(c)
+    return dims
 
 
 def one_dimension(dims: dict[int, int], target: Target, graph: str, configured: int | None) -> int | None:
@@ -116,30 +172,61 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
         if t.kind in present:
             report[t.kind] = {"status": "exists", "dimension": present[t.kind].get("dimension")}
             continue
-        dim = one_dimension(await stored_dimensions(conn, t), t, conn.database, settings.dimension)
-        if dim is None:
-            report[t.kind] = {"status": "no embeddings", "dimension": None}
-            continue
-        try:
-            await conn.write(f"vector_index_create_{t.kind}s", dimension=dim, m=settings.m,
-                             ef_construction=settings.ef_construction, ef_runtime=settings.ef_runtime)
-        except GraphTrustError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - "already indexed" (a concurrent init) is success
-            if type(exc).__name__ == "CypherSyntaxError":  # a Bolt server without vector index DDL
-                report[t.kind] = {"status": "unsupported", "dimension": None}
-                continue
-            if not conn.backend.index_exists(exc):
-                raise
-        report[t.kind] = {"status": "created", "dimension": dim}
+        report[t.kind] = await create(conn, t, settings)
     if any(v["status"] == "created" for v in report.values()):
         await until_ready(conn)
     return report
 
 
-async def until_ready(conn: Any, poll_s: float = 0.25) -> None:
+async def create(conn: Any, target: Target, settings: Any) -> dict[str, Any]:
+    """Create ``target``'s index in ``conn``'s graph (the dimension read from the stored
+    embeddings, M and efConstruction by the graph's size); the report entry of :func:`ensure`."""
+    dims = await stored_dimensions(conn, target)
+    dim = one_dimension(dims, target, conn.database, settings.dimension)
+    if dim is None:
+        return {"status": "no embeddings", "dimension": None}
+    m, ef_construction = params_for(sum(dims.values()), settings)
+    try:
+        await conn.write(f"vector_index_create_{target.kind}s", dimension=dim, m=m,
+                         ef_construction=ef_construction, ef_runtime=settings.ef_runtime)
+    except GraphTrustError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - "already indexed" (a concurrent init) is success
+        if type(exc).__name__ == "CypherSyntaxError":  # a Bolt server without vector index DDL
+            return {"status": "unsupported", "dimension": None}
+        if not conn.backend.index_exists(exc):
+            raise
+    return {"status": "created", "dimension": dim, "M": m, "efConstruction": ef_construction}
+
+
+async def drop(conn: Any, target: Target, poll_s: float = 0.25) -> bool:
+    """Drop ``target``'s index in ``conn``'s graph and wait until the server no longer lists it
+    (FalkorDB drops in the background); False when there was none."""
+    if target.kind not in (await existing(conn.driver) or {}):
+        return False
+    try:
+        await conn.write(f"vector_index_drop_{target.kind}s")
+    except GraphTrustError:
+        raise
+    except Exception:  # noqa: BLE001 - dropped meanwhile (a concurrent rebuild): the wait below settles it
+        pass
+    while target.kind in (await existing(conn.driver) or {}):
+        await asyncio.sleep(poll_s)
+    return True
+
+
+async def until_ready(conn: Any, poll_s: float = 0.25,
+                      progress: Callable[[float], None] | None = None) -> None:
     """Wait until every vector index of ``conn``'s graph is filled (both backends fill new
-    indexes in the background; a half-filled one misses edges)."""
+    indexes in the background; a half-filled one misses edges); ``progress(share filled)``
+    while waiting where the server says how far it is."""
     await conn.backend.await_new_indexes(conn)
-    while not all(v.get("ready", True) for v in (await existing(conn.driver) or {}).values()):
+    while True:
+        present = (await existing(conn.driver) or {}).values()
+        if all(v.get("ready", True) for v in present):
+            return
+        if progress is not None:
+            shares = [v.get("filled") for v in present if not v.get("ready", True)]
+            if all(x is not None for x in shares):
+                progress(min(shares))
         await asyncio.sleep(poll_s)

@@ -3,8 +3,8 @@
 Two tools for agents:
 
 - ``search_facts(query, limit, group)``: trust-boosted search with each hit's explanation,
-  after access control (denied facts are left out, one level above the clearance is shown
-  as ``[REDACTED]``) and PII redaction;
+  after access control (denied facts take no slot: the search window widens past them; one
+  level above the clearance is shown as ``[REDACTED]``) and PII redaction;
 - ``get_context(query, format, group)``: the retrieval policy's payload (``format="payload"``)
   or its system-prompt block (``format="prompt"``);
 - the confidence model's operator tools on the review DB (``review.path``), answering as the
@@ -18,14 +18,16 @@ Two tools for agents:
 The facts ``search_facts`` and ``get_context`` return are counted in the retrieval log (interface
 ``mcp``) by the callables :func:`graph_trust.api.serve_mcp` hands in (:class:`McpReview`).
 
-The trust context and the acting agent of the write tools (``mcp.agent``) are fixed when the
-server starts (config and the command's flags); no tool argument can change them, so an agent
-can neither raise its own clearance nor write in another agent's name.
+The trust context (``mcp.max_sensitivity``, ``mcp.scopes`` or ``mcp.unrestricted``) and the
+acting agent of the write tools (``mcp.agent``) are fixed when the server starts; no tool
+argument can change them, so an agent can neither raise its own clearance nor write in another
+agent's name. The tools' input schemas carry the bounds the tools enforce; an argument outside
+them is a tool error (``isError``) of one line naming the argument.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import functools
 import inspect
@@ -33,7 +35,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from graph_trust.access.trust_context import TrustContext, filter_by_trust
+from pydantic import Field, ValidationError
+
+from graph_trust import __version__
+from graph_trust.access.trust_context import TrustContext
 from graph_trust.confidence.composite import RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
@@ -42,7 +47,12 @@ from graph_trust.config import SearchSettings, Settings, checked_value
 from graph_trust.context.redact import Redactor
 from graph_trust.context.service import ContextService
 from graph_trust.errors import ConfigError, GraphTrustError
-from graph_trust.search.records import records_from_results
+
+MAX_LIMIT = 50  # search_facts' largest limit
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="facts to return, 1-50")]
+UnitOrNone = Annotated[float | None, Field(ge=0.0, le=1.0, description="0-1")]
+Unit = Annotated[float, Field(ge=0.0, le=1.0, description="0-1")]
+Days = Annotated[float | None, Field(gt=0.0, description="days, > 0")]
 
 INSTRUCTIONS = (
     "Trust-ranked memory from a Graphiti knowledge graph. Call get_context with the user's question "
@@ -74,6 +84,60 @@ def _tool_error_class() -> type[Exception]:
     return ToolError
 
 
+def argument_error(tool: str, schema: dict[str, Any], exc: ValidationError) -> str:
+    """One line naming the first bad argument of ``tool`` and what it must be, with the
+    schema's whole range for a bounded number (no pydantic URL, no error count)."""
+    err = exc.errors()[0]
+    name = ".".join(str(p) for p in err["loc"]) or "arguments"
+    prop = schema.get("properties", {}).get(str(err["loc"][0]) if err["loc"] else "", {})
+    prop = next((p for p in prop.get("anyOf", []) if "minimum" in p or "maximum" in p
+                 or "exclusiveMinimum" in p), prop)
+    ctx = err.get("ctx") or {}
+    kind = err["type"]
+    if kind == "missing":
+        return f"{tool}: argument {name} is required"
+    if kind in ("greater_than_equal", "less_than_equal") and "minimum" in prop and "maximum" in prop:
+        what = f"must be between {prop['minimum']:g} and {prop['maximum']:g}"
+    elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        word = {"greater_than_equal": "at least", "less_than_equal": "at most", "greater_than": "greater than",
+                "less_than": "less than"}[kind]
+        bound = next(iter(ctx.values()), "")
+        what = f"must be {word} {bound}"
+    else:
+        what = str(err["msg"]).replace("Input should be", "must be").replace("Value error, ", "")
+    got = repr(err.get("input"))
+    return f"{tool}: argument {name} {what} (got {got if len(got) <= 60 else got[:57] + '...'})"
+
+
+def _server(name: str) -> Any:
+    """The SDK's server, whose argument validation errors are one line naming the argument."""
+    base = _server_class()
+    tool_error = _tool_error_class()
+
+    class Server(base):  # type: ignore[misc, valid-type]
+        async def call_tool(self, tool: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            found = self._tool_manager.get_tool(tool)
+            schema = getattr(found, "parameters", None) or {}
+            extra = sorted(set(arguments or {}) - set(schema.get("properties", {}))) if found else []
+            if extra:  # (a clearance, say): refused by name rather than silently ignored
+                raise tool_error(f"{tool}: there is no argument {extra[0]} (arguments: "
+                                 f"{', '.join(schema.get('properties', {}))})")
+            try:
+                return await super().call_tool(tool, arguments, *args, **kwargs)
+            except tool_error as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                raise tool_error(argument_error(tool, schema, cause)) from cause
+
+    try:
+        return Server(name, instructions=INSTRUCTIONS, version=__version__)
+    except TypeError:  # mcp 1.x: no version argument; its low-level server carries it
+        server = Server(name, instructions=INSTRUCTIONS)
+        server._mcp_server.version = __version__
+        return server
+
+
 def _tool(server: Any) -> Callable[[Callable[..., Any]], Any]:
     """``server.tool()`` for a function whose bad-input errors (GraphTrustError, ValueError) reach
     the agent as a tool error carrying their message (the SDK hides other exceptions' text)."""
@@ -93,8 +157,8 @@ def _tool(server: Any) -> Callable[[Callable[..., Any]], Any]:
     return register
 
 
-# search(settings, query, limit=, groups=) -> (results, confidences or None): api.search_confident
-ConfidentSearch = Callable[..., Awaitable[tuple[Any, dict[str, float] | None]]]
+# search(settings, query, trust_context=, limit=, groups=) -> VisibleSearch: api.search_visible
+VisibleSearchFn = Callable[..., Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -107,51 +171,55 @@ class McpReview:
     flag: Callable[[str, str], Awaitable[dict[str, Any]]]
 
 
-async def search_facts_payload(settings: Settings, trust_context: TrustContext, search: ConfidentSearch, query: str,
-                               limit: int = 10, group: str | None = None,
+async def search_facts_payload(settings: Settings, trust_context: TrustContext, search: VisibleSearchFn,
+                               query: str, limit: int = 10, group: str | None = None,
                                min_confidence: float | None = None) -> dict[str, Any]:
-    """What the ``search_facts`` tool returns: visible hits with explanations, PII redacted;
-    with ``min_confidence`` (validated as ``search.min_confidence``) only facts the review DB
-    scores at least that, each with its ``confidence``."""
-    if not 1 <= limit <= 50:
-        raise ValueError("limit must be in [1, 50]")
+    """What the ``search_facts`` tool returns: the facts ``trust_context`` may see (denied ones take
+    no slot; a redacted one shows ``[REDACTED]`` and no explanation), PII redacted; with
+    ``min_confidence`` (validated as ``search.min_confidence``) only facts the review DB scores at
+    least that, each with its ``confidence``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"argument limit must be between 1 and {MAX_LIMIT} (got {limit!r})")
     if min_confidence is not None:
-        value = checked_value(SearchSettings, "min_confidence", min_confidence, "search_facts min_confidence")
+        value = checked_value(SearchSettings, "min_confidence", min_confidence, "argument min_confidence")
         settings = settings.model_copy(update={"search": settings.search.model_copy(update={"min_confidence": value})})
-    results, confidences = await search(settings, query, limit=limit, groups=[group] if group else None)
-    visible = filter_by_trust(records_from_results(results), trust_context,
-                              default_sensitivity=settings.context.default_sensitivity)
+    found = await search(settings, query, trust_context=trust_context, limit=limit,
+                         groups=[group] if group else None)
     red = Redactor.from_settings(settings.policy)
     facts = []
-    for r in visible.records:
+    for r in found.records:
         text, was = red(r.text) if not r.redacted else (settings.policy.redaction_replacement, True)
-        e = r.explanation
+        e = None if r.redacted else r.explanation
         facts.append({
             "id": r.uuid, "fact": text, "group": r.group_id, "type": r.memory_type, "trust_score": r.trust_score,
-            **({} if confidences is None else {"confidence": confidences.get(r.uuid)}),
+            **({} if found.confidences is None else {"confidence": found.confidences.get(r.uuid)}),
             "was_redacted": was,
             "explanation": None if e is None else {
                 "bm25_rank": e.bm25_rank, "cosine_rank": e.cosine_rank, "fused": e.fused, "boost": e.boost,
-                "final": e.final, "rank": e.rank, "rank_without_boost": e.rank_without_boost},
+                "relation_bonus": e.relation_bonus, "final": e.final, "rank": e.rank,
+                "rank_without_boost": e.rank_without_boost, "negative": e.negative, "moved_by": e.moved_by,
+                "score_before_move": e.score_before_move},
         })
-    return {"facts": facts, "denied": visible.denied, "trust_weight": results.trust_weight}
+    return {"facts": facts, "denied": found.denied, "unknown_label": found.unknown_label,
+            "redacted": found.redacted, "search_depth": found.search_depth, "trust_weight": found.trust_weight}
 
 
-def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch,
+def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: VisibleSearchFn,
                  review: McpReview | None = None) -> Any:
     """An MCP server whose tools run with ``trust_context`` (fixed here, not per call); ``ops``
-    is :mod:`graph_trust.sync.confidence.ops`, ``search`` ``api.search_confident``, ``review``
+    is :mod:`graph_trust.sync.confidence.ops`, ``search`` ``api.search_visible``, ``review``
     the logged context and ``flag_fact`` (without it: an unlogged context and no flag_fact tool)."""
-    server = _server_class()("graph-trust", instructions=INSTRUCTIONS)
+    server = _server("graph-trust")
     context = review.get_context if review is not None else ContextService().get_context
     tool = _tool(server)
 
     @tool
-    async def search_facts(query: str, limit: int = 10, group: str | None = None,
-                           min_confidence: float | None = None) -> dict[str, Any]:
+    async def search_facts(query: str, limit: Limit = 10, group: str | None = None,
+                           min_confidence: UnitOrNone = None) -> dict[str, Any]:
         """Trust-boosted search: facts best first, each with why it ranked there (BM25 and cosine
-        ranks, fused score, trust boost). Facts above this server's clearance are left out.
-        min_confidence (0-1): only facts the review DB scores at least that, each with its confidence."""
+        ranks, fused score, trust boost). Facts above this server's clearance are left out (counted
+        in denied) and take no slot. min_confidence (0-1): only facts the review DB scores at least
+        that, each with its confidence."""
         return await search_facts_payload(settings, trust_context, search, query, limit, group, min_confidence)
 
     @tool
@@ -165,7 +233,6 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
         return {"prompt": payload.format_for_system_prompt(settings.context.layer_order),
                 "metadata": payload.metadata.to_dict()}
 
-    _confidence_tools(tool, settings, ops)
     if review is not None:
         @tool
         async def flag_fact(id: str, reason: str) -> dict[str, Any]:
@@ -173,6 +240,8 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
             from search_facts (an edge uuid) or a review candidate id; reason says what looks wrong. The
             fact goes in the review queue under this server's agent; nothing about its trust changes."""
             return await review.flag(id, reason)
+
+    _confidence_tools(tool, settings, ops)
     return server
 
 
@@ -215,7 +284,7 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
         return ask(lambda s: ops.record_usage(s, fact_id, outcome, agent(), action))
 
     @tool
-    def vote(fact_id: str, vote: Vote, confidence: float, reasoning: str | None = None) -> dict[str, Any]:
+    def vote(fact_id: str, vote: Vote, confidence: Unit, reasoning: str | None = None) -> dict[str, Any]:
         """This server's agent's vote on the fact (agree, disagree or uncertain) and how sure it is
         (0-1); a new vote replaces the old. Returns the fact's consensus factor."""
         return ask(lambda s: ops.vote(s, fact_id, vote, confidence, agent(), reasoning))
@@ -229,7 +298,7 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
         return ask(lambda s: ops.contradictions(s, resolve))
 
     @tool
-    def stale(days: float | None = None, category: str | None = None) -> dict[str, Any]:
+    def stale(days: Days = None, category: str | None = None) -> dict[str, Any]:
         """Active facts not created or confirmed within days (default confidence.stale_days), oldest
         first, optionally of one category: what to verify next."""
         return ask(lambda s: ops.stale(s, days, category))
@@ -240,7 +309,7 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
         return ask(lambda s: ops.credibility(s, agent_id, category))
 
 
-def serve_stdio(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: ConfidentSearch,
+def serve_stdio(settings: Settings, trust_context: TrustContext, ops: ModuleType, search: VisibleSearchFn,
                 review: McpReview | None = None) -> None:
     """Run the server on stdin/stdout until the client closes it (arguments: :func:`build_server`'s)."""
     build_server(settings, trust_context, ops, search, review).run("stdio")

@@ -1,6 +1,7 @@
 """The review side's reads of the graph (never a write): the facts of edges a decision creates
-candidate rows for, and the edges of the entities agents were shown facts about, whose slots
-(subject and relation) the queue's contested-slot rule compares."""
+candidate rows for, the edges of the entities agents were shown facts about, whose slots
+(subject and relation) the queue's contested-slot rule compares, and what the review page shows
+of one fact (the edge in full, its episodes)."""
 
 from __future__ import annotations
 
@@ -64,4 +65,26 @@ async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> 
     return found
 
 
-__all__ = ["edge_facts", "existing_edges", "subject_edges"]
+async def edge_detail(g: Any, uuid: str, group: str | None = None) -> dict[str, Any] | None:
+    """The RELATES_TO edge ``uuid`` in full (endpoints, relation, fact, episode uuids, times, trust),
+    from ``group``'s graph or any; None when no graph holds it."""
+    for name in await _graph_names(g, group):
+        rows = await _each(g, name, "edge_review_detail", [uuid])
+        if rows:
+            return rows[0]
+    return None
+
+
+async def episodes(g: Any, uuids: list[str], group: str | None = None) -> list[dict[str, Any]]:
+    """The Episodic nodes among ``uuids`` (in ``group``'s graph, or any), in the order given."""
+    left, found = list(dict.fromkeys(u for u in uuids if isinstance(u, str))), {}
+    for name in await _graph_names(g, group):
+        if not left:
+            break
+        for r in await _each(g, name, "episodes_for_review", left):
+            found.setdefault(r["uuid"], r)
+        left = [u for u in left if u not in found]
+    return [found[u] for u in dict.fromkeys(uuids) if u in found]
+
+
+__all__ = ["edge_detail", "edge_facts", "episodes", "existing_edges", "subject_edges"]

@@ -10,12 +10,23 @@ When the filters leave fewer than ``limit`` while the index has more candidates 
 ``sim_min_score``, k is widened; when it has no more (or ``max_k`` is reached) the stage falls
 back to the scan, because an approximate index cannot prove that the graph holds no more: the
 stage never returns fewer items than the scan would.
+
+``auto`` (the default) uses a graph's index only where it pays and is measured to be accurate:
+the graph holds at least ``min_size`` items and the index's recall@10, measured on the graph's
+own data and kept in the state store (:mod:`graph_trust.graph.index_recall`), reaches
+``min_recall``; the index is then asked for the k the measurement found sufficient.
+Equal cosine scores among the top candidates (or at the cut) are ordered by the scan: Graphiti's
+scan orders them by its database's sort, which depends on every row it met and cannot be
+reproduced from the index's candidates, so such a query takes the scan's list. Otherwise the
+index's candidates, scored by the same expression on the same stored vectors, come out in the
+scan's order whenever they are the scan's candidates.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 import weakref
 from typing import Any, Literal
@@ -33,8 +44,12 @@ from graphiti_core.search.search_filters import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_trust.config import Settings
 from graph_trust.graph import backends, queries
+from graph_trust.graph import index_recall
 from graph_trust.graph import vector_index as vi
+from graph_trust.graph.connection import address_of
+from graph_trust.graph.recall_store import RecallStore, store_path
 
 log = logging.getLogger(__name__)
 
@@ -45,61 +60,124 @@ class CosineStage(BaseModel):
     """How trust_search produces its cosine candidates.
 
     ``scan``: Graphiti's exact scan (every result equals Graphiti's). ``index``: the vector
-    index where one exists, else the scan. ``auto``: the index when one exists and the graph
-    holds at least ``min_size`` items of the searched kind, else the scan.
+    index where one exists and is filled, else the scan. ``auto``: the index for a graph that
+    holds at least ``min_size`` items of the searched kind and whose index's measured recall@10
+    (kept in the state store at ``recall_store``, for the graph at address ``graph``) is at
+    least ``min_recall``, else the scan. :meth:`for_settings` fills these from the settings.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["scan", "index", "auto"] = "scan"
+    mode: Literal["scan", "index", "auto"] = "auto"
     min_size: int = Field(default=5000, ge=0)
     oversample: float = Field(default=4.0, ge=1.0, le=100.0)
     max_k: int = Field(default=4096, ge=1)
+    min_recall: float = Field(default=0.98, ge=0.0, le=1.0)
+    recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
+    recall_store: str | None = None  # the state store file; None: nothing measured (auto scans)
+    graph: str | None = None  # the graph's address as the measurements name it
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> CosineStage:
+        s, v = settings.search, settings.vector_index
+        return cls(mode=s.cosine, min_size=s.cosine_index_min_size, oversample=s.cosine_oversample,
+                   max_k=v.max_ef, min_recall=v.min_recall, recheck_share=v.recheck_share,
+                   recall_store=str(store_path(settings).resolve()),
+                   graph=address_of(settings).display)
 
 
 class Candidates(list):
-    """A cosine candidate list (best first) that remembers the stage that produced it."""
+    """A cosine candidate list (best first) that remembers the stage that produced it and why."""
 
-    def __init__(self, items: list[Any], stage: str):
+    def __init__(self, items: list[Any], stage: str, reason: str = "", graph: str = ""):
         super().__init__(items)
         self.stage = stage
+        self.reason = reason
+        self.graph = graph
 
 
 _PROBES: weakref.WeakKeyDictionary[Any, tuple[float, dict[str, Any] | None, dict[str, int]]] = (
     weakref.WeakKeyDictionary())
+_MEASURED: dict[tuple[str, str, str, str], tuple[Any, dict[str, Any] | None]] = {}
 
 
-async def _probe(driver: Any, kind: str, need_size: bool) -> tuple[bool, int]:
-    """(an index on ``kind`` exists, how many items of ``kind`` the graph holds), cached."""
+async def _probe(driver: Any, kind: str) -> tuple[dict[str, Any] | None, int]:
+    """(the index on ``kind`` or None, how many items of ``kind`` the graph holds), cached."""
     now = time.monotonic()
     cached = _PROBES.get(driver)
     if cached is None or now - cached[0] > PROBE_TTL_S:
         cached = (now, await vi.existing(driver), {})
         _PROBES[driver] = cached
     _, present, sizes = cached
-    has = present is not None and bool(present.get(kind, {}).get("ready"))  # a half-filled index misses items
-    if has and need_size and kind not in sizes:
-        rows = await vi.run(driver, "relates_to_count" if kind == "edge" else "entity_count")
-        sizes[kind] = int(rows[0]["n"]) if rows else 0
-    return has, sizes.get(kind, 0)
+    index = None if present is None else present.get(kind)
+    if index is not None and kind not in sizes:
+        sizes[kind] = await vi.count(driver, kind)
+    return index, sizes.get(kind, 0)
 
 
-def forget(driver: Any) -> None:
-    """Drop what auto mode cached about ``driver``'s graph (after creating an index)."""
-    _PROBES.pop(driver, None)
+def _stamp(path: str) -> tuple:
+    """When the state store file (and its write-ahead log) last changed: a new measurement
+    written by any process changes it."""
+    out = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _measurement(stage: CosineStage, driver: Any, kind: str) -> dict[str, Any] | None:
+    """The stored measurement of the driver's graph's ``kind`` index (read again when the store changed)."""
+    if stage.recall_store is None or stage.graph is None:
+        return None
+    key = (stage.recall_store, stage.graph, vi.graph_name(driver), kind)
+    stamp = _stamp(stage.recall_store)
+    hit = _MEASURED.get(key)
+    if hit is None or hit[0] != stamp:
+        with RecallStore.open_read_only(stage.recall_store) as store:
+            hit = (stamp, store.get(stage.graph, key[2], kind))
+        _MEASURED[key] = hit
+    return hit[1]
+
+
+def forget(driver: Any = None) -> None:
+    """Drop what the stage cached about ``driver``'s graph (after creating an index) and every
+    cached measurement (after measuring)."""
+    if driver is not None:
+        _PROBES.pop(driver, None)
+    _MEASURED.clear()
+
+
+async def choice_for(kind: str, driver: Any, stage: CosineStage, limit: int) -> index_recall.Choice:
+    """The stage a search of ``limit`` candidates uses on ``driver``'s graph, and why."""
+    if stage.mode == "scan":
+        return index_recall.Choice("scan", "search.cosine is scan")
+    index, size = await _probe(driver, kind)
+    if stage.mode == "auto" and index is not None and (stage.recall_store is None or stage.graph is None):
+        return index_recall.Choice("scan", "no recall store to read measurements from (CosineStage.recall_store)")
+    return index_recall.choose(mode=stage.mode, kind=kind, items=size, present=index,
+                               measurement=_measurement(stage, driver, kind) if index is not None else None,
+                               min_size=stage.min_size, min_recall=stage.min_recall,
+                               recheck_share=stage.recheck_share,
+                               k0=max(limit, int(math.ceil(limit * stage.oversample))))
 
 
 async def cosine_candidates(kind: str, driver: Any, vector: list[float], search_filter: SearchFilters,
                             group_ids: list[str] | None, limit: int, min_score: float,
                             stage: CosineStage) -> Candidates:
     """The cosine candidate list of ``kind`` ('edge' or 'node'), as Graphiti's scan would give it."""
-    if stage.mode != "scan":
-        has, size = await _probe(driver, kind, stage.mode == "auto")
-        if has and (stage.mode == "index" or size >= stage.min_size):
-            found = await _from_index(kind, driver, vector, search_filter, group_ids, limit, min_score, stage)
-            if found is not None:
-                return Candidates(found, "index")
-    return Candidates(await _scan(kind, driver, vector, search_filter, group_ids, limit, min_score), "scan")
+    choice = await choice_for(kind, driver, stage, limit)
+    reason = choice.reason
+    if choice.stage == "index":
+        found, why = await _from_index(kind, driver, vector, search_filter, group_ids, limit, min_score, stage,
+                                       choice.k or limit)
+        if found is not None:
+            return Candidates(found, "index", reason, vi.graph_name(driver))
+        reason = why
+    return Candidates(await _scan(kind, driver, vector, search_filter, group_ids, limit, min_score), "scan", reason,
+                      vi.graph_name(driver))
 
 
 async def _scan(kind, driver, vector, search_filter, group_ids, limit, min_score):  # noqa: ANN001, ANN202
@@ -110,31 +188,34 @@ async def _scan(kind, driver, vector, search_filter, group_ids, limit, min_score
 
 async def _from_index(kind: str, driver: Any, vector: list[float], search_filter: SearchFilters,
                       group_ids: list[str] | None, limit: int, min_score: float,
-                      stage: CosineStage) -> list[Any] | None:
-    """Index candidates filtered and scored exactly; None means "use the scan"."""
-    k = max(limit, int(math.ceil(limit * stage.oversample)))
+                      stage: CosineStage, k: int) -> tuple[list[Any] | None, str]:
+    """Index candidates filtered and scored exactly, or (None, why the scan is used instead)."""
+    k = max(limit, k)
     while True:
         try:
-            found = await _search(kind, driver, vector, k, search_filter, group_ids, limit, min_score)
+            found, scores = await _search(kind, driver, vector, k, search_filter, group_ids, limit + 1, min_score)
         except Exception:  # noqa: BLE001 - index dropped since the probe, or unusable: scan
             log.debug("vector index query failed; using the scan", exc_info=True)
             forget(driver)
-            return None
+            return None, "the vector index query failed (dropped meanwhile?)"
+        if any(a == b for a, b in zip(scores, scores[1:], strict=False)):
+            return None, "equal cosine scores among the top candidates: the scan orders them"
         if len(found) >= limit:
-            return found
+            return found[:limit], ""
         # Fewer than asked. HNSW is approximate, so only the scan can tell whether the graph
         # holds more: widen while the index has candidates above min_score, then scan.
         rows = await vi.run(driver, f"vector_query_{kind}s", k=k, search_vector=vector)
         similarity = backends.for_driver(driver).similarity  # on Graphiti's cosine scale, (1 + cos) / 2
         worst = min((similarity(float(r["score"])) for r in rows), default=min_score)
         if len(rows) < k or worst <= min_score or k >= stage.max_k:
-            return None
+            return None, f"fewer than {limit} candidates pass the filters among the index's nearest"
         k = min(stage.max_k, k * 4)
 
 
 async def _search(kind: str, driver: Any, vector: list[float], k: int, search_filter: SearchFilters,
-                  group_ids: list[str] | None, limit: int, min_score: float) -> list[Any]:
-    """The index's top ``k``, through graphiti-core's own filters, score, return clause and parser."""
+                  group_ids: list[str] | None, limit: int, min_score: float) -> tuple[list[Any], list[float]]:
+    """The index's top ``k``, through graphiti-core's own filters, score, return clause and
+    parser: the best ``limit`` items and their scores."""
     p = driver.provider
     if kind == "edge":
         conds, params = edge_search_filter_query_constructor(search_filter, p)
@@ -152,4 +233,5 @@ async def _search(kind: str, driver: Any, vector: list[float], k: int, search_fi
             .replace("/*score*/", score).replace("/*returns*/", returns))
     records, _, _ = await driver.execute_query(text, k=k, search_vector=vector, limit=limit, min_score=min_score,
                                                routing_="r", **params)
-    return [build(r, p) for r in records or []]
+    records = list(records or [])
+    return [build(r, p) for r in records], [float(r["score"]) for r in records]

@@ -47,6 +47,8 @@ class FusedPool:
 
 def fuse(lists: Sequence[Sequence[str]], methods: Sequence[str], rank_const: float = 1.0) -> FusedPool:
     """RRF over ``lists`` (one uuid list per method, best first)."""
+    if len(lists) != len(methods):  # each list needs its method: support and explanations read them by row
+        raise ValueError(f"fuse: {len(lists)} candidate list(s) but {len(methods)} method name(s)")
     index: dict[str, int] = {}
     for lst in lists:
         for uid in lst:

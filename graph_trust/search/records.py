@@ -123,6 +123,31 @@ class MemoryRecord:
         return self.scope if self.scope else self.group_id
 
 
+def known_memory_types(settings: Any) -> tuple[str, ...]:
+    """The memory types the configuration knows: the built-in ones, then the custom types
+    ``context.layer_order``, ``composite.type_boosts`` or ``composite.half_life_hours_by_type``
+    name (a graph's own types, such as a review DB's ``semantic``, become known by naming them
+    there)."""
+    named = [*settings.context.layer_order, *settings.composite.type_boosts,
+             *settings.composite.half_life_hours_by_type]
+    extra = (t.strip().lower() for t in named if t.strip().lower() not in ("", "unknown"))
+    return tuple(dict.fromkeys([*MEMORY_TYPES, *extra]))
+
+
+def check_memory_types(types: Sequence[str] | None, settings: Any) -> set[str] | None:
+    """The requested memory types (lower-cased), or an InputError naming the first unknown one
+    and listing the known ones; None when none were requested."""
+    if not types:
+        return None
+    known = known_memory_types(settings)
+    wanted = {t.strip().lower() for t in types}
+    unknown = sorted(wanted - set(known))
+    if unknown:
+        raise InputError(f"memory type {unknown[0]!r} is not known (known: {', '.join(known)}; a custom type is "
+                         "known once context.layer_order or composite.type_boosts names it)")
+    return wanted
+
+
 def record_of(item: Any) -> MemoryRecord:
     """The :class:`MemoryRecord` of ``item``: itself, or its ``.record`` (a ranked wrapper)."""
     return item.record if hasattr(item, "record") else item

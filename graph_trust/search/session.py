@@ -9,7 +9,7 @@ graph, Neo4j keeps them as ``group_id`` values in one database).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -28,15 +28,27 @@ async def open_graphiti(settings: Settings) -> AsyncIterator[tuple[GraphConnecti
         yield conn, make_graphiti(conn.driver, embedder=make_embedder(settings))
 
 
-async def resolve_groups(conn: GraphConnection, groups: list[str] | None) -> list[str] | None:
-    """Check requested groups exist; none requested means every group (FalkorDB: every graph)."""
-    known = await existing_groups(conn)
+async def resolve_groups(conn: GraphConnection, groups: list[str] | None,
+                         scopes: Sequence[str] = ()) -> list[str] | None:
+    """Check requested groups exist; none requested means every group (FalkorDB: every graph).
+
+    ``scopes`` (a trust context's) limits what the answer reveals about other groups: an unknown
+    group's error lists only existing groups named in ``scopes``, and a requested group outside
+    ``scopes`` that does not exist is dropped silently (an empty list when nothing is left), so a
+    scoped caller cannot tell an absent group from one whose facts it may not see."""
     if groups:
+        allowed = set(scopes)
+        known = set(await existing_groups(conn, among=set(groups)))
+        if allowed:
+            groups = [g for g in groups if g in known or g in allowed]
         unknown = [g for g in groups if g not in known]
         if unknown:
-            shown = ", ".join(sorted(known)[:10]) or "none"
-            raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {shown})")
+            listed = await existing_groups(conn, among=allowed or None)  # the error lists those in scope
+            shown = ", ".join(sorted(listed)[:10]) or "none"
+            raise InputError(f"unknown group {unknown[0]!r} (groups in this graph{' in your scope' if allowed else ''}: "
+                             f"{shown})")
         return list(groups)
+    known = await existing_groups(conn)
     if conn.backend.graph_per_group:
         return known or None
     return None

@@ -41,6 +41,7 @@ from graph_trust.search import fusion
 from graph_trust.search import ranking
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
+from graph_trust.search.fulltext import edge_fulltext_candidates
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.clients.probe import check_query_embedder
 from graph_trust.errors import InputError
@@ -119,6 +120,8 @@ class TrustSearchResults(SearchResults):
     edge_explanations: list[Explanation] = Field(default_factory=list)
     node_explanations: list[Explanation] = Field(default_factory=list)
     trust_weight: float = DEFAULT_TRUST_WEIGHT
+    # per scope and graph searched by cosine: {"kind", "graph", "stage" (index | scan), "reason"}
+    cosine_stages: list[dict[str, str]] = Field(default_factory=list)
 
 
 def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
@@ -131,12 +134,13 @@ def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
     raise TypeError("trust_search needs a Graphiti instance or a graphiti-core GraphDriver")
 
 
-def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS) -> str:
-    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError`."""
+def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS, setting: str = "search.max_query_chars") -> str:
+    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError` naming
+    the query and the ``setting`` that sets the limit."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("the search query is empty")
     if len(query) > max_chars:
-        raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,}")
+        raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,} ({setting})")
     return query
 
 
@@ -190,7 +194,7 @@ async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] 
     M = EdgeSearchMethod if is_edge else NodeSearchMethod
     names, tasks = [], []
     if M.bm25 in cfg.search_methods:
-        fn = su.edge_fulltext_search if is_edge else su.node_fulltext_search
+        fn = edge_fulltext_candidates if is_edge else su.node_fulltext_search
         names.append("bm25")
         tasks.append(fn(driver, query, search_filter, group_ids, pool))
     if M.cosine_similarity in cfg.search_methods:
@@ -217,17 +221,21 @@ async def _bfs(is_edge, driver, origin, cfg, search_filter, group_ids, pool):  #
 class _Pool:
     """One scope's candidates (edges or nodes) from one graph, fused."""
 
-    def __init__(self, fused: fusion.FusedPool, items: list[Any], stages: dict[str, str] | None = None):
+    def __init__(self, fused: fusion.FusedPool, items: list[Any], stages: dict[str, str] | None = None,
+                 cosine: list[dict[str, str]] | None = None):
         self.fused = fused
         self.items = items
         self.stages = stages or {}  # uuid -> the cosine stage that produced it
+        self.cosine = cosine or []  # the cosine stage of each graph searched, and why
 
     @classmethod
     def from_lists(cls, names: list[str], lists: list[list[Any]], rank_const: float) -> _Pool:
         by_uuid = {x.uuid: x for lst in lists for x in lst}  # last wins, as in Graphiti
         fused = fusion.fuse([[x.uuid for x in lst] for lst in lists], names, rank_const)
         stages = {x.uuid: lst.stage for lst in lists if isinstance(lst, Candidates) for x in lst}
-        return cls(fused, [by_uuid[u] for u in fused.uuids], stages)
+        cosine = [{"graph": lst.graph, "stage": lst.stage, "reason": lst.reason}
+                  for lst in lists if isinstance(lst, Candidates)]
+        return cls(fused, [by_uuid[u] for u in fused.uuids], stages, cosine)
 
     @classmethod
     def scored(cls, items: list[Any], scores: list[float]) -> _Pool:
@@ -250,8 +258,10 @@ class _Pool:
                 ranks[methods.index(m), col : col + len(p.items)] = p.fused.ranks[r]
             col += len(p.items)
         f = fusion.FusedPool([u for p in pools for u in p.fused.uuids], methods, ranks,
-                             np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0))
-        return _Pool(f, [x for p in pools for x in p.items], {u: s for p in pools for u, s in p.stages.items()})
+                             np.concatenate([p.fused.fused for p in pools]) if pools else np.zeros(0),
+                             pools[0].fused.rank_const if pools else 1.0)  # support divides by it
+        return _Pool(f, [x for p in pools for x in p.items], {u: s for p in pools for u, s in p.stages.items()},
+                     [c for p in pools for c in p.cosine])
 
 
 async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, vector: list[float] | None,
@@ -386,6 +396,8 @@ async def trust_search(
             await check_query_embedder(d, embedder, g)
     pool_size = max(1, int(math.ceil(2 * config.limit * config.pool_multiplier)))
 
+    stages: list[dict[str, str]] = []
+
     async def scope(kind: str, cfg: Any) -> tuple[list[Any], list[float], list[Explanation]]:
         if cfg is None:
             return [], [], []
@@ -394,7 +406,9 @@ async def trust_search(
                         bfs_origin_node_uuids, pool_size, max_coroutines) for d, g in routes
         ], max_coroutines=max_coroutines)
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
-        return _rank(_Pool.concat(list(pools)), kind, weight, config, rrf_scored, trust_override)
+        pool = _Pool.concat(list(pools))
+        stages.extend({"kind": kind, **c} for c in pool.cosine)
+        return _rank(pool, kind, weight, config, rrf_scored, trust_override)
 
     (edges, e_scores, e_expl), (nodes, n_scores, n_expl) = await semaphore_gather(
         scope("edge", config.edge_config), scope("node", config.node_config), max_coroutines=max_coroutines
@@ -405,7 +419,7 @@ async def trust_search(
         edges=edges, edge_reranker_scores=e_scores, nodes=nodes, node_reranker_scores=n_scores,
         episodes=episodes, episode_reranker_scores=ep_scores,
         communities=communities, community_reranker_scores=c_scores,
-        edge_explanations=e_expl, node_explanations=n_expl, trust_weight=weight,
+        edge_explanations=e_expl, node_explanations=n_expl, trust_weight=weight, cosine_stages=stages,
     )
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from graph_trust.access.trust_context import (
     SENSITIVITY_LEVELS,
+    REDACTED_KEEPS,
     Access,
     TrustContext,
     filter_by_trust,
@@ -111,7 +112,10 @@ def test_redaction_keeps_metadata_and_removes_content():
     assert x.attributes == {} and (x.subject, x.predicate, x.object) == (None, None, None)
     assert (x.success_count, x.failure_count) == (None, None)
     assert (x.uuid, x.kind, x.memory_type, x.sensitivity, x.scope, x.group_id) == ("r", "edge", "fact", "high", "ops", "g")
-    assert (x.trust_score, x.relevance_raw, x.salience, x.valid_at) == (0.9, 1.2, 0.7, r.valid_at)
+    assert (x.trust_score, x.relevance_raw, x.salience, x.created_at) == (0.9, 1.2, 0.7, r.created_at)
+    assert x.valid_at is None and x.reinforced_at is None  # the fact's own times are content
+    kept = {f for f in REDACTED_KEEPS if getattr(x, f) not in (None, "", {})}
+    assert kept <= set(REDACTED_KEEPS)
 
 
 def test_filter_counts_and_order():
@@ -125,7 +129,7 @@ def test_filter_counts_and_order():
     out = filter_by_trust(recs, ctx)
     assert [r.uuid for r in out.records] == ["ok", "red"]
     assert out.records[1].redacted and out.records[1].text == ""
-    assert (out.redacted, out.denied) == (1, 2)
+    assert (out.redacted, out.denied, out.out_of_scope) == (1, 1, 1)  # out of scope: not counted as denied
 
 
 def test_get_by_id_distinguishes_not_found_from_denied():

@@ -24,17 +24,22 @@ def positive(x: object) -> bool:
 
 
 def check_search(row: dict) -> None:
-    assert set(row["p50_ms"]) == {"search_", "scan", "index", "auto"}
+    assert set(row["p50_ms"]) == set(row["p95_ms"]) == {"search_", "default"}
     assert all(positive(v) for v in row["p50_ms"].values())
     for mode, s in row["spread_ms"].items():
-        assert s["p10"] <= s["p50"] <= s["p90"], mode
+        assert s["p10"] <= s["p50"] <= s["p90"] <= s["p95"], mode
         assert len(row["round_p50_ms"][mode]) == row["rounds"]
-    for key in ("ratio_scan_to_search_", "ratio_index_to_search_", "ratio_auto_to_scan", "index_build_s",
+    for key in ("ratio_default_to_search_", "ratio_p95_default_to_search_", "index_build_s", "check_s",
                 "numpy_scan_p50_ms", "graph_build_s"):
         assert positive(row[key]), key
     assert 0.0 <= row["recall_at_10"] <= 1.0
     assert row["index_report"]["edge"]["status"] == "created"  # init built the index the stage used
     assert row["index_report"]["edge"]["dimension"] == row["dimension"]
+    assert row["choice"]["stage"] in ("index", "scan") and row["choice"]["reason"]
+    assert sum(row["default_stages"].values()) == row["timed_queries"] * row["rounds"]
+    assert row["check"]["ladder"] and all(0.0 <= x["recall"] <= 1.0 for x in row["check"]["ladder"])
+    ref = row["reference_weight0"]
+    assert ref["equal_top10_where_same_candidates"] == ref["same_candidates"] <= ref["queries"]  # exact
     mem = row["server_rss_mb"]
     assert positive(mem["before_index"]) and mem["peak"] >= mem["after_index"]
 
@@ -64,7 +69,7 @@ def test_quick_run_writes_json_docs_and_png(tmp_path):
     res = json.loads(out.read_text(encoding="utf-8"))
 
     assert res["mode"] == "quick" and res["version"] == 1 and positive(res["duration_s"])
-    assert [r["edges"] for r in res["search"]] == [1000]
+    assert [(r["embedder"], r["edges"]) for r in res["search"]] == [("hashing", 1000), ("clustered", 1000)]
     for row in res["search"]:
         check_search(row)
     for row in res["sync"]:
@@ -83,7 +88,7 @@ def test_quick_run_writes_json_docs_and_png(tmp_path):
     text = docs.read_text(encoding="utf-8")
     assert text.startswith("# Benchmarks\n\nHand-written text stays.\n")
     assert text.count(report.START) == 1 and text.count(report.END) == 1
-    assert "| 1,000 |" in text and "vanilla" in text
+    assert "| hashing | 1,000 |" in text and "| clustered | 1,000 |" in text and "vanilla" in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     report.write_docs(res, docs)  # regenerating replaces the section, never appends a second one
@@ -99,11 +104,12 @@ def test_unknown_part_is_one_clear_error():
 def test_merge_adds_search_points_by_size_and_replaces_other_parts():
     from bench.__main__ import merge
 
-    def row(n, p):
-        return {"edges": n, "p50_ms": {"search_": p}}
-    old = {"search": [row(1000, 1.0), row(10000, 2.0)], "sync": ["old"], "date": "d0"}
+    def row(n, p, embedder="hashing"):
+        return {"edges": n, "embedder": embedder, "p50_ms": {"search_": p}}
+    old = {"search": [row(1000, 1.0), row(10000, 2.0), row(10000, 2.5, "clustered")], "sync": ["old"], "date": "d0"}
     got = merge(old, {"search": [row(10000, 3.0), row(300000, 4.0)], "sync": ["new"], "date": "d1"})
-    assert [(r["edges"], r["p50_ms"]["search_"]) for r in got["search"]] == [(1000, 1.0), (10000, 3.0), (300000, 4.0)]
+    assert [(r["embedder"], r["edges"], r["p50_ms"]["search_"]) for r in got["search"]] == [
+        ("clustered", 10000, 2.5), ("hashing", 1000, 1.0), ("hashing", 10000, 3.0), ("hashing", 300000, 4.0)]
     assert got["sync"] == ["new"] and got["date"] == "d1"
     one = merge(row(100000, 5.0), {"search": [row(1000, 1.0)]})  # a bench_vector.py --json file
     assert [r["edges"] for r in one["search"]] == [1000, 100000]

@@ -46,8 +46,7 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
         rose += sum(e["rank"] < e["rank_without_boost"] and (e["trust_score"] or 0) > 0 for e in q["boosted"])
     assert rose >= 3  # review decisions in, boosted ranks out: every demo query flips its top two
     # Review decisions reach the top: no boosted top answer is a rejected or invalidated fact, and
-    # some query's top answer changes. (Which ones depends on FalkorDB's fulltext statistics right
-    # after sync's writes, which its index cleanup settles later: see docs/evaluation.md.)
+    # some query's top answer changes.
     assert all(q["boosted"][0]["negative"] is None for q in rep["queries"])
     assert any(q["boosted"][0]["uuid"] != q["vanilla"][0]["uuid"] for q in rep["queries"])
 
@@ -58,12 +57,13 @@ def test_demo_is_idempotent_and_data_persists(demo_dir):
     rep = r.json()
     assert rep["load"]["entities_created"] == 0 and rep["load"]["edges_created"] == 0
     assert rep["load"]["edges_existing"] == _first(demo_dir)["load"]["edges_created"]
-    # FalkorDB's fulltext scores shift when edges are re-indexed (sync's SET, a restart), so only
-    # the demo's point is compared: review decisions still change each query's top answer.
-    assert len(rep["queries"]) == len(_first(demo_dir)["queries"])
-    for again in rep["queries"]:  # the rejected fact vanilla ranks first is demoted again
-        top = again["boosted"][0]
-        assert top["negative"] is None and top["uuid"] != again["vanilla"][0]["uuid"]
+    # The same ranking as the first run, which loaded and wrote trust where this one wrote nothing
+    # and the embedded server restarted in between: the demo reads indexes built afresh each time.
+    def ranking(report):
+        return [(q["query"], [v["uuid"] for v in q["vanilla"]], [(b["uuid"], b["final"]) for b in q["boosted"]])
+                for q in report["queries"]]
+
+    assert ranking(rep) == ranking(_first(demo_dir))
 
 
 def test_server_is_stopped_after_each_command(demo_dir):
@@ -181,8 +181,9 @@ def test_explain_table_adds_up(demo_dir):
     head = lines[0].split()
     assert head[:11] == ["#", "final", "fused", "trust", "boost", "relation", "bm25", "cos", "unboosted#", "negative",
                          "moved"]
-    rows = [line.split() for line in lines[2:] if line.strip()]
-    assert rows
+    table_end = lines.index("")  # then, after a blank line, the cosine stage each graph used
+    rows = [line.split() for line in lines[2:table_end]]
+    assert rows and lines[table_end + 1].startswith("cosine candidates of ops (edges): scan, ")
     finals = [float(r[1]) for r in rows]
     assert finals == sorted(finals, reverse=True)  # scores follow the order
     for r in [r for r in rows if r[3] != "0.00"]:

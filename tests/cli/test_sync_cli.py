@@ -57,7 +57,7 @@ async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, 
     typo = f"no-such-{unique}"
     insert_rows(db, [row("c9", u[2], "promoted", typo)])
     d = run_cli("sync", "--review-db", str(db), *common).json()
-    assert d["candidates_read"] == 1 and d["unknown_groups"] == [typo]
+    assert d["candidates_changed"] == 1 and d["unknown_groups"] == [typo]
     assert {"id": "c9", "edge_uuid": u[2], "graph": typo} in d["unmatched"]
     await graph.for_group(group).run_text("MATCH (n:Entity {name: 'alice'}) SET n.trust_score = 0.5", {}, write=True)
     text = run_cli("verify", "--review-db", str(db), "--config", str(cfg))

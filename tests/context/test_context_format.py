@@ -64,7 +64,7 @@ def test_redacted_missing_trust_nodes_newlines_and_empty():
     assert format_context(items).splitlines() == [
         "## Trusted Memory Context",
         "- [fact|trust:70%|sensitivity:high] [redacted]",
-        "- [fact|trust:n/a] line one ## injected heading - fake",
+        "- [fact|unreviewed] line one ## injected heading - fake",
         "- [observation|trust:100%] Alice: Works on billing",
     ]
     assert format_context([]) == "## Trusted Memory Context\n- (no trusted memories matched)"
@@ -83,8 +83,8 @@ def test_json_has_every_dimension(settings):
     data = json.loads(json.dumps(out.to_dict(), default=str))
     assert data["trust_context"] == {"max_sensitivity": "medium", "authenticated": True, "actor_id": "bob",
                                      "scopes": [], "unrestricted": False}
-    assert data["counts"] == {"candidates": 3, "denied": 0, "redacted": 1, "below_min_trust": 0,
-                              "competing_groups": 1, "returned": 2}
+    assert data["counts"] == {"candidates": 3, "denied": 0, "unknown_label": 0, "redacted": 1, "below_min_trust": 0,
+                              "competing_groups": 1, "returned": 2, "search_depth": None}
     first = data["records"][0]
     for key in ("trust", "trust_score", "trust_source", "recency", "relevance", "type_boost", "composite",
                 "salience", "sensitivity", "scope", "layer", "fusion", "memory_type", "valid_at"):
@@ -92,7 +92,8 @@ def test_json_has_every_dimension(settings):
     assert first["uuid"] == "a" and first["layer"] == "fact"
     assert first["relevance"] == 0.75 and first["trust"] == 0.8 and first["recency"] == 1.0
     assert first["fusion"] == {"bm25_rank": 1, "cosine_rank": 2, "fused": 1.5, "boost": 0.12, "final": 1.62,
-                               "rank": 1, "rank_without_boost": 1}
+                               "rank": 1, "rank_without_boost": 1, "relation_bonus": 0.0, "negative": None,
+                               "moved_by": None, "score_before_move": None}
     assert first["attributes"] == {"source": "runbook"}
     alt = first["competing"]["alternatives"]
     assert [a["uuid"] for a in alt] == ["b"] and alt[0]["signals"]["applicability"] == pytest.approx(0.1)

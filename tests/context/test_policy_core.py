@@ -331,7 +331,10 @@ def test_format_groups_by_type_and_ends_with_summary():
     lines = text.splitlines()
     heads = [ln for ln in lines if ln.startswith("### ")]
     assert heads == ["### Instructions", "### Known Facts", "### Preferences", "### Previous Messages"]
-    assert "- Backups run at 02:00 UTC. (confidence: 0.90)" in lines
+    assert "- Backups run at 02:00 UTC. (confidence: 0.90, unreviewed)" in lines  # no trust_score: no review
+    reviewed, _ = apply_policy([cand(2, "Backups run at 02:00 UTC.", score=0.9, trust_score=1.0)], PolicySettings())
+    assert "- Backups run at 02:00 UTC. (confidence: 0.90)" in format_for_system_prompt(
+        Payload(reviewed, Metadata(included_results=1))).splitlines()
     assert any(ln.endswith("user: User asked about backups.") and ln.startswith("[2025-12-31T23:00") for ln in lines)
     assert text.endswith("_Retrieved 4 memories in 4ms_\n")
     assert format_for_system_prompt(Payload([], Metadata())) == ""

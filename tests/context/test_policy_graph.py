@@ -14,7 +14,7 @@ from graph_trust.config import load_settings
 from graph_trust.context.dedup import normalized_hash
 from graph_trust.context.service import ContextService, policy_search_config
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import ConfigError, MissingTrustContextError
+from graph_trust.errors import ConfigError, InputError, MissingTrustContextError
 
 NOW = datetime.now(UTC)
 
@@ -179,9 +179,9 @@ async def test_rate_limit_serves_the_cache_else_empty(settings, graph, facts):
 async def test_fallbacks(settings, graph, facts, tmp_path):
     group, _ = facts
     svc = ContextService()
-    for q in ("", "   ", None, "x" * 2001):
-        p = await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
-        assert p.memories == [] and p.metadata.error_code == "INVALID_QUERY" and p.metadata.fallback == "skip"
+    for q in ("", "   ", None, "x" * 2001):  # bad input is an error, not a fallback
+        with pytest.raises(InputError, match="query"):
+            await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
     p = await svc.get_context(settings, QUERY, trust_context=MEDIUM, groups=["no_such_group"], connection=graph)
     assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("GROUP_NOT_FOUND", "empty")
     assert "no_such_group" in p.metadata.reason

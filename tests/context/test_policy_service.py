@@ -35,14 +35,15 @@ def test_cache_ttl_stale_and_lru():
     cache = ContextCache(clock)
     p = Payload([], Metadata(included_results=1))
     cache.put("k", p, size=2)
-    assert cache.get("k", 60) is p
+    got = cache.get("k", 60)
+    assert got == p and got is not p and got.metadata is not p.metadata  # a copy, equal to what was put
     clock.t += 60
-    assert cache.get("k", 60) is None and cache.get("k", 60, stale_ok=True) is p
+    assert cache.get("k", 60) is None and cache.get("k", 60, stale_ok=True) == p
     cache.put("k2", p, size=2)
     cache.put("k3", p, size=2)  # evicts the least recently used
-    assert cache.get("k", 60, stale_ok=True) is None and cache.get("k3", 60) is p
+    assert cache.get("k", 60, stale_ok=True) is None and cache.get("k3", 60) == p
     cache.put("k4", p, size=1)  # a smaller size keeps the most recent
-    assert cache.get("k3", 60, stale_ok=True) is None and cache.get("k4", 60) is p
+    assert cache.get("k3", 60, stale_ok=True) is None and cache.get("k4", 60) == p
     assert cache.lookups == 4 and cache.hits == 3 and cache.hit_rate == 0.75  # stale reads are not lookups
 
 

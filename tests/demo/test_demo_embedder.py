@@ -20,7 +20,8 @@ def test_wordllama_demo_then_the_other_embedder(tmp_path):
     r = run_cli("demo", "--embedder", "wordllama", cwd=tmp_path, timeout=300)
     assert r.code == 0, r.err
     first = r.out.splitlines()[0]
-    assert first.startswith("graph embedded:.graph-trust/graph, embedder wordllama: ") and "facts loaded" in first
+    assert first.startswith("graph embedded:.graph-trust/graph (the demo's own; --graph URI loads the sample "
+                            "elsewhere), embedder wordllama: ") and "facts loaded" in first
     assert "Try: GRAPH_TRUST_EMBEDDER=wordllama graph-trust search" in r.out
 
     runs_before = run_cli("runs", "--json", cwd=tmp_path).json()

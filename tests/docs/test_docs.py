@@ -102,6 +102,7 @@ def test_the_configuration_reference_holds_every_setting_and_variable():
     assert len(keys) >= 30
     for key, field in keys:
         assert key in rows, key
+        assert "\n\n    " in rows[key], f"{key} has no description"  # every setting says what it does
         default = field.get_default(call_default_factory=True)
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             assert f"`{default}`" in rows[key], (key, rows[key])
@@ -211,3 +212,11 @@ def test_repository_paths_named_in_the_docs_exist(page):
     named = re.findall(r"`((?:graph_trust|sync|cli|cypher|tests|bench|docs)/[\w./*-]*)`", text)
     for path in named:
         assert list(ROOT.glob(path.rstrip("/"))), f"{page.relative_to(ROOT)} names {path}, which does not exist"
+
+
+def test_ci_runs_the_readmes_test_command():
+    """`.ci/run` runs exactly the README's test command (the line after "Run the tests")."""
+    readme = README.read_text(encoding="utf-8")
+    block = readme.split("**Run the tests**", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert block.strip() in ci

@@ -5,7 +5,6 @@ commands (their audit trail), and a small run end to end through the CLI."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 

@@ -162,6 +162,29 @@ async def _eval_touch_edges(c: Ctx):
     assert (await c.rel(e2))["eval_touched"] == 3
 
 
+# --- the trust-state marker -----------------------------------------------------------------------
+
+@case("trust_state_bump", "trust_state_read")
+async def _trust_state(c: Ctx):
+    from graph_trust.graph import trust_state
+
+    assert await c.g.query("trust_state_read", marker="trust") == []  # no write of trust state yet
+    assert await trust_state.read_token(c.g) is None
+    entities = (await c.g.query("entity_count"))[0]["n"]
+    first = trust_state.bump_params()
+    assert await c.g.write("trust_state_bump", **first) == [{"token": first["token"]}]
+    assert await trust_state.read_token(c.g) == first["token"]
+    # a write of trust state through the connection replaces the token; one marker node, no Entity
+    await c.set_trust({c.e(0): 0.5})
+    after = await trust_state.read_token(c.g)
+    assert after not in (None, first["token"])
+    rows = await c.g.run_text("MATCH (m:GraphTrustState) RETURN count(m) AS n", {}, write=False)
+    assert rows == [{"n": 1}] and (await c.g.query("entity_count"))[0]["n"] == entities
+    # a read is not a write: the token stays
+    await c.g.query("edge_trust_read", uuids=[c.e(0)])
+    assert await trust_state.read_token(c.g) == after
+
+
 # --- RELATES_TO reads ----------------------------------------------------------------------------
 
 @case("edge_trust_read")
@@ -467,6 +490,27 @@ async def _review_reads(c: Ctx):
     assert set(rows) == {u for u, e in c.edges.items() if e["source"] == c.edges[e0]["source"]}
 
 
+@case("edge_review_detail", "episodes_for_review")
+async def _review_page_reads(c: Ctx):
+    e0 = c.e(0)  # billing-db RUNS_ON db-host-1
+    group = c.edges[e0]["group"]
+    await c.g.run_text("CREATE (:Episodic {uuid: $u, group_id: $g, name: 'chat 1', source: 'message', "
+                       "source_description: 'ops channel', content: $content, valid_at: $at, created_at: $at})",
+                       {"u": "ep-1", "g": group, "content": "db moved <b>today</b>", "at": NOW}, write=True)
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $e SET r.episodes = ['ep-1', 'ep-gone']",
+                       {"e": e0}, write=True)
+    rows = await c.g.query("edge_review_detail", uuids=[e0, "no-such-edge"])
+    assert len(rows) == 1
+    r, e = rows[0], c.edges[e0]
+    assert (r["uuid"], r["group_id"], r["subject_uuid"], r["subject"], r["predicate"], r["object_uuid"], r["object"],
+            r["fact"]) == (e0, group, e["source"], e["source_name"], e["name"], e["target"], e["target_name"], e["fact"])
+    assert list(r["episodes"]) == ["ep-1", "ep-gone"] and as_datetime(r["valid_at"]) is not None
+    assert r["invalid_at"] is None and r["expired_at"] is None and r["trust_score"] is None
+    eps = await c.g.query("episodes_for_review", uuids=["ep-1", "ep-gone"])
+    assert [(x["uuid"], x["group_id"], x["name"], x["source"], x["source_description"], x["content"]) for x in eps] == [
+        ("ep-1", group, "chat 1", "message", "ops channel", "db moved <b>today</b>")]
+
+
 # --- relink --------------------------------------------------------------------------------------
 
 @case("relink_edges_page")
@@ -546,8 +590,8 @@ async def _bench_create(c: Ctx):
     assert (await c.rel("be-plain"))["fact"] == "bench fact 0"
 
 
-@case("bench_create_search_entities", "bench_create_search_edges", "bench_drop_edge_vector_index",
-      "bench_drop_node_vector_index")
+@case("bench_create_search_entities", "bench_create_search_edges", "vector_index_drop_edges",
+      "vector_index_drop_nodes")
 async def _bench_search_graph(c: Ctx):
     """The search benchmarks' graph builder (bench/synth.py): entities with a name embedding,
     edges with a fact embedding, valid_at = created_at and an optional trust_score; dropping the
@@ -570,7 +614,7 @@ async def _bench_search_graph(c: Ctx):
     assert (first["fact"], first["trust_score"], "trust_score" in second) == ("search fact 0", 0.9, False)
     emb = {r["uuid"]: list(r["embedding"]) for r in await c.g.query("relink_edge_embeddings", uuids=["bse-1"])}
     assert emb["bse-1"] == pytest.approx([0.25, 0.5, 1.0], rel=1e-6)
-    for name in ("bench_drop_edge_vector_index", "bench_drop_node_vector_index"):
+    for name in ("vector_index_drop_edges", "vector_index_drop_nodes"):
         assert await c.g.write(name) == []  # (none exists on ArcadeDB: IF EXISTS makes it a no-op)
 
 
@@ -592,14 +636,41 @@ async def _counts(c: Ctx):
     assert (await c.g.query("entity_count"))[0]["n"] >= len(c.nodes)
 
 
-@case("edge_embeddings_page", "node_embeddings_page", "bench_edge_embeddings")
-async def _embedding_pages(c: Ctx):
-    for name in ("edge_embeddings_page", "node_embeddings_page"):
-        first = await c.g.query(name, skip=0, limit=3)
-        assert len(first) == 3 and {len(r["v"]) for r in first} == {EMB.dim}
-        assert len(await c.g.query(name, skip=0, limit=1000)) >= len(c.edges if name.startswith("edge") else c.nodes)
-    rows = {r["uuid"]: r["v"] for r in await c.g.query("bench_edge_embeddings")}
-    assert set(c.edges) <= set(rows) and all(len(rows[u]) == EMB.dim for u in c.edges)
+@case("edge_vectors_in_range", "node_vectors_in_range", "edge_vectors_outside_ranges", "node_vectors_outside_ranges",
+      "node_id_bound")
+async def _vectors_in_range(c: Ctx):
+    """A uuid range returns exactly the items whose uuid falls in [lo, hi), with their embeddings;
+    the ranges of a full read plus the read of what they miss (uuids not starting with hex
+    characters, none here) cover every item once, and the total says how many hold one."""
+    for kind, items in (("edge", c.edges), ("node", c.nodes)):
+        cut = sorted(items)[len(items) // 2]
+        low = {r["uuid"]: r["v"] for r in await c.g.query(f"{kind}_vectors_in_range", lo="", hi=cut)}
+        assert set(items) & set(low) == {u for u in items if u < cut}
+        assert all(len(v) == EMB.dim for v in low.values())
+        target = vector_index.EDGES if kind == "edge" else vector_index.NODES
+        seen = [u for uuids, _ in [b async for b in vector_index.iter_vectors(c.g, target)] for u in uuids]
+        assert len(seen) == len(set(seen)) and set(items) <= set(seen)
+        rest = (await c.g.query(f"{kind}_vectors_outside_ranges", width=1, hex=list(vector_index.HEX)))[0]
+        assert [r for r in rest["rows"] if r is not None] == [] and rest["total"] == len(seen)
+    assert (await c.g.query("node_id_bound"))[0]["n"] >= len(c.nodes) - 1  # (FalkorDB's read ranges end there)
+
+
+@case("edge_fulltext_search")
+async def _edge_fulltext_search(c: Ctx):
+    """trust_search's BM25 stage for facts returns exactly graphiti-core's edge_fulltext_search
+    (same facts, same order), group filter and all."""
+    from graphiti_core.search import search_utils as su
+    from graphiti_core.search.search_filters import SearchFilters
+
+    from graph_trust.search.fulltext import edge_fulltext_candidates
+
+    for query, groups, limit in (("billing-db", [c.groups[0]], 5), ("billing-db", None, 2), ("runs", list(c.groups), 10),
+                                 ("auth-service port", [c.groups[1]], 5)):
+        want = await su.edge_fulltext_search(c.g.driver, query, SearchFilters(), groups, limit)
+        got = await edge_fulltext_candidates(c.g.driver, query, SearchFilters(), groups, limit)
+        assert [e.uuid for e in got] == [e.uuid for e in want], (query, groups, limit)
+    hits = await edge_fulltext_candidates(c.g.driver, "billing-db", SearchFilters(), [c.groups[0]], 10)
+    assert c.e(0) in {e.uuid for e in hits} and {e.group_id for e in hits} == {c.groups[0]}
 
 
 VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",

@@ -71,6 +71,11 @@ async def test_mcp_round_trip_with_the_servers_clearance(settings, facts):
     assert found[uuids["key"]]["fact"] == "[REDACTED]"
     assert "example.com" not in json.dumps(search) and found[uuids["pii"]]["was_redacted"]
     assert found[uuids["instr"]]["explanation"]["final"] > 0
+    shown = [f["explanation"] for f in search["facts"] if f["explanation"] is not None]
+    finals = [e["final"] for e in shown]
+    assert finals == sorted(finals, reverse=True)  # scores follow the order, as in search --json
+    assert all({"moved_by", "score_before_move", "negative", "relation_bonus"} <= set(e) for e in shown)
+    assert all((e["moved_by"] is None) == (e["score_before_move"] is None) for e in shown)
     text = json.dumps([prompt, payload, search])
     assert "root password" not in text and "vault kv/billing" not in text
     # Unknown arguments are rejected or ignored: either way nothing above the clearance leaks.

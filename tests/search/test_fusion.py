@@ -6,6 +6,7 @@ import logging
 import math
 
 import numpy as np
+import pytest
 from graphiti_core.search.search_utils import rrf
 from hypothesis import given
 from hypothesis import strategies as st
@@ -100,3 +101,90 @@ def test_nan_among_plain_floats_still_warns(caplog):
         t = fusion.sanitize_trust([0.5, float("nan"), None, 1.0])
     assert np.isnan(t[1]) and np.isnan(t[2]) and t[0] == 0.5 and t[3] == 1.0
     assert len(caplog.records) == 1 and "not finite" in caplog.records[0].getMessage()
+
+
+# --- exact values at the boundaries (docs/development.md, "Mutation testing") ---
+
+
+def test_fuse_at_rank_const_60_pins_every_rank_and_score():
+    # "b" twice in the bm25 list: its first place counts for the explanation, both for the score
+    pool = fusion.fuse([["a", "b", "c", "b"], [], ["c", "d"]], ["bm25", "cosine", "bfs"], rank_const=60)
+    assert pool.uuids == ["a", "b", "c", "d"] and pool.methods == ("bm25", "cosine", "bfs")
+    assert pool.rank_const == 60.0 and isinstance(pool.rank_const, float)
+    assert pool.ranks.tolist() == [[0, 1, 2, -1], [-1, -1, -1, -1], [-1, -1, 0, 1]]
+    assert pool.fused.tolist() == [1 / 60, 1 / 61 + 1 / 63, 1 / 62 + 1 / 60, 1 / 61]
+
+
+def test_an_empty_list_before_others_is_skipped_not_the_end():
+    pool = fusion.fuse([[], ["x", "y"]], ["bm25", "cosine"])
+    assert pool.uuids == ["x", "y"] and pool.fused.tolist() == [1.0, 0.5]
+    assert pool.ranks.tolist() == [[-1, -1], [0, 1]]
+
+
+def test_empty_pool():
+    pool = fusion.fuse([], [])
+    assert pool.uuids == [] and pool.ranks.shape == (0, 0) and pool.fused.tolist() == []
+    assert fusion.support(pool).tolist() == [] and fusion.order(pool.fused).tolist() == []
+
+
+def test_support_is_n_over_worst_rank_plus_rank_const():
+    pool = fusion.fuse([["a", "b", "c"], ["b", "a", "e"], ["c", "a"]], ["bm25", "cosine", "bfs"], rank_const=60)
+    # a: bm25 0, cosine 1 -> 2 / 61; b: 1, 0 -> 2 / 61; c: cosine missed it -> 0 (its BFS rank
+    # says nothing); e: bm25 missed it -> 0
+    assert fusion.support(pool).tolist() == [2 / 61, 2 / 61, 0.0, 0.0]
+    top = fusion.fuse([["t", "u"], ["t", "u"]], ["bm25", "cosine"], rank_const=60)
+    assert fusion.support(top).tolist() == [2 / 60, 2 / 61]  # first in both: the largest support
+    one = fusion.fuse([["t", "u"]], ["cosine"], rank_const=1)
+    assert fusion.support(one).tolist() == [1.0, 0.5]
+
+
+def test_support_without_relevance_ranks_is_the_fused_score():
+    bfs = fusion.fuse([["a", "b"], ["b", "c"]], ["bfs", "bfs"], rank_const=60)
+    s = fusion.support(bfs)
+    assert s.tolist() == bfs.fused.tolist() and s is not bfs.fused
+    scored = fusion.FusedPool(["a", "b"], (), np.empty((0, 2), np.int64), np.array([0.7, 0.2]))
+    assert fusion.support(scored).tolist() == [0.7, 0.2]
+
+
+def test_support_of_missed_items_warns_nothing():
+    import warnings
+
+    pool = fusion.fuse([["a"], ["b"]], ["bm25", "cosine"], rank_const=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division by zero behind the items a method missed
+        assert fusion.support(pool).tolist() == [0.0, 0.0]
+
+
+def test_sanitize_trust_fast_path_and_labels(caplog):
+    assert fusion.sanitize_trust([]).tolist() == []
+    out = fusion.sanitize_trust([0.0, None, 1.0])
+    assert out[0] == 0.0 and np.isnan(out[1]) and out[2] == 1.0
+    assert fusion.sanitize_trust([1, 0]).tolist() == [1.0, 0.0]  # ints take the slow path, same values
+    with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
+        fusion.sanitize_trust([2.0, "x" * 60, -0.5, 0.5, math.nan, True, object()], list("abcdefg"))
+    [rec] = caplog.records
+    msg = rec.getMessage()
+    assert msg.startswith("invalid trust_score on 6 item(s): a=2.0 (out of [0, 1], clamped); b='" + "x" * 39 + " (not a")
+    assert "c=-0.5 (out of [0, 1], clamped)" in msg and "e=nan (not finite, ignored)" in msg
+    assert "f=True (not a number, ignored)" in msg and msg.endswith("; and 1 more")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
+        fusion.sanitize_trust([1.5])
+    assert caplog.records[0].getMessage() == "invalid trust_score on 1 item(s): #0=1.5 (out of [0, 1], clamped)"
+
+
+def test_order_is_stable_beyond_sixteen_items():
+    # NumPy's default sort is not stable above 16 items: ties must keep pool order
+    scores = np.array([0.5, 1.0] * 20 + [0.25] * 10)
+    idx = fusion.order(scores)
+    assert idx.tolist() == list(range(1, 40, 2)) + list(range(0, 40, 2)) + list(range(40, 50))
+    ranks = fusion.ranks_of(scores)
+    assert ranks.tolist()[:4] == [21, 1, 22, 2] and ranks.tolist()[-1] == 50 and ranks.dtype == np.int64
+
+
+def test_lists_and_methods_must_pair_up():
+    # a list without its method name used to crash support and explain with an IndexError
+    with pytest.raises(ValueError, match=r"^fuse: 1 candidate list\(s\) but 2 method name\(s\)$"):
+        fusion.fuse([["a"]], ["bm25", "cosine"])
+    with pytest.raises(ValueError, match=r"^fuse: 2 candidate list\(s\) but 1 method name\(s\)$"):
+        fusion.fuse([["a"], ["b"]], ["bm25"])

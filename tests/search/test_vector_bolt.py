@@ -25,14 +25,18 @@ async def test_vector_indexes_over_bolt(bolt, bolt_settings, unique):
     async with open_graph(bolt_settings) as g:
         await g.settle()
         await build_graph(g.driver, EMB, FACTS, group, indices=False, vector_procedure=not bolt.arcadedb)
-    report = (await schema.init_graph(bolt_settings))["vector_indexes"]
+    full = await schema.init_graph(bolt_settings)
+    report = full["vector_indexes"]
     kinds = next(iter(report.values()))
     if bolt.arcadedb:
         assert kinds == {"edge": {"status": "unsupported", "dimension": None},
                          "node": {"status": "unsupported", "dimension": None}}
+        assert full["recall"] == {}  # nothing to measure
     else:
         assert {v["status"] for v in kinds.values()} <= {"created", "exists"}
         assert kinds["edge"]["dimension"] == EMB.dim
+        edge = next(iter(full["recall"].values()))["edge"]  # measured: the check's k ladder over Bolt
+        assert edge["measurement"]["ladder"] and 0.0 <= edge["measurement"]["ladder"][-1]["recall"] <= 1.0
     async with open_graph(bolt_settings) as g:
         for query in QUERIES:
             vec = await EMB.create(input_data=[query])

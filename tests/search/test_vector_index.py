@@ -84,15 +84,17 @@ async def indexed(graph, settings, unique):
 
 
 async def test_init_creates_vector_indexes_once(indexed, settings):
-    driver, group, *_, report = indexed
-    assert report["vector_indexes"][group] == {"edge": {"status": "created", "dimension": DIM},
-                                               "node": {"status": "created", "dimension": DIM}}
+    driver, group, _, edges, report = indexed
+    m, ef_construction = vi.params_for(len(edges), settings.vector_index)  # 400 edges: the small graphs' row
+    assert (m, ef_construction) == vi.SIZE_PARAMS[0][1:]
+    created = {"status": "created", "dimension": DIM, "M": m, "efConstruction": ef_construction}
+    assert report["vector_indexes"][group] == {"edge": created, "node": created}
     again = await schema.init_graph(settings, [group])
     assert again["vector_indexes"][group] == {"edge": {"status": "exists", "dimension": DIM},
                                               "node": {"status": "exists", "dimension": DIM}}
     present = await vi.existing(driver)
     assert present["edge"]["similarityFunction"] == "cosine"
-    assert present["edge"]["M"] == settings.vector_index.m
+    assert present["edge"]["M"] == m and present["edge"]["efConstruction"] == ef_construction
     assert present["edge"]["efRuntime"] == settings.vector_index.ef_runtime
     assert present["edge"]["ready"] and present["node"]["ready"]  # init returns once both are filled
 
@@ -273,15 +275,23 @@ async def test_trust_search_scan_is_graphiti_and_index_says_so(indexed):
             assert res.edge_reranker_scores == vanilla.edge_reranker_scores
 
 
-async def test_auto_uses_the_scan_below_its_size(indexed):
+async def test_auto_uses_the_index_only_when_large_enough_and_measured(indexed, settings):
+    """auto: the scan below min_size, the index above it once init measured its recall; without
+    a recall store to read (a bare CosineStage) it never uses the index."""
     driver, group, *_ = indexed
     vec = unit(np.random.default_rng(8))
+    measured = CosineStage.for_settings(settings)
     small = await cosine_candidates("edge", driver, vec, SearchFilters(), [group], 5, 0.0,
-                                    CosineStage(mode="auto", min_size=10_000))
+                                    measured.model_copy(update={"min_size": 10_000}))
     big = await cosine_candidates("edge", driver, vec, SearchFilters(), [group], 5, 0.0,
-                                  CosineStage(mode="auto", min_size=100))
-    assert (small.stage, big.stage) == ("scan", "index")
-    assert [e.uuid for e in small] == [e.uuid for e in big]
+                                  measured.model_copy(update={"min_size": 100}))
+    bare = await cosine_candidates("edge", driver, vec, SearchFilters(), [group], 5, 0.0,
+                                   CosineStage(mode="auto", min_size=100))
+    assert (small.stage, big.stage, bare.stage) == ("scan", "index", "scan")
+    assert "below search.cosine_index_min_size (10,000)" in small.reason
+    assert big.reason.startswith("recall@10 1.000 >= 0.98 at k 80")  # the k measured for search.limit 10
+    assert "no recall store" in bare.reason
+    assert [e.uuid for e in small] == [e.uuid for e in big] == [e.uuid for e in bare]
 
 
 def test_settings_select_the_stage_and_bad_values_name_their_key():
@@ -289,8 +299,13 @@ def test_settings_select_the_stage_and_bad_values_name_their_key():
     from graph_trust.errors import ConfigError
 
     s = load_settings(overrides={"search.cosine": "scan", "search.cosine_index_min_size": 7,
-                                 "search.cosine_oversample": 2.5}, environ={})
-    assert ranked.search_config(s).cosine == CosineStage(mode="scan", min_size=7, oversample=2.5)
-    for key, bad in (("search.cosine", "fast"), ("vector_index.m", 1), ("vector_index.dimension", 0)):
+                                 "search.cosine_oversample": 2.5, "vector_index.min_recall": 0.9,
+                                 "vector_index.max_ef": 300}, environ={})
+    got = ranked.search_config(s).cosine
+    assert (got.mode, got.min_size, got.oversample, got.min_recall, got.max_k) == ("scan", 7, 2.5, 0.9, 300)
+    assert got.recall_store == str((s.state_dir / "state.sqlite3").resolve())
+    assert load_settings(environ={}).search.cosine == "auto"  # the default
+    for key, bad in (("search.cosine", "fast"), ("vector_index.m", 1), ("vector_index.dimension", 0),
+                     ("vector_index.min_recall", 1.5), ("vector_index.max_ef", 0), ("vector_index.recheck_share", 0)):
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
             load_settings(overrides={key: bad}, environ={})

@@ -30,7 +30,7 @@ async def test_sync_incremental_verify_rollback_over_bolt(bolt_settings, tmp_pat
         set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = '2030-01-01T00:00:00Z' "
                      "WHERE id IN ('c00000', 'c00001')")
         second = await run_sync(bolt_settings, review_db=db, graph=g, batch_size=50)
-        assert (second.edges_cleared, second.edges_set, second.candidates_read) == (2, 0, 2)
+        assert (second.edges_cleared, second.edges_set, second.candidates_changed) == (2, 0, 2)
         assert (await verify(bolt_settings, review_db=db, graph=g)).in_sync
         full = await run_sync(bolt_settings, review_db=db, graph=g, full=True, batch_size=50)
         assert (full.edges_set, full.edges_cleared, full.entities_updated) == (0, 0, 0)

@@ -520,7 +520,7 @@ async def test_a_row_added_with_an_old_updated_at_is_synced(world):
     await run_sync(settings, review_db=db, graph=graph)
     insert_rows(db, [row("c9", u[5], "promoted", group, updated_at="2001-01-01T00:00:00Z")])
     rep = await run_sync(settings, review_db=db, graph=graph)
-    assert (rep.candidates_read, rep.edges_set) == (1, 1)
+    assert (rep.candidates_changed, rep.edges_set) == (1, 1)
     assert (await edge_props(graph, group))[u[5]]["trust_score"] == 1.0
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
     # the same when verify looks first (its refresh of the copy hands the edge on to the next run)
@@ -543,13 +543,14 @@ async def test_a_normal_run_sees_changes_whatever_updated_at_says(world):
     set_rows(db, "DELETE FROM candidates WHERE id = 'c6'")
     insert_rows(db, [row("c9", u[5], "corroborated", group, updated_at="2001-01-01T00:00:00Z")])
     rep = await run_sync(settings, review_db=db, graph=graph)
-    assert rep.candidates_read == 2  # c2 and c9: the rows whose content differs from the last run's copy
+    # c2 and c9, whose content differs from the last run's copy, and c6, gone; every row was read
+    assert (rep.candidates_changed, rep.candidates_read) == (3, 8)
     props = await edge_props(graph, group)
     assert (props[u[1]]["trust_score"], props[u[5]]["trust_score"]) == (1.0, 0.6)
     v = await verify(settings, review_db=db, graph=graph)
     assert v.in_sync and v.missed_candidates == 0 and v.to_dict()["hint"] is None
     again = await run_sync(settings, review_db=db, graph=graph)
-    assert (again.candidates_read, again.edges_set, again.edges_cleared) == (0, 0, 0)
+    assert (again.candidates_changed, again.edges_set, again.edges_cleared) == (0, 0, 0)
 
 
 async def test_a_change_a_verify_read_during_a_run_reaches_the_next_run(world, monkeypatch):
@@ -664,5 +665,5 @@ async def test_updated_at_offsets_do_not_matter(world):
     set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = ? WHERE id = 'c2'",
              (stamp.isoformat(timespec="seconds"),))
     rep = await run_sync(settings, review_db=db, graph=graph)
-    assert (rep.candidates_read, rep.edges_cleared) == (1, 1)
+    assert (rep.candidates_changed, rep.edges_cleared) == (1, 1)
     assert (await edge_props(graph, group))[u[1]]["trust_score"] is None

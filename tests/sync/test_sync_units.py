@@ -151,20 +151,25 @@ def test_state_store_checkpoints_in_the_background(tmp_path):
         store.close()
 
 
-def test_startup_objects_frozen_nests():
-    """Nested blocks freeze once and unfreeze only when the outermost one ends."""
+def test_startup_objects_frozen_nests(monkeypatch):
+    """Nested blocks freeze once and unfreeze only when the outermost one ends. (The calls are
+    counted, not the frozen objects: another thread of the test process, such as a retrieval-log
+    flusher swapping out its counters, may free frozen objects meanwhile and lower the count.)"""
     import gc
 
     from graph_trust.sync.gc_freeze import startup_objects_frozen
 
+    calls: list[str] = []
+    freeze, unfreeze = gc.freeze, gc.unfreeze
+    monkeypatch.setattr(gc, "freeze", lambda: (calls.append("freeze"), freeze())[1])
+    monkeypatch.setattr(gc, "unfreeze", lambda: (calls.append("unfreeze"), unfreeze())[1])
     assert gc.get_freeze_count() == 0
     with startup_objects_frozen():
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
+        assert calls == ["freeze"] and gc.get_freeze_count() > 0
         with startup_objects_frozen():
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen  # still frozen: the outer block has not ended
-    assert gc.get_freeze_count() == 0
+            assert calls == ["freeze"]
+        assert calls == ["freeze"] and gc.get_freeze_count() > 0  # still frozen: the outer block has not ended
+    assert calls == ["freeze", "unfreeze"] and gc.get_freeze_count() == 0
 
 
 def test_unique_ids_reads_the_review_tables_declaration(tmp_path):

@@ -9,15 +9,18 @@ named ``BACKEND`` (see ``docs/backends.md``).
 
 from __future__ import annotations
 
+import math
+import socket
+import ssl
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import SecretStr
 
-from graph_trust.errors import GraphConnectionError
+from graph_trust.errors import GraphAuthError, GraphConnectionError
 
 if TYPE_CHECKING:  # annotations only
     from graph_trust.config import GraphSettings
@@ -59,6 +62,9 @@ class OpenedDriver:
     driver: Any
     database: str
     server: Any = None
+
+
+READ_BATCH = 4000  # embeddings per read of Backend.vector_read_ranges
 
 
 class Backend(ABC):
@@ -122,9 +128,10 @@ class Backend(ABC):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         """The graphs on the server (one database: just ``database``)."""
 
-    async def groups(self, conn: Connection) -> list[str]:
-        """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values)."""
-        return [r["group_id"] for r in await conn.query("entity_groups")]
+    async def groups(self, conn: Connection, among: Collection[str] | None = None) -> list[str]:
+        """Groups that hold Graphiti entities (FalkorDB: graphs; Neo4j: ``group_id`` values), of
+        ``among`` only when given (a search of named groups checks those, not every graph)."""
+        return [g for r in await conn.query("entity_groups") if among is None or (g := r["group_id"]) in among]
 
     def bulk_params(self, rows: Sequence[dict[str, Any]], key: str = "uuid") -> dict[str, Any]:
         """Parameters of a write of many rows matched by ``key``, in the shape this backend's
@@ -140,7 +147,7 @@ class Backend(ABC):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         """One clear line (no credentials) for a connection problem, else None."""
         if isinstance(exc, OSError):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return unreachable(exc, where)
         return None
 
     def index_exists(self, exc: BaseException) -> bool:
@@ -156,11 +163,78 @@ class Backend(ABC):
     async def await_new_indexes(self, conn: Connection) -> None:  # noqa: B027 - optional hook
         """Wait until indexes just created answer queries (servers that populate them later)."""
 
+    async def rebuild_indexes(self, conn: Connection) -> bool:
+        """Rebuild ``conn``'s graph's search indexes from its data, so that their statistics are
+        those of a fresh load (a server that keeps them exact needs nothing). Returns whether it
+        rebuilt. Only for graphs that can be rebuilt from their source (the demo's sample)."""
+        return False
+
     @abstractmethod
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         """From a row of ``cypher/vector_indexes``: the options of a vector index on
         ``label.prop``, or None when the row is not one."""
 
+    async def vector_read_ranges(self, conn: Connection, kind: str, items: int,
+                                 batch: int = READ_BATCH) -> list[tuple[Any, Any]]:
+        """The ``(lo, hi)`` bounds of ``cypher/<kind>_vectors_in_range`` that read every stored
+        embedding of ``kind`` about ``batch`` at a time (besides what
+        ``<kind>_vectors_outside_ranges`` reads): here uuid ranges, one per hex prefix, ``hi``
+        being ``lo`` with its last character's successor (``"0f"`` -> ``"0g"``)."""
+        width = max(1, min(4, math.ceil(math.log(max(2, items / max(1, batch)), 16))))
+        prefixes = [format(i, f"0{width}x") for i in range(16 ** width)]
+        return [(p, p[:-1] + chr(ord(p[-1]) + 1)) for p in prefixes]
+
     def similarity(self, score: float) -> float:
         """A vector index score on Graphiti's cosine scale, ``(1 + cos) / 2``."""
         return score
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, what caused it and what it happened during, and the members of exception groups
+    (a Neo4j routing failure holds one error per server tried), outermost first."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop(0)
+        if e is None or any(e is s for s in seen):
+            continue
+        seen.append(e)
+        todo += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]
+    return seen
+
+
+# Why a graph cannot be reached, in the order they are looked for in the chain (a failed TLS
+# handshake also shows a reset connection): (test, what happened, what to check).
+_WHY: tuple[tuple[Any, str, str], ...] = (
+    (lambda e: isinstance(e, socket.gaierror) or "DNS resolve" in str(e),
+     "the host name does not resolve (DNS lookup failed)", "check the host name in the address"),
+    (lambda e: isinstance(e, ssl.SSLError) or "SecurityError" in type(e).__name__ or "encrypted connection" in str(e),
+     "the TLS handshake failed", "a +s or +ssc scheme (bolt+s://, neo4j+s://) needs a server with TLS on that "
+     "port; use bolt:// or neo4j:// for one without, bolt+ssc:// for a self-signed certificate"),
+    (lambda e: isinstance(e, ConnectionRefusedError) or "Connection refused" in str(e),
+     "connection refused (nothing listens on that port)", "check the host and port, and that the server is running"),
+    (lambda e: isinstance(e, TimeoutError | socket.timeout) or "timed out" in str(e).lower(),
+     "no answer (timed out)", "check the host, the port and any firewall in between"),
+    (lambda e: isinstance(e, ConnectionResetError | BrokenPipeError)
+     or any(t in str(e) for t in ("defunct connection", "closed by server", "closed with incomplete handshake")),
+     "the server closed the connection", "check that the port is the graph server's (Bolt for bolt:// and "
+     "neo4j://, FalkorDB for falkordb://)"),
+)
+
+
+def unreachable(exc: BaseException, where: str) -> GraphConnectionError:
+    """``cannot reach graph WHERE: <why>: <what to check>`` for a driver's connection error: a
+    refused connection, a name that does not resolve, a failed TLS handshake, a timeout, a closed
+    connection (the cause is searched for in the error's chain); else the error's type."""
+    causes = _causes(exc)
+    for test, why, check in _WHY:
+        if any(test(e) for e in causes):
+            return GraphConnectionError(f"cannot reach graph {where}: {why}: {check}")
+    return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}: check the address and that the "
+                                "server is running")
+
+
+def auth_failed(where: str) -> GraphAuthError:
+    """The server refused the user and password (never shown)."""
+    return GraphAuthError(f"authentication failed for graph {where}: check the user and password (graph.user and "
+                          "graph.password, NEO4J_USER and NEO4J_PASSWORD, or user:password@ in the address)")

@@ -14,8 +14,8 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
 from graphiti_core.graph_queries import get_fulltext_indices, get_range_indices
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import Address, Backend, Connection, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import Address, Backend, Connection, OpenedDriver, auth_failed, unreachable
 
 if TYPE_CHECKING:
     from graph_trust.config import GraphSettings
@@ -82,11 +82,11 @@ class BoltBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, n4.AuthError) or "invalid username-password" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
+            return auth_failed(where)
         if isinstance(exc, n4.ClientError) and "DatabaseNotFound" in (exc.code or ""):
             return GraphConnectionError(f"graph {where}: database {database or '?'!r} does not exist")
         if isinstance(exc, n4.ServiceUnavailable):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
     async def graphiti_indices(self, conn: Connection) -> None:
@@ -105,7 +105,11 @@ class BoltBackend(Backend):
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         if label in (row.get("labelsOrTypes") or []) and prop in (row.get("properties") or []):
             cfg = (row.get("options") or {}).get("indexConfig") or {}
-            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions"), "ready": True}
+            state = row.get("state")
+            pct = row.get("populationPercent")
+            return {"name": row.get("name"), "dimension": cfg.get("vector.dimensions"), "M": cfg.get("vector.hnsw.m"),
+                    "efConstruction": cfg.get("vector.hnsw.ef_construction"),
+                    "ready": state in (None, "ONLINE"), "filled": None if pct is None else float(pct) / 100}
         return None
 
 

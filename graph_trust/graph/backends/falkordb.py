@@ -3,6 +3,10 @@ graph of its own, vector scores are distances, index DDL answers "already indexe
 
 from __future__ import annotations
 
+import asyncio
+import math
+import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import redis.exceptions as rx
@@ -10,8 +14,8 @@ from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-from graph_trust.errors import GraphAuthError, GraphConnectionError
-from graph_trust.graph.backends.base import Address, Backend, Connection, OpenedDriver
+from graph_trust.errors import GraphConnectionError
+from graph_trust.graph.backends.base import READ_BATCH, Address, Backend, Connection, OpenedDriver, auth_failed, unreachable
 from graph_trust.graph.embedded import EmbeddedServer
 
 if TYPE_CHECKING:
@@ -19,6 +23,10 @@ if TYPE_CHECKING:
 
 DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
 _EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does not exist
+_FILLING = re.compile(r"(\d+)/(\d+)")  # "[Indexing] 6668/20000: UNDER CONSTRUCTION"
+
+
+REBUILD_SUFFIX = "__graph_trust_rebuild"  # the spare copy rebuild_indexes makes
 
 
 class FalkorDBBackend(Backend):
@@ -80,9 +88,28 @@ class FalkorDBBackend(Backend):
     async def graph_names(self, driver: Any, database: str) -> list[str]:
         return sorted(await driver.client.list_graphs())
 
-    async def groups(self, conn: Connection) -> list[str]:
-        return [name for name in await conn.graph_names()
-                if await conn.for_group(name).query("graph_has_entities")]
+    async def rebuild_indexes(self, conn: Connection) -> bool:
+        """FalkorDB re-indexes an edge on every ``SET`` and keeps the old entry in its fulltext
+        index until a background collection, so BM25 scores after a write differ from those after
+        a restart (the index rebuilt from the snapshot). ``GRAPH.COPY`` builds a graph's indexes
+        afresh: copy out, replace, copy back. A copy left by an interrupted rebuild is restored
+        first (the graph missing) or dropped."""
+        redis, name = conn.driver.client.connection, conn.database
+        spare = f"{name}{REBUILD_SUFFIX}"
+        names = set(await conn.graph_names())
+        if spare in names:
+            if name not in names:
+                await redis.execute_command("GRAPH.COPY", spare, name)
+            await redis.execute_command("GRAPH.DELETE", spare)
+        await redis.execute_command("GRAPH.COPY", name, spare)
+        await redis.execute_command("GRAPH.DELETE", name)
+        await redis.execute_command("GRAPH.COPY", spare, name)
+        await redis.execute_command("GRAPH.DELETE", spare)
+        return True
+
+    async def groups(self, conn: Connection, among: Collection[str] | None = None) -> list[str]:
+        return [name for name in await conn.graph_names() if (among is None or name in among)
+                and await conn.for_group(name).query("graph_has_entities")]
 
     def transient_errors(self) -> tuple[type[BaseException], ...]:
         return (rx.ConnectionError, rx.TimeoutError)
@@ -90,20 +117,40 @@ class FalkorDBBackend(Backend):
     def translate(self, exc: BaseException, where: str, database: str | None = None) -> GraphConnectionError | None:
         text = str(exc)
         if isinstance(exc, rx.AuthenticationError) or "NOAUTH" in text or "WRONGPASS" in text:
-            return GraphAuthError(f"authentication failed for graph {where}: check the user and password")
-        if isinstance(exc, rx.ConnectionError):
-            return GraphConnectionError(f"cannot reach graph {where}: {type(exc).__name__}")
+            return auth_failed(where)
+        if isinstance(exc, rx.ConnectionError) or (isinstance(exc, rx.TimeoutError) and "connecting" in text):
+            return unreachable(exc, where)
         return super().translate(exc, where, database)
 
     async def graphiti_indices(self, conn: Connection) -> None:
         await conn.driver.build_indices_and_constraints()
 
+    async def await_new_indexes(self, conn: Connection, poll_s: float = 0.25) -> None:
+        """Until every index of the graph is filled: FalkorDB fills a new one (range, fulltext or
+        vector) in the background and meanwhile answers queries from the part it has filled."""
+        while any(r.get("status", "OPERATIONAL") != "OPERATIONAL" for r in await conn.query("vector_indexes")):
+            await asyncio.sleep(poll_s)
+
     def vector_index_options(self, row: dict[str, Any], label: str, prop: str) -> dict[str, Any] | None:
         types = (row.get("types") or {}).get(prop) or []
         if row.get("label") == label and "VECTOR" in types:
-            # (a new index is filled in the background and answers from what it holds meanwhile)
-            return dict((row.get("options") or {}).get(prop) or {}, ready=row.get("status", "OPERATIONAL") == "OPERATIONAL")
+            # (a new index is filled in the background and answers from what it holds meanwhile;
+            # its status says how far: "[Indexing] 6668/20000: UNDER CONSTRUCTION")
+            status = row.get("status", "OPERATIONAL")
+            done = _FILLING.search(status or "")
+            filled = 1.0 if status == "OPERATIONAL" else (int(done[1]) / max(1, int(done[2])) if done else None)
+            return dict((row.get("options") or {}).get(prop) or {}, ready=status == "OPERATIONAL", filled=filled)
         return None
+
+    async def vector_read_ranges(self, conn: Connection, kind: str, items: int,
+                                 batch: int = READ_BATCH) -> list[tuple[Any, Any]]:
+        """Internal node id ranges (FalkorDB seeks them: ``NodeByIdSeek``), edges read by their
+        source node. Not uuid ranges: FalkorDB's range index answers some string bounds wrongly
+        (``["0f", "10")`` also returned every uuid starting with ``1``, ``["a", "b")`` none)."""
+        rows = await conn.query("node_id_bound")
+        top = int(rows[0]["n"]) + 1 if rows and rows[0]["n"] is not None else 0
+        step = max(1, math.ceil(top * batch / max(1, items)))
+        return [(lo, min(top, lo + step)) for lo in range(0, top, step)]
 
     def similarity(self, score: float) -> float:
         """FalkorDB's vector index returns a cosine distance (1 - cos)."""

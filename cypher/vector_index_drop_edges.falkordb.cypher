@@ -1,0 +1,4 @@
+// Drop the HNSW vector index on RELATES_TO.fact_embedding (graph-trust index rebuild; FalkorDB
+// drops it in the background and lists it until done). An absent index is an error the caller
+// treats as done. Parameters: none.
+DROP VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding)

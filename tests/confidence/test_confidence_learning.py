@@ -1,0 +1,141 @@
+"""Weight learning, calibration and the factor matrix (graph_trust.confidence.learning, .model),
+pinned on data whose answer is known: a logistic model recovered from its own probabilities, an
+intercept that no penalty may shrink, bands counted by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph_trust.confidence import learning, model
+from graph_trust.confidence.composite import DEFAULT_WEIGHTS, FACTORS
+
+RNG = np.random.default_rng(7)
+
+
+def _soft(X, beta, b0):
+    return 1.0 / (1.0 + np.exp(-(X @ beta + b0)))
+
+
+def test_logistic_recovers_the_model_that_made_the_probabilities():
+    X = RNG.uniform(0, 1, size=(400, 3))
+    beta = np.array([2.0, -1.0, 0.5])
+    coef, b0 = learning.logistic(X, _soft(X, beta, -0.3), l2=0.0)
+    assert coef == pytest.approx(beta, abs=1e-6) and b0 == pytest.approx(-0.3, abs=1e-6)
+    assert isinstance(b0, float) and coef.shape == (3,)
+
+
+def test_logistic_penalizes_coefficients_but_never_the_intercept():
+    X = np.tile(np.array([[-1.0], [1.0]]), (50, 1))  # zero mean: the intercept alone fits the mean
+    y = np.full(100, 0.9)
+    coef, b0 = learning.logistic(X, y, l2=10.0)
+    assert coef == pytest.approx([0.0], abs=1e-9) and b0 == pytest.approx(np.log(9.0), abs=1e-9)
+    y2 = np.where(X[:, 0] > 0, 0.9, 0.1)
+    default, _ = learning.logistic(X, y2)
+    strong, _ = learning.logistic(X, y2, l2=1.0)
+    explicit, _ = learning.logistic(X, y2, l2=1e-2)
+    assert default == pytest.approx(explicit, abs=1e-12) and abs(strong[0]) < abs(default[0]) < np.log(9.0)
+
+
+def _rows(n=60):
+    X = np.full((n, 7), 0.5)
+    X[:, 0] = RNG.uniform(0, 1, n)  # freshness varies and predicts the outcome
+    X[:, 1] = RNG.uniform(0, 1, n)  # source varies and predicts nothing
+    y = (X[:, 0] > 0.5).astype(float)
+    return X, y
+
+
+def test_fit_weights_learns_the_factors_that_varied_and_keeps_the_others():
+    X, y = _rows()
+    fit = learning.fit_weights(X, y, DEFAULT_WEIGHTS)
+    assert fit.learned == ("freshness", "source")
+    kept = {f: DEFAULT_WEIGHTS[f] for f in FACTORS[2:]}
+    assert {f: fit.weights[f] for f in FACTORS[2:]} == pytest.approx(kept, abs=1e-6)
+    assert fit.weights["freshness"] + fit.weights["source"] == pytest.approx(0.40, abs=1e-6)
+    assert fit.weights["freshness"] > 0.3 and sum(fit.weights.values()) == pytest.approx(1.0, abs=1e-5)
+    assert fit.coefficients["freshness"] > 0 and fit.coefficients["consensus"] == 0.0
+    assert all(round(w, 6) == w for w in fit.weights.values())
+
+
+def test_fit_weights_keeps_the_old_weights_when_nothing_helps():
+    X, y = _rows()
+    flipped = learning.fit_weights(np.column_stack([1 - X[:, :1], np.full((60, 6), 0.5)]), y, DEFAULT_WEIGHTS)
+    assert flipped.weights == pytest.approx(DEFAULT_WEIGHTS) and flipped.learned == ("freshness",)
+    flat = learning.fit_weights(np.full((20, 7), 0.5), np.array([1.0, 0.0] * 10), DEFAULT_WEIGHTS)
+    assert flat.weights == pytest.approx(DEFAULT_WEIGHTS) and flat.learned == () and flat.intercept == 0.0
+
+
+def test_fit_weights_errors():
+    X, y = _rows(19)
+    with pytest.raises(ValueError, match=r"^need at least 20 recorded outcomes to learn weights, have 19$"):
+        learning.fit_weights(X, y, DEFAULT_WEIGHTS)
+    X, _ = _rows(20)
+    for same in (np.ones(20), np.zeros(20)):
+        with pytest.raises(ValueError, match=r"^the recorded outcomes are all successes or all failures"):
+            learning.fit_weights(X, same, DEFAULT_WEIGHTS)
+    learning.fit_weights(X, np.r_[np.ones(19), 0.5], DEFAULT_WEIGHTS)  # a partial is something to learn from
+
+
+def test_calibration_counts_each_band():
+    scores = np.array([0.9, 0.85, 0.8, 0.7999999999, 0.72, 0.6, 0.41, 0.1])
+    y = np.array([1.0, 1.0, 0.0, 1.0, 0.5, 0.0, 1.0, 0.0])
+    out = learning.calibration(scores, y)
+    assert [(b["level"], b["from"], b["uses"]) for b in out["bands"]] == [
+        ("very_high", 0.85, 2), ("high", 0.70, 3), ("medium", 0.55, 1), ("low", 0.40, 1), ("very_low", 0.0, 1)]
+    assert [b["success_rate"] for b in out["bands"]] == [1.0, 0.5, 0.0, 1.0, 0.0]
+    assert out["bands"][1]["mean_confidence"] == pytest.approx(round((0.8 + 0.7999999999 + 0.72) / 3, 4))
+    assert out["at_or_above_0_8"] == {"uses": 4, "success_rate": 0.75}
+    assert out["brier"] == round(float(np.mean((scores - y) ** 2)), 6)
+    empty = learning.calibration(np.empty(0), np.empty(0))
+    assert [b["uses"] for b in empty["bands"]] == [0] * 5 and empty["bands"][0]["success_rate"] is None
+    assert empty["bands"][0]["mean_confidence"] is None
+    assert empty["at_or_above_0_8"] == {"uses": 0, "success_rate": None} and empty["brier"] is None
+
+
+def test_learn_reports_before_and_after():
+    X, y = _rows()
+    out = learning.learn(X, y, DEFAULT_WEIGHTS)
+    fit = learning.fit_weights(X, y, DEFAULT_WEIGHTS)
+    assert out["outcomes"] == 60 and out["weights_before"] == DEFAULT_WEIGHTS and out["weights_after"] == fit.weights
+    assert out["learned"] == ["freshness", "source"] and out["intercept"] == round(fit.intercept, 6)
+    assert out["coefficients"] == {k: round(v, 6) for k, v in fit.coefficients.items()}
+    from graph_trust.confidence.composite import composite_many
+
+    assert out["calibration_before"] == learning.calibration(composite_many(X, DEFAULT_WEIGHTS), y)
+    assert out["calibration_after"] == learning.calibration(composite_many(X, fit.weights), y)
+
+
+def _inputs(**kw):
+    base = dict(age_days=np.array([0.0, 30.0]), half_life=np.array([30.0, 30.0]), agent=np.array([1.0, 0.0]),
+                role=np.array([1.0, 0.5]), source_type=np.array([1.0, 0.5]), level=np.array([7.0, 1.0]),
+                verifiers=np.array([1, 0]), agents=np.array([1, 9]), specializations=np.array([0, 4]),
+                independent=np.array([True, False]), agree=np.array([0.0, 1.0]), disagree=np.array([0.0, 0.0]),
+                losses=np.array([0, 1]), unresolved=np.array([0.0, 1.0]), successes=np.array([0, 10]),
+                partials=np.array([0, 0]), uses=np.array([0, 10]))
+    base.update(kw)
+    return model.FactorInputs(**base)
+
+
+def test_factor_matrix_columns_are_each_factor():
+    m = model.factor_matrix(_inputs())
+    assert m.shape == (2, 7)
+    # freshness 1 and 1/2; source 1 and 0.3 * 0.5 + 0.2 * 0.5; verification ground truth 1 and unverified 0.3;
+    # consensus neutral 0.5 and (1 + 0.2) * 0.5 = 0.6 averaged with votes 1/1.001; contradiction
+    # 1 and 1 - 0.3 - 0.1; success 0.5 (no uses) and 1; context neutral 0.5
+    assert m[0].tolist() == pytest.approx([1.0, 1.0, 1.0, 0.5, 1.0, 0.5, 0.5])
+    assert m[1].tolist() == pytest.approx([0.5, 0.25, 0.3, (0.6 + 1 / 1.001) / 2, 0.6, 1.0, 0.5])
+    lin = model.factor_matrix(_inputs(context=np.array([1.5, 0.25])), decay="linear", max_age_days=60.0)
+    assert lin[:, 0].tolist() == [1.0, 0.5] and lin[:, 6].tolist() == [1.0, 0.25]
+    exp = model.factor_matrix(_inputs(), decay="exponential", decay_rate=0.1)
+    assert exp[:, 0].tolist() == pytest.approx([1.0, np.exp(-3.0)])
+    few = model.factor_matrix(_inputs(successes=np.array([0, 5]), uses=np.array([0, 5])), min_samples=5)
+    assert few[1, 5] == 1.0
+    assert model.factor_matrix(model.FactorInputs(*[np.empty(0)] * 17)).shape == (0, 7)
+
+
+def test_select_keeps_empty_context_empty():
+    x = _inputs()
+    one = x.select(np.array([False, True]))
+    assert len(one) == 1 and one.agents.tolist() == [9] and len(one.context) == 0
+    ctx = _inputs(context=np.array([0.1, 0.9])).select(np.array([1]))
+    assert ctx.context.tolist() == [0.9] and ctx.age_days.tolist() == [30.0]
