@@ -50,7 +50,8 @@ async def test_init_over_bolt_is_idempotent_and_creates_every_index(bolt, bolt_s
     first = await schema.init_graph(bolt_settings)
     after_first = await _indexes(bolt_settings)
     second = await schema.init_graph(bolt_settings)
-    plain = {"graph": first["graph"], "dialect": "neo4j", "graphs": [bolt.database]}
+    # an empty graph: no embeddings, so no recall to measure for search.cosine auto
+    plain = {"graph": first["graph"], "dialect": "neo4j", "graphs": [bolt.database], "recall": {}}
     assert {k: v for k, v in first.items() if k != "vector_indexes"} == plain
     assert {k: v for k, v in second.items() if k != "vector_indexes"} == plain
     # Vector indexes: ArcadeDB has none to make; a second init on Neo4j finds the first one's.
