@@ -110,8 +110,11 @@ EXPLAIN_HEADERS = ["#", "final", "fused", "trust", "boost", "relation", "bm25", 
 def explain_cells(e: Any, digits: int = 4) -> list[Any]:
     """One explained result's cells under :data:`EXPLAIN_HEADERS`."""
     moved = "-" if e.moved_by is None else f"{e.moved_by} from {e.score_before_move:.{digits}f}"
+    # a trusted fact the topic guard left unboosted says which of the query's identifiers it lacks
+    withheld = getattr(e, "missing_identifier", None) if e.trust_score is not None else None
+    boost = f"{e.boost:+.{digits}f}" if withheld is None else f"0 (lacks {withheld})"
     return [e.rank, f"{e.final:.{digits}f}", f"{e.fused:.{digits}f}", trust_cell(e.trust_score),
-            f"{e.boost:+.{digits}f}", f"{e.relation_bonus:+.{digits}f}", e.bm25_rank or "-", e.cosine_rank or "-",
+            boost, f"{e.relation_bonus:+.{digits}f}", e.bm25_rank or "-", e.cosine_rank or "-",
             e.rank_without_boost, e.negative or "-", moved]
 
 

@@ -65,8 +65,9 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     scores what its new place scores (--explain shows the rule and the score it
     had). JSON output has, per result: uuid, text, bm25_rank, cosine_rank, fused,
     trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
-    moved_by, score_before_move, cosine_stage (and, with --min-confidence,
-    confidence). With --actor, --max-sensitivity or --scope the results are
+    moved_by, score_before_move, missing_identifier (the query's identifier a
+    fact lacks, so trust did not lift it: search.topic_guard), cosine_stage (and,
+    with --min-confidence, confidence). With --actor, --max-sensitivity or --scope the results are
     what that caller may see: facts above its clearance take no slot (the search goes deeper
     to fill --limit) and the JSON says how many were withheld.
     """

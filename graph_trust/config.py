@@ -55,7 +55,7 @@ _FORMULA_ONLY: dict[str, Any] = {
     "rank_const": 1.0, "pool_multiplier": 1.0, "boost_expired": False, "boost_form": "additive",
     "min_boost_trust": 0.0, "negative_statuses": [], "demote_invalidated": False, "negative_penalty": 0.0,
     "drop_negative": False, "negative_lone_places": None, "negative_competed": "penalty", "competitors": "none",
-    "relation_weight": 0.0, "relation_cap": None}
+    "relation_weight": 0.0, "relation_cap": None, "topic_guard": False}
 # search.profile: the ranking keys each profile sets; a key given explicitly (file, environment,
 # flag, recipe argument) overrides its profile's value.
 PROFILES: dict[str, dict[str, Any]] = {
@@ -110,6 +110,10 @@ class RankingSettings(BaseModel):
     # the bonus comes from the best other statement of the relation ("best": a relation stated
     # many times does not outweigh one stated once) or from all of them summed ("sum")
     relation_mode: Literal["best", "sum"] = "best"
+    # when the query names an identifier (a token with a digit, e.g. INC-3090) and some fact states
+    # it, facts that do not get no trust boost or relation bonus: a verified fact about another
+    # incident never passes one about the incident asked for
+    topic_guard: bool = True
 
     @model_validator(mode="after")
     def _apply_profile(self) -> RankingSettings:

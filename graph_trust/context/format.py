@@ -130,6 +130,7 @@ def record_payload(item: Any, *, layer: str | None = None, selection: Selection[
             "negative": expl.negative,
             "moved_by": expl.moved_by,
             "score_before_move": expl.score_before_move,
+            "missing_identifier": expl.missing_identifier,
         },
         "valid_at": _iso(rec.valid_at),
         "created_at": _iso(rec.created_at),

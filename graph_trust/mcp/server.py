@@ -198,7 +198,7 @@ async def search_facts_payload(settings: Settings, trust_context: TrustContext, 
                 "bm25_rank": e.bm25_rank, "cosine_rank": e.cosine_rank, "fused": e.fused, "boost": e.boost,
                 "relation_bonus": e.relation_bonus, "final": e.final, "rank": e.rank,
                 "rank_without_boost": e.rank_without_boost, "negative": e.negative, "moved_by": e.moved_by,
-                "score_before_move": e.score_before_move},
+                "score_before_move": e.score_before_move, "missing_identifier": e.missing_identifier},
         })
     return {"facts": facts, "denied": found.denied, "unknown_label": found.unknown_label,
             "redacted": found.redacted, "search_depth": found.search_depth, "trust_weight": found.trust_weight}

@@ -41,6 +41,8 @@ class Explanation:
     # score; ``final`` is then the score of the place it took (scores follow the order)
     moved_by: str | None = None
     score_before_move: float | None = None
+    # the query's identifier the fact does not state, so trust did not lift it (search.topic_guard)
+    missing_identifier: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

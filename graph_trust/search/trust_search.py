@@ -46,6 +46,7 @@ from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.clients.probe import check_query_embedder
 from graph_trust.errors import InputError
 from graph_trust.search.ranking import Explanation
+from graph_trust.search.topic import missing_identifiers
 from graph_trust.graph import routing
 
 # The defaults live in graph_trust.config (one source); these names keep existing imports working.
@@ -313,14 +314,20 @@ def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
 
 
 def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool,
-          trust_override: TrustOverride | None = None) -> tuple[list[Any], list[float], list[Explanation]]:
+          trust_override: TrustOverride | None = None, query: str = ""
+          ) -> tuple[list[Any], list[float], list[Explanation]]:
     items = pool.items
+    texts = [(x.fact if kind == "edge" else x.name) for x in items]
     trust_values = [x.attributes.get("trust_score") if x.attributes else None for x in items]
     if trust_override is not None and kind == "edge" and items:
         given = trust_override([x.uuid for x in items])
         trust_values = [given[x.uuid] if x.uuid in given else v for x, v in zip(items, trust_values, strict=True)]
     invalidated = _invalidated(items) if kind == "edge" else None
     eligible = None if invalidated is None or config.boost_expired else ~invalidated
+    missing = missing_identifiers(query, texts) if kind == "edge" and config.topic_guard else None
+    if missing is not None:
+        on_topic = np.fromiter((m is None for m in missing), dtype=bool, count=len(missing))
+        eligible = on_topic if eligible is None else eligible & on_topic
     min_score = config.reranker_min_score if rrf_scored else -math.inf
     keys, stamps, twins = _competition(items, kind, config)
     ranked = ranking.rank_pool(
@@ -333,9 +340,9 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         relation_weight=config.relation_weight, relation_cap=config.relation_cap,
         relation_mode=config.relation_mode, twins=twins)
     top = ranked.order[: config.limit]
-    texts = [(x.fact if kind == "edge" else x.name) for x in items]
-    explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid)) if e.cosine_rank else e
-                    for e in ranking.explain(ranked, texts, top)]
+    explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid) if e.cosine_rank else None,
+                            missing_identifier=None if missing is None else missing[i])
+                    for i, e in zip(top, ranking.explain(ranked, texts, top), strict=True)]
     return [items[i] for i in top], [float(ranked.final[i]) for i in top], explanations
 
 
@@ -408,7 +415,7 @@ async def trust_search(
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
         pool = _Pool.concat(list(pools))
         stages.extend({"kind": kind, **c} for c in pool.cosine)
-        return _rank(pool, kind, weight, config, rrf_scored, trust_override)
+        return _rank(pool, kind, weight, config, rrf_scored, trust_override, query)
 
     (edges, e_scores, e_expl), (nodes, n_scores, n_expl) = await semaphore_gather(
         scope("edge", config.edge_config), scope("node", config.node_config), max_coroutines=max_coroutines

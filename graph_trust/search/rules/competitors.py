@@ -3,8 +3,9 @@ contradiction key: one source entity, one edge ``name``) compete for one answer.
 the slots its members reached by relevance, and the slots are handed out again by evidence:
 verified trust (``>= min_boost_trust``) first, then the newer ``valid_at``. Relevance decides
 which slots a subject's relation gets; trust and time decide which of its values fills the best
-one. Items with negative evidence take no part (the negative rules place them). A slot keeps its
-score: the member that takes it scores what the slot's first holder scored, so scores still
+one. Only the trust of items a boost may lift counts (``eligible``: not past ``invalid_at``, on
+the query's topic). Items with negative evidence take no part (the negative rules place them).
+A slot keeps its score: the member that takes it scores what the slot's first holder scored, so scores still
 follow the order."""
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ def apply(state: RankState, params: RuleParams) -> RankState:
     if state.groups is None or not params.reorder or state.order is None:
         return state
     before = state.order
-    idx = order_competitors(before, state.groups, state.trust, state.stamps, params.min_boost_trust, state.neg)
+    # only trust that may lift an item orders its group: an ineligible item's (past invalid_at,
+    # or off the query's topic) counts as none
+    trust = state.trust if state.eligible is None else np.where(state.eligible, state.trust, np.nan)
+    idx = order_competitors(before, state.groups, trust, state.stamps, params.min_boost_trust, state.neg)
     changed = idx != before
     if not changed.any():
         return state
