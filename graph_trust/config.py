@@ -110,6 +110,9 @@ class RankingSettings(BaseModel):
     # the bonus comes from the best other statement of the relation ("best": a relation stated
     # many times does not outweigh one stated once) or from all of them summed ("sum")
     relation_mode: Literal["best", "sum"] = "best"
+    # which facts the relation bonus may lift: those relevance alone ranks within the search's limit
+    # ("limit": it reorders what the search returns and brings nothing in) or any in the pool ("pool")
+    relation_scope: Literal["limit", "pool"] = "limit"
     # when the query names an identifier (a token with a digit, e.g. INC-3090) and some fact states
     # it, facts that do not get no trust boost or relation bonus: a verified fact about another
     # incident never passes one about the incident asked for

@@ -83,6 +83,7 @@ def rank_pool(
     relation_weight: float = 0.0,
     relation_cap: float | None = None,
     relation_mode: RelationMode = "sum",
+    relation_window: int | None = None,
     twins: Sequence[Any] | None = None,
 ) -> Ranked:
     """Boost the whole pool, then order it by the ranking rules (:data:`graph_trust.search.rules.ORDER`).
@@ -110,7 +111,7 @@ def rank_pool(
     policy = negative_policy or NegativePolicy()
     params = RuleParams(weight=weight, form=form, min_boost_trust=min_boost_trust, negative_policy=policy,
                         reorder=reorder, relation_weight=relation_weight, relation_cap=relation_cap,
-                        relation_mode=relation_mode)
+                        relation_mode=relation_mode, relation_window=relation_window)
     state = rules.run(RankState(pool, trust, eligible, negative, neg, competitors, twins, stamps), params)
     idx = state.order
     keep = pool.fused[idx] >= min_score

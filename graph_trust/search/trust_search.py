@@ -338,7 +338,8 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
                                               frozenset(config.negative_superseded)),
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
         relation_weight=config.relation_weight, relation_cap=config.relation_cap,
-        relation_mode=config.relation_mode, twins=twins)
+        relation_mode=config.relation_mode, twins=twins,
+        relation_window=config.limit if config.relation_scope == "limit" else None)
     top = ranked.order[: config.limit]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid) if e.cosine_rank else None,
                             missing_identifier=None if missing is None else missing[i])

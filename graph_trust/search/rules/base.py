@@ -55,6 +55,7 @@ class RuleParams:
     relation_weight: float = 0.0
     relation_cap: float | None = None
     relation_mode: RelationMode = "sum"
+    relation_window: int | None = None  # only items this high by fused score get the bonus (None: all)
 
 
 @dataclass(frozen=True, slots=True)

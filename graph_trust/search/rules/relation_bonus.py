@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from graph_trust.search.fusion import ranks_of
 from graph_trust.search.rules.base import RankState, RelationMode, RuleParams, group_ids
 
 
@@ -52,6 +53,9 @@ def apply(state: RankState, params: RuleParams) -> RankState:
     related, duplicate, eligible = state.boostable, state.duplicate, state.eligible
     if duplicate is not None:  # a duplicate keeps the relation's share (relevance, not trust)
         related = related | (duplicate if eligible is None else duplicate & eligible)
+    if params.relation_window is not None:  # the bonus orders what relevance returns, brings nothing in
+        within = ranks_of(state.pool.fused) <= params.relation_window
+        related = within if related is None else related & within
     relation = relation_bonus(state.pool.fused, state.groups, params.relation_weight, related,
                               params.relation_cap, params.relation_mode)
     return replace(state, relation=relation)

@@ -146,6 +146,25 @@ def test_relation_rule_reaches_duplicates_but_not_other_negative_items():
     assert mode.relation.tolist() == pytest.approx([0.3 * 0.5, 0.2 * 0.5, 0.0, 0.0])  # b: capped at 0.2 x own
 
 
+def test_relation_window_lifts_only_what_relevance_ranks_within_it():
+    # fused 1, 1/2, 1/3, 1/4, 1/5: a (rank 1) and e (rank 5) state one relation, b c d others
+    pool = fuse([["a", "b", "c", "d", "e"]], ["bm25"])
+    groups = ["g", None, None, None, "g"]
+    state = RankState(pool, np.full(5, NAN), groups=groups)
+    whole = relation_bonus.apply(state, RuleParams(relation_weight=0.5, relation_mode="best"))
+    assert whole.relation.tolist() == pytest.approx([0.5 * 0.2, 0, 0, 0, 0.5 * 1.0])  # e would pass b c d
+    for window, e_gets in [(4, 0.0), (5, 0.5), (1, 0.0)]:
+        out = relation_bonus.apply(state, RuleParams(relation_weight=0.5, relation_mode="best",
+                                                     relation_window=window))
+        assert out.relation.tolist() == pytest.approx([0.1, 0, 0, 0, e_gets]), window
+    # ranks by fused score, ties in pool order: at a tie across the window's edge the earlier item is in
+    tied = fuse([["a", "x"], ["y", "b"]], ["bm25", "cosine"])  # a and y 1.0, x and b 0.5
+    st2 = RankState(tied, np.full(4, NAN), groups=["g", "g", "h", "h"])
+    out = relation_bonus.apply(st2, RuleParams(relation_weight=0.5, relation_mode="best", relation_window=3))
+    assert tied.uuids == ["a", "x", "y", "b"]  # groups g: a x; h: y b. Ranks a 1, y 2, x 3, b 4
+    assert out.relation.tolist() == pytest.approx([0.25, 0.5, 0.25, 0.0])  # b ties x but comes later
+
+
 def test_sort_orders_by_final_sinks_penalized_and_keeps_ties_stable():
     n = 40  # more than 16 items: NumPy's default sort would not keep ties in pool order
     pool = fuse([[f"u{i}" for i in range(n)]] * 2, ["bm25", "cosine"])
