@@ -25,7 +25,7 @@ Examples:
   graph-trust eval --bundled --rank trust,composite,confidence   # confidence mode too
   graph-trust eval --bundled --embedder hashing,wordllama   # one table per embedder (graph-trust[wordllama])
   graph-trust eval --queries q.jsonl --qrels qrels.txt --rank trust,confidence --review-db review.sqlite3
-  graph-trust eval --bundled --review-budget 5%,10% --draws 3 --settle 40 --plot docs/img/budget.png
+  graph-trust eval --bundled --review-budget 5%,10% --draws 3 --plot docs/img/budget.png
   graph-trust eval --bundled --review-budget 23 --review-strategy queue --review-start none --draws 1
 
 \b
@@ -80,7 +80,8 @@ def _check_plot_available() -> None:
               help="Graded judgments, TREC qrels: 'query_id 0 fact_uuid grade'.")
 @click.option("--bundled", is_flag=True,
               help="Use the shipped evaluation set: a temporary embedded graph per review draw, synced "
-                   "with the real sync job (ignores --graph).")
+                   "with the real sync job, its indexes then rebuilt from its data so it ranks as a freshly "
+                   "loaded graph does (ignores --graph).")
 @click.option("--draws", type=int, default=5, show_default=True, help="Review draws (--bundled).")
 @click.option("--noise", type=click.FloatRange(0, 1), default=0.05, show_default=True,
               help="Share of reviewed facts whose decision is flipped (--bundled).")
@@ -88,9 +89,6 @@ def _check_plot_available() -> None:
               help="Share of facts in the review DB (--bundled).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first draw (--bundled).")
 @click.option("--quick", is_flag=True, help="Only the first 12 bundled queries (smoke test).")
-@click.option("--settle", "settle_s", type=click.FloatRange(0, 600), default=60, show_default=True,
-              help="Longest wait, per draw, for FalkorDB's fulltext statistics to settle after the sync "
-                   "(its index garbage collection, ~30 s); 0 measures right after the sync (--bundled).")
 @click.option("--rank", "ranks", default="trust,noreview,composite", show_default=True,
               help="Rankings to compare with vanilla (Graphiti's search_, always measured): trust, noreview (the "
                    "trust search's rules as if there were no review DB: no trust score, no review status; "
@@ -133,7 +131,7 @@ def _check_plot_available() -> None:
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
-             coverage: float, seed: int, quick: bool, settle_s: float, ranks: str, weights: str | None, rank_consts: str | None,
+             coverage: float, seed: int, quick: bool, ranks: str, weights: str | None, rank_consts: str | None,
              sets: tuple[str, ...], embedders: str, review_db: str | None, review_budget: str | None,
              review_strategies: str, review_starts: str, plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
@@ -190,13 +188,13 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
                 reports.append(run(api.evaluate_review_budget(
                     rt.settings, budgets=_names(review_budget), strategies=_names(review_strategies),
                     starts=_names(review_starts), draws=draws, noise=noise, coverage=coverage, seed=seed,
-                    quick=quick, settle_s=settle_s, progress=bars, embedder=name)))
+                    quick=quick, progress=bars, embedder=name)))
         elif bundled:
             for name in embedder_list:
                 reports.append(run(api.evaluate_bundled(
                     rt.settings, ranks=rank_list, weights=weight_list, sets=overrides, draws=draws, noise=noise,
-                    coverage=coverage, seed=seed, quick=quick, rank_consts=const_list, settle_s=settle_s,
-                    progress=bars, embedder=name)))
+                    coverage=coverage, seed=seed, quick=quick, rank_consts=const_list, progress=bars,
+                    embedder=name)))
         else:
             reports.append(run(api.evaluate_judged(rt.settings, queries_path, qrels_path, ranks=rank_list,
                                                    weights=weight_list, sets=overrides, rank_consts=const_list,

@@ -29,10 +29,12 @@ search is measured on queries the choice never saw. Per draw:
 4. each resulting review DB is synced by the real sync job onto a fresh graph and the scored half
    is ranked by the trust search at ``search.trust_weight``: nDCG@10 and the wrong-answer-first
    count, against vanilla (Graphiti's ``search_``) on the same queries on a fresh graph no sync
-   wrote: Graphiti as a user without graph-trust has it. (A sync rewrites the edges it sets,
-   which moves them in FalkorDB's fulltext index's order among equal BM25 scores; waiting for the
-   index to settle does not undo that, so vanilla measured on a synced graph differs from state to
-   state by which edges were reviewed. Each state's own vanilla is reported beside it.)
+   wrote: Graphiti as a user without graph-trust has it. Every graph has its indexes rebuilt from
+   its data after its sync (:func:`~graph_trust.eval.runner.rebuild_indexes`): a sync rewrites
+   the edges it sets, which FalkorDB's fulltext index would otherwise keep in other places among
+   equal BM25 scores than a freshly loaded graph does, so vanilla would differ from state to
+   state by which edges were reviewed. Each state's own vanilla is reported beside it (the same
+   as the reference's, since only trust differs between the states).
 
 Results are means over draws; the interval of the nDCG@10 gain over vanilla is the eval's paired
 bootstrap (:func:`graph_trust.eval.metrics.bootstrap_ci`) over the scored queries, each query's
@@ -57,7 +59,7 @@ from graph_trust.eval.dataset import JudgedSet, Query, bundled
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, NOISE_STATUS, draw_review, pick
 from graph_trust.eval.metrics import bootstrap_ci, per_query, wrong_first
 from graph_trust.eval.report import stat
-from graph_trust.eval.runner import Method, Progress, bundled_graph, rank_settled
+from graph_trust.eval.runner import Method, Progress, bundled_graph, rank_state, rebuild_indexes
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.log import close_writer
 from graph_trust.review.queue import review_rows
@@ -149,18 +151,6 @@ def reviewer_action(verdict: str, uuid: str, seed: int, noise: float) -> str:
     if rng.random() < noise:
         return ACTION_OF[pick(rng, NOISE_STATUS[verdict])]
     return GOLD[verdict]
-
-
-async def touch_all(conn: Any, graph: dict[str, Any]) -> None:
-    """Rewrite every edge of the bundled graph in one fixed order (``cypher/eval_touch_edges``),
-    after a state's sync: every compared graph then holds its edges in the same fulltext order,
-    whichever edges its sync rewrote (module docstring)."""
-    by_group: dict[str, list[str]] = {}
-    for e in graph["edges"]:
-        by_group.setdefault(e["group_id"], []).append(e["uuid"])
-    for group, uuids in sorted(by_group.items()):
-        handle = conn.for_group(group) if conn.backend.graph_per_group else conn
-        await handle.write("eval_touch_edges", uuids=sorted(uuids), n=1)
 
 
 def snapshot(src: Path, dst: Path) -> Path:
@@ -255,19 +245,10 @@ async def choose(cmds: ReviewCommands, strategy: str, settings: Settings, db: Pa
 
 class StatesProgress:
     """One progress bar over every state of a draw: a step per ranked query (what
-    :func:`~graph_trust.eval.runner.rank_settled` reports)."""
+    :func:`~graph_trust.eval.runner.rank_state` reports)."""
 
     def __init__(self, progress: Progress | None, label: str, total: int) -> None:
         self.progress, self.label, self.total = progress, label, total
-
-    def step(self, n: int = 1) -> None:
-        """(sync and settle phases: not counted)"""
-
-    def settle_poll(self) -> None:
-        """(not counted)"""
-
-    def settled(self) -> None:
-        """(not counted)"""
 
     def ranking(self, _phase: str, n: int, _total: int | None) -> None:
         if self.progress:
@@ -383,7 +364,7 @@ class BudgetReport:
 async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows: Any, budgets: list[str],
                           strategies: list[str], starts: list[str], draws: int = 3, noise: float = DEFAULT_NOISE,
                           coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
-                          settle_s: float = 0.0, progress: Progress | None = None,
+                          progress: Progress | None = None,
                           embedder: str = "hashing") -> BudgetReport:
     """The review-budget evaluation on the bundled set (module docstring) for one embedder."""
     data = bundled()
@@ -408,15 +389,13 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
             """Sync a review DB onto a fresh graph with the real sync job and rank the scored half."""
             async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
                 await cmds.sync_db(s, db, conn)
-                await touch_all(conn, data.graph)
-                ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors, settle_s=settle_s,
-                                               bar=bar)
-                return ranked, len(statuses(s, db))
+                await rebuild_indexes(conn, data.graph)
+                return await rank_state(conn, s, data.graph, scored, methods, vectors, bar=bar), len(statuses(s, db))
 
         async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
             # Graphiti as it is without graph-trust: the graph no sync wrote
-            await touch_all(conn, data.graph)
-            ref, _ = await rank_settled(conn, s, data.graph, scored, methods[:1], vectors, settle_s=0.0, bar=bar)
+            await rebuild_indexes(conn, data.graph)
+            ref = await rank_state(conn, s, data.graph, scored, methods[:1], vectors, bar=bar)
         baseline = score(ref, scored)
         for case in starts:
             start_rows = draw_review(data.graph, data.verdicts, seed=draw_seed, coverage=coverage, noise=noise) \
@@ -427,11 +406,10 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
                     db0 = out / "start.sqlite3"
                     await sync_rows(s, start_rows, db0, conn)
                     cmds.init_db(db0)
-                    await touch_all(conn, data.graph)
+                    await rebuild_indexes(conn, data.graph)
                     s_log = await record_log(cmds, s, db0, log_half)
                     s_log.review.log = False  # choosing reads the log; it adds nothing to it
-                    ranked, _ = await rank_settled(conn, s, data.graph, scored, methods, vectors,
-                                                   settle_s=settle_s, bar=bar)
+                    ranked = await rank_state(conn, s, data.graph, scored, methods, vectors, bar=bar)
                     states.append(state(ranked, scored, baseline, case, "start", 0, len(start_rows)))
                     choices = []
                     for strategy in strategies:

@@ -51,7 +51,7 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
                            weights: list[float] | None = None,
                            sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
                            coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
-                           rank_consts: list[float] | None = None, settle_s: float = 60.0,
+                           rank_consts: list[float] | None = None,
                            progress: Progress | None = None,
                            confidence_trust: ConfidenceTrust | None = None,
                            embedder: str = "hashing") -> EvalReport:
@@ -59,9 +59,9 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
     embedded and searched by ``embedder`` (``hashing`` or ``wordllama``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
-    keeps the first 12 queries (for smoke tests). ``settle_s`` bounds the wait for the fulltext
-    index to settle after each draw's sync (:func:`~graph_trust.eval.runner.settle_fulltext`;
-    0 measures right after the sync). With a ``confidence`` ranking, each draw's review DB also
+    keeps the first 12 queries (for smoke tests). Each draw's graph has its indexes rebuilt after
+    its sync (:func:`~graph_trust.eval.runner.rebuild_indexes`), so it ranks as a freshly loaded
+    copy of the same state would. With a ``confidence`` ranking, each draw's review DB also
     holds the draw's confidence records (:func:`~graph_trust.eval.draws.draw_confidence`), and
     ``confidence_trust`` reads them."""
     if not 1 <= draws <= MAX_DRAWS:
@@ -87,14 +87,14 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
             if confident else None
         counts.append({t: len(r) for t, r in records.items()} if records else None)
         results.append(await rank_bundled_draw(settings, data.graph, rows, judged, methods, seed=seed + d,
-                                               sync_rows=sync_rows, settle_s=settle_s, progress=progress,
+                                               sync_rows=sync_rows, progress=progress,
                                                records=records, confidence_trust=confidence_trust,
                                                embedder=embedder, label=f"draw {d + 1}/{draws} {embedder}"))
     return EvalReport.build(
         mode="bundled", graph="bundled evaluation set (temporary embedded FalkorDB per draw)",
         settings=dict(sets or {}), rank_const=settings.search.rank_const,
         draws=[{"seed": r.seed, "coverage": coverage, "noise": noise, "review_rows": r.review_rows,
-                "noisy_rows": r.noisy_rows, "sync": r.sync, "settle": r.settle}
+                "noisy_rows": r.noisy_rows, "sync": r.sync}
                | ({"confidence_records": n} if n else {}) for r, n in zip(results, counts, strict=True)],
         judged=judged, methods=methods, rankings=[r.rankings for r in results],
         default_weight=settings.search.trust_weight, embedder=embedder)

@@ -14,20 +14,21 @@ Methods:
   the stored ``trust_score``. Nothing is written, so it reads the same graph state as the others:
   a second sync would re-index the edges it writes and move FalkorDB's fulltext order.
 
-Every method of one run reads the same graph state: the bundled mode syncs first and ranks
-after, so FalkorDB's re-indexing on sync's writes moves every method's candidates alike. The
-sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`; :mod:`graph_trust.api` passes the real
-job): the evaluation, beside search, does not import the sync job.
+Every method of one run reads the same graph state: the bundled mode syncs first, rebuilds the
+graph's indexes from its data (:func:`rebuild_indexes`) and ranks after. FalkorDB's fulltext
+index keeps the entries sync's writes replaced in its BM25 statistics until a background
+collection, and gives a rewritten edge a new place among equal scores, so without the rebuild
+Graphiti's order right after a sync would differ from a freshly loaded graph's and depend on
+which edges the sync wrote. The sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`;
+:mod:`graph_trust.api` passes the real job): the evaluation, beside search, does not import the
+sync job.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import math
 import os
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -51,7 +52,6 @@ from graph_trust.search.session import open_graphiti, resolve_groups
 
 LIMIT = 10
 STABLE_ATTEMPTS = 3
-SETTLE_POLL_S = 5.0
 log = logging.getLogger(__name__)
 RANK_KINDS = ("trust", "noreview", "composite", "confidence", "vanilla")
 NO_REVIEW = "no review"  # the name of the noreview ranking: the defaults with no review evidence
@@ -179,12 +179,11 @@ async def rank_queries(
 
 
 MOVED = ("query %s: Graphiti's own search (vanilla) gave another order after this query's other rankings than "
-         "before them: the graph changed while ranking (FalkorDB's fulltext index still updating its BM25 "
-         "statistics after sync's writes, or another process writing), so the rankings would compare different "
-         "graph states; ranking the query again (attempt %d of %d)")
+         "before them: the graph changed while ranking (another process writing to it, or, on your own graph, "
+         "FalkorDB's fulltext index still collecting the entries a recent write replaced), so the rankings would "
+         "compare different graph states; ranking the query again (attempt %d of %d)")
 STILL_MOVING = ("query %s: Graphiti's own search order still moved after %d attempts: this query's rankings were "
-                "measured on slightly different graph states (with --bundled, a longer --settle waits for the "
-                "fulltext index first)")
+                "measured on slightly different graph states (is something writing to the graph?)")
 
 
 async def rank_on_one_state(query_id: str, vanilla: Callable[[], Any], rank_all: Callable[[], Any]
@@ -201,37 +200,6 @@ async def rank_on_one_state(query_id: str, vanilla: Callable[[], Any], rank_all:
             log.warning(MOVED, query_id, attempt + 1, STABLE_ATTEMPTS)
     log.warning(STILL_MOVING, query_id, STABLE_ATTEMPTS)
     return ranked
-
-
-async def settle_fulltext(conn: Any, judged: JudgedSet, *, embedder: Any, default_groups: list[str] | None,
-                         max_wait_s: float, poll_s: float = SETTLE_POLL_S,
-                         tick: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Wait for the graph's fulltext statistics to settle after sync's writes.
-
-    FalkorDB's fulltext index (RediSearch) replaces an edge's entry on every write and counts the
-    replaced entries in its BM25 statistics until its garbage collector runs, about every 30 s:
-    until then Graphiti's BM25 order differs from the settled one (measured: nDCG@10 of vanilla
-    0.580 right after a sync, 0.539 a minute later). This polls Graphiti's own search on every
-    query until each group's order has moved once, or ``max_wait_s`` passed, so a draw is
-    measured on the state searches see for the rest of the day, and the same command gives the
-    same figures. Returns ``{"waited_s", "settled_groups"}``."""
-    if max_wait_s <= 0:
-        return {"waited_s": 0.0, "settled_groups": []}
-    probe = [Method("vanilla", "vanilla")]
-    groups = {q.id: q.group for q in judged.queries}
-    first = (await rank_queries(conn, Settings(), judged, probe, embedder=embedder,
-                                default_groups=default_groups))["vanilla"]
-    pending = set(groups.values())
-    start = time.monotonic()
-    while pending and time.monotonic() - start < max_wait_s:
-        await asyncio.sleep(poll_s)
-        now = (await rank_queries(conn, Settings(), judged, probe, embedder=embedder,
-                                  default_groups=default_groups))["vanilla"]
-        pending -= {groups[qid] for qid in first if now.get(qid) != first[qid]}
-        if tick:
-            tick()
-    return {"waited_s": round(time.monotonic() - start, 1),
-            "settled_groups": sorted(str(g) for g in set(groups.values()) - pending)}
 
 
 def _group_of(q: Query, conn: Any, default_groups: list[str] | None) -> str | None:
@@ -268,32 +236,22 @@ class DrawResult:
     review_rows: int
     noisy_rows: int
     sync: dict[str, Any]
-    settle: dict[str, Any]
     rankings: dict[str, dict[str, list[str]]]
 
 
 class DrawProgress:
     """One progress bar per draw (``progress`` with the draw's own phase name): a step for the
-    load, one for the sync, one per settle poll, one per ranked query."""
+    load, one for the sync (and the index rebuild after it), one per ranked query."""
 
-    def __init__(self, progress: Progress | None, label: str, queries: int, settle_s: float) -> None:
+    def __init__(self, progress: Progress | None, label: str, queries: int) -> None:
         self.progress, self.label = progress, label
-        self.settle_steps = max(0, math.ceil(settle_s / SETTLE_POLL_S))
-        self.total = 2 + self.settle_steps + queries
+        self.total = 2 + queries
         self.pos = 0
 
     def step(self, n: int = 1) -> None:
         self.pos += n
         if self.progress:
             self.progress(self.label, n, self.total)
-
-    def settle_poll(self) -> None:
-        if self.pos < 2 + self.settle_steps:
-            self.step()
-
-    def settled(self) -> None:
-        """Past the settle phase, however early it ended."""
-        self.step(max(0, 2 + self.settle_steps - self.pos))
 
     def ranking(self, _phase: str, n: int, _total: int | None) -> None:
         self.step(n)
@@ -318,34 +276,37 @@ async def bundled_graph(settings: Settings, graph: dict[str, Any], embedder: str
             yield s, conn, root, vectors
 
 
-async def rank_settled(conn: Any, s: Settings, graph: dict[str, Any], judged: JudgedSet, methods: list[Method],
-                       vectors: Any, *, settle_s: float, bar: Any,
-                       confidence_trust: ConfidenceTrust | None = None, review_db: Path | None = None,
-                       ) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
-    """After a sync onto ``conn``: wait for the fulltext index to settle (at most ``settle_s``),
-    then rank ``judged`` with ``methods`` (rankings, the settle report); ``bar``: a
-    :class:`DrawProgress` or one with its methods."""
-    await conn.settle()
-    bar.step()
-    settled = await settle_fulltext(conn, judged, embedder=vectors, default_groups=list(graph["groups"]),
-                                    max_wait_s=settle_s, tick=bar.settle_poll)
-    bar.settled()
+async def rebuild_indexes(conn: Any, graph: dict[str, Any]) -> None:
+    """Rebuild the search indexes of every group of the bundled ``graph`` from its data
+    (:meth:`~graph_trust.graph.backends.base.Backend.rebuild_indexes`), after a sync: the graph
+    then ranks as a freshly loaded copy of the same state does, at once and for good, whichever
+    edges the sync wrote (module docstring)."""
+    await conn.settle()  # graphiti-core's index builds on the group clones finish first
+    handles = ([conn.for_group(g) for g in sorted(graph["groups"])] if conn.backend.graph_per_group else [conn])
+    for handle in handles:
+        await conn.backend.rebuild_indexes(handle)
+
+
+async def rank_state(conn: Any, s: Settings, graph: dict[str, Any], judged: JudgedSet, methods: list[Method],
+                     vectors: Any, *, bar: Any, confidence_trust: ConfidenceTrust | None = None,
+                     review_db: Path | None = None) -> dict[str, dict[str, list[str]]]:
+    """Rank ``judged`` with ``methods`` on ``conn``'s graph as it is (synced and rebuilt by the
+    caller); ``bar``: a :class:`DrawProgress` or one with its ``ranking``."""
     now = datetime.fromisoformat(graph["as_of"]) if graph.get("as_of") else None
     override = (confidence_trust(s, review_db, now)
                 if confidence_trust is not None and wants_confidence(methods) else None)
-    rankings = await rank_queries(conn, s, judged, methods, embedder=vectors, default_groups=list(graph["groups"]),
-                                  now=now, progress=bar.ranking, confidence_trust=override)
-    return rankings, settled
+    return await rank_queries(conn, s, judged, methods, embedder=vectors, default_groups=list(graph["groups"]),
+                              now=now, progress=bar.ranking, confidence_trust=override)
 
 
 async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_rows: list[dict[str, Any]],
                             judged: JudgedSet, methods: list[Method], *, seed: int, sync_rows: ReviewSync,
-                            settle_s: float = 60.0, progress: Progress | None = None,
+                            progress: Progress | None = None,
                             records: dict[str, list[dict[str, Any]]] | None = None,
                             confidence_trust: ConfidenceTrust | None = None,
                             embedder: str = "hashing", label: str | None = None) -> DrawResult:
     """Build a temporary embedded graph embedded by ``embedder`` (a built-in embedder's name),
-    sync this draw's review DB onto it (``sync_rows``), rank.
+    sync this draw's review DB onto it (``sync_rows``), rebuild its indexes, rank.
 
     ``settings`` supply everything but the graph, the state directory (both temporary) and
     ``search.embedder`` (``embedder``), so ``--set sync.tiers.*`` reaches sync exactly as
@@ -353,15 +314,17 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
     review DB; the confidence rankings rank by ``confidence_trust`` of it, as of the set's
     ``as_of``. ``progress`` gets one phase named ``label`` for the whole draw.
     """
-    bar = DrawProgress(progress, label or f"draw seed {seed}", len(judged.queries), settle_s)
+    bar = DrawProgress(progress, label or f"draw seed {seed}", len(judged.queries))
     async with bundled_graph(settings, graph, embedder) as (s, conn, root, vectors):
         bar.step()
         report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
-        rankings, settled = await rank_settled(conn, s, graph, judged, methods, vectors, settle_s=settle_s, bar=bar,
-                                               confidence_trust=confidence_trust, review_db=root / "review.sqlite3")
+        await rebuild_indexes(conn, graph)
+        bar.step()
+        rankings = await rank_state(conn, s, graph, judged, methods, vectors, bar=bar,
+                                    confidence_trust=confidence_trust, review_db=root / "review.sqlite3")
     return DrawResult(seed, len(review_rows), sum(1 for r in review_rows if r.get("noisy")),
                       {"edges_set": report.edges_set, "unmatched": report.unmatched_count,
-                       "quarantined": report.quarantined_count}, settled, rankings)
+                       "quarantined": report.quarantined_count}, rankings)
 
 
 def settings_with(config_path: str | os.PathLike[str] | None, sets: dict[str, Any],

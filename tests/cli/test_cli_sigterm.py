@@ -20,7 +20,7 @@ def test_sigterm_stops_the_command_and_the_embedded_server_it_started(sigint_ign
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
     # eval --bundled builds a temporary embedded FalkorDB per draw: a command that holds a server
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", "eval", "--bundled", "--draws", "3",
-                             "--settle", "30", "--rank", "trust"], env=env,
+                             "--rank", "trust"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored
                             else sigint_as_ctrl_c)

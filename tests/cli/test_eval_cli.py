@@ -21,7 +21,7 @@ def quick(tmp_path_factory):
     # Negative evidence, competitor ordering and the relation bonus off (seed 002's formula), so
     # trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
-                "--rank-const", "1,60", "--settle", "0", "--set", "search.negative_penalty=0",
+                "--rank-const", "1,60", "--set", "search.negative_penalty=0",
                 "--set", "search.demote_invalidated=false", "--set", "search.competitors=none",
                 "--set", "search.relation_weight=0", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
@@ -38,7 +38,6 @@ def test_bundled_json_is_complete_and_stable(quick):
     assert [d["seed"] for d in quick["draws"]] == [0, 1]
     for d in quick["draws"]:
         assert d["sync"]["edges_set"] > 0 and d["sync"]["unmatched"] == 0
-        assert d["settle"] == {"waited_s": 0.0, "settled_groups": []}
     for m in quick["methods"]:
         assert METHOD_KEYS <= set(m)
         for metric in ("ndcg@10", "mrr@10", "p@5"):
@@ -161,7 +160,7 @@ def test_plot_needs_matplotlib(tmp_path):
 
 def test_text_output_and_plot(tmp_path):
     pytest.importorskip("matplotlib")  # the plot extra (in the test extra, so CI runs this)
-    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--settle", "0", "--plot", "q.png",
+    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust", "--plot", "q.png",
                 cwd=tmp_path, timeout=600)
     assert r.code == 0, r.err
     default = f"trust@{SearchSettings().trust_weight:g}"

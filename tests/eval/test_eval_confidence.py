@@ -336,7 +336,7 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
 @pytest.fixture(scope="module")
 def quick_conf(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("evalconf")
-    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust,confidence", "--settle", "0",
+    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--rank", "trust,confidence",
                 "--json", "--plot", "q.png", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     assert (cwd / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the chart is written with the ranking

@@ -152,16 +152,6 @@ async def _edge_trust_clear(c: Ctx):
     assert await c.g.write("edge_trust_clear", uuids=[e1]) == [{"matched": 1}]  # clearing twice is harmless
 
 
-@case("eval_touch_edges")
-async def _eval_touch_edges(c: Ctx):
-    e1, e2 = c.e(0), c.e(1)
-    before = await c.rel(e1)
-    assert await c.g.write("eval_touch_edges", uuids=[e2, e1, "no-such-edge"], n=3) == [{"matched": 2}]
-    after = await c.rel(e1)
-    assert after.pop("eval_touched") == 3 and after == before  # nothing else changes
-    assert (await c.rel(e2))["eval_touched"] == 3
-
-
 # --- the trust-state marker -----------------------------------------------------------------------
 
 @case("trust_state_bump", "trust_state_read")

@@ -166,7 +166,7 @@ class Backend(ABC):
     async def rebuild_indexes(self, conn: Connection) -> bool:
         """Rebuild ``conn``'s graph's search indexes from its data, so that their statistics are
         those of a fresh load (a server that keeps them exact needs nothing). Returns whether it
-        rebuilt. Only for graphs that can be rebuilt from their source (the demo's sample)."""
+        rebuilt. Used on graphs graph-trust built itself (the demo's, the eval's temporary ones)."""
         return False
 
     @abstractmethod

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Collection
+import time
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import redis.exceptions as rx
@@ -27,6 +29,12 @@ _FILLING = re.compile(r"(\d+)/(\d+)")  # "[Indexing] 6668/20000: UNDER CONSTRUCT
 
 
 REBUILD_SUFFIX = "__graph_trust_rebuild"  # the spare copy rebuild_indexes makes
+# INFO persistence fields that are non-zero while the server has a child process (a snapshot, an
+# append-only-file rewrite, a module's fork: until the server has reaped it) or is about to start one
+CHILD_FIELDS = ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "aof_rewrite_scheduled",
+                "module_fork_in_progress")
+AUTO_FORKS = {"save": "", "auto-aof-rewrite-percentage": "0"}  # the server's own reasons to fork: off
+CHILD_WAIT_S = 600.0
 
 
 class FalkorDBBackend(Backend):
@@ -92,19 +100,21 @@ class FalkorDBBackend(Backend):
         """FalkorDB re-indexes an edge on every ``SET`` and keeps the old entry in its fulltext
         index until a background collection, so BM25 scores after a write differ from those after
         a restart (the index rebuilt from the snapshot). ``GRAPH.COPY`` builds a graph's indexes
-        afresh: copy out, replace, copy back. A copy left by an interrupted rebuild is restored
-        first (the graph missing) or dropped."""
+        afresh: copy out, replace, copy back, each copy once the server has no other child
+        process (:func:`graph_copy`). A copy left by an interrupted rebuild is restored first (the
+        graph missing) or dropped."""
         redis, name = conn.driver.client.connection, conn.database
         spare = f"{name}{REBUILD_SUFFIX}"
-        names = set(await conn.graph_names())
-        if spare in names:
-            if name not in names:
-                await redis.execute_command("GRAPH.COPY", spare, name)
+        async with automatic_forks_paused(redis, pause=conn.address.kind == "embedded"):
+            names = set(await conn.graph_names())
+            if spare in names:
+                if name not in names:
+                    await graph_copy(redis, spare, name)
+                await redis.execute_command("GRAPH.DELETE", spare)
+            await graph_copy(redis, name, spare)
+            await redis.execute_command("GRAPH.DELETE", name)
+            await graph_copy(redis, spare, name)
             await redis.execute_command("GRAPH.DELETE", spare)
-        await redis.execute_command("GRAPH.COPY", name, spare)
-        await redis.execute_command("GRAPH.DELETE", name)
-        await redis.execute_command("GRAPH.COPY", spare, name)
-        await redis.execute_command("GRAPH.DELETE", spare)
         return True
 
     async def groups(self, conn: Connection, among: Collection[str] | None = None) -> list[str]:
@@ -155,6 +165,46 @@ class FalkorDBBackend(Backend):
     def similarity(self, score: float) -> float:
         """FalkorDB's vector index returns a cosine distance (1 - cos)."""
         return (2.0 - score) / 2.0
+
+
+async def child_processes(redis: Any) -> list[str]:
+    """The :data:`CHILD_FIELDS` that say the server has (or is about to start) a child process."""
+    info = await redis.info("persistence")
+    return [f for f in CHILD_FIELDS if int(info.get(f, 0))]
+
+
+async def graph_copy(redis: Any, src: str, dst: str, poll_s: float = 0.05) -> None:
+    """``GRAPH.COPY src dst`` once the server has no child process. FalkorDB forks for the copy,
+    and a fork refused because another child is alive (``Can't fork for module: File exists``)
+    deadlocks FalkorDB 4.16's server: every thread waits, and the other child is never reaped.
+    An embedded server writes its append-only file again in the background right after a load
+    or a large write: a copy sent then hung the server in one try of three here."""
+    deadline = time.monotonic() + CHILD_WAIT_S
+    while busy := await child_processes(redis):
+        if time.monotonic() > deadline:
+            raise GraphConnectionError(f"cannot copy graph {src!r}: the server has had a child process "
+                                       f"({', '.join(busy)}) for {CHILD_WAIT_S:g} s; try again when it has finished")
+        await asyncio.sleep(poll_s)
+    await redis.execute_command("GRAPH.COPY", src, dst)
+
+
+@asynccontextmanager
+async def automatic_forks_paused(redis: Any, *, pause: bool) -> AsyncIterator[None]:
+    """With ``pause`` (graph-trust's own embedded server), its automatic snapshots and
+    append-only-file rewrites are off meanwhile, so none starts between :func:`graph_copy`'s wait
+    and the copy's fork; the settings are restored after. Another server's configuration is left
+    alone: there the wait is all (the server decides to fork at most every 100 ms or so)."""
+    if not pause:
+        yield
+        return
+    saved = {key: (await redis.config_get(key))[key] for key in AUTO_FORKS}
+    for key, value in AUTO_FORKS.items():
+        await redis.config_set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            await redis.config_set(key, value)
 
 
 BACKEND = FalkorDBBackend()
