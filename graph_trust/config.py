@@ -215,6 +215,14 @@ class ReviewQueueSettings(_Section):
     # what a fact that relink could not place, or Graphiti invalidated while review vouches for
     # it, is worth, in returns at rank 1 when the log has none for it
     floor_uses: float = Field(default=5.0, ge=0)
+    # contested slots: a newer value that came this many days after the value it displaced is an
+    # update rather than a conflict with chance 1 - 1/e; the slot's risk that agents see the wrong
+    # value first is exp(-gap / update_days) (docs/review.md, "The queue")
+    update_days: float = Field(default=180.0, gt=0)
+    # contested slots: the log is read as if this many searches, spread evenly over the slots the
+    # queue reads, came before it: a slot no search returned yet is still exposed, and a short log
+    # (its own returns: a few searches) does not decide alone which slots matter
+    prior_searches: float = Field(default=120.0, ge=0)
     limit: int = Field(default=50, ge=1, le=100000)  # facts review queue lists unless --limit says otherwise
 
     @field_validator("weights")

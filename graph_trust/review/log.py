@@ -213,6 +213,12 @@ class Use:
     weighted: float
     best_rank: int
     last_day: str
+    firsts: float = 0.0  # its returns at rank 1, weighed by age: searches it answered first
+
+
+def searches(used: dict[str, Use]) -> float:
+    """The searches the log holds (each returns one fact at rank 1), weighed by age."""
+    return sum(u.firsts for u in used.values())
 
 
 def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, group: str | None = None,
@@ -226,9 +232,11 @@ def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, 
         where += " AND l.group_id = ?"
         params.append(group)
     rows = conn.query(f"SELECT l.edge_uuid, min(l.group_id), sum(l.hits), sum(l.hits * w.value / l.rank), min(l.rank), "
-                      f"max(l.day) FROM retrieval_log l JOIN {conn.json_pairs()} w ON w.key = l.day {where} "
+                      "max(l.day), sum(CASE WHEN l.rank = 1 THEN l.hits * w.value ELSE 0 END) "
+                      f"FROM retrieval_log l JOIN {conn.json_pairs()} w ON w.key = l.day {where} "
                       "GROUP BY l.edge_uuid", tuple(params))
-    return {u: Use(u, g, int(n), float(wt), int(best), last) for u, g, n, wt, best, last in rows}
+    return {u: Use(u, g, int(n), float(wt), int(best), last, float(first))
+            for u, g, n, wt, best, last, first in rows}
 
 
 def returns_of(conn: ReviewConn, edge_uuid: str, *, days: int = 30) -> dict[str, Any]:
@@ -271,4 +279,4 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
             "kept": {"oldest_day": span[0], "newest_day": span[1], "rows": int(span[2])}}
 
 
-__all__ = ["RetrievalLog", "Use", "close_writer", "returns_of", "summary", "uses", "writer_for"]
+__all__ = ["RetrievalLog", "Use", "close_writer", "returns_of", "searches", "summary", "uses", "writer_for"]

@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from graph_trust.config import ReviewQueueSettings
+from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.graph_read import edge_facts, existing_edges, subject_edges
@@ -111,6 +112,12 @@ def guard_records(conn: ReviewConn) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _stamp(row: dict[str, Any]) -> float | None:
+    """An edge's time in the competitor order (valid_at, else created_at), in seconds."""
+    t = as_datetime(row.get("valid_at")) or as_datetime(row.get("created_at"))
+    return t.timestamp() if t is not None else None
+
+
 async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: ReviewQueueSettings,
                  tiers: dict[str, float | None], *, group: str | None = None,
                  confidences: Callable[[list[str]], dict[str, float]] | None = None,
@@ -139,7 +146,7 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
     try:
         # the graph: every edge of the returned edges' subjects (their slots), and which review rows' edges exist
         inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
-                              r.get("object"), None, bool(r.get("valid")))
+                              r.get("object"), None, bool(r.get("valid")), _stamp(r))
                      for r in await subject_edges(graph, sorted(used), group)] if used else []
         placed = await existing_edges(graph, sorted(inp.reviews), group)
     finally:

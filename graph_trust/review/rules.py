@@ -11,12 +11,13 @@ graph. ``inputs.use(key)`` is the fact's weighted returns (0 when the log never 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from graph_trust.config import ReviewQueueSettings
-from graph_trust.review.log import Use
+from graph_trust.review.log import Use, searches
 
 DECISIVE = ("promoted", "rejected", "expired")  # a reviewer already decided these
 VERIFIED = ("promoted", "corroborated")
@@ -34,6 +35,7 @@ class SlotEdge:
     object: str | None
     fact: str | None
     valid: bool
+    stamp: float | None = None  # valid_at, else created_at, in seconds: the competitor order's time
 
 
 @dataclass
@@ -101,11 +103,6 @@ class Hit(NamedTuple):
         return self.numbers(*self.args) if callable(self.numbers) else self.numbers
 
 
-def figures(self) -> dict[str, Any]:
-        """``numbers``, made if given as a callable."""
-        return self.numbers() if callable(self.numbers) else self.numbers
-
-
 def figures(**numbers: Any) -> dict[str, Any]:
     """A hit's numbers, floats rounded to 4 places (what the queue shows)."""
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in numbers.items()}
@@ -146,30 +143,59 @@ def _unreviewed_why(status: str | None, u: Use, room: float, p_bad: float, bad: 
 
 
 def _contested_numbers(predicate: str, values: list[str], verified: int, returned: int, exposure: float, own: float,
-                       prior: float, share: float, weighted: float) -> dict[str, Any]:
+                       subject: float, prior: float, gap: float | None, risk: float) -> dict[str, Any]:
     return figures(predicate=predicate, values=len(values), verified=verified, returned=returned, slot_weighted=own,
-                   subject_share=prior, exposure=exposure, weighted=weighted, share=share)
+                   subject_share=subject, prior=prior, exposure=exposure,
+                   gap_days=None if gap is None else round(gap, 1), risk=risk)
 
 
 def _contested_why(predicate: str, values: list[str], verified: int, returned: int, exposure: float, own: float,
-                   prior: float, share: float, weighted: float) -> str:
+                   subject: float, prior: float, gap: float | None, risk: float) -> str:
+    after = "no time to compare" if gap is None else f"{gap:.0f} days after the value it displaced"
     return (f"contested slot {predicate}: {len(values)} values ({', '.join(map(str, values[:4]))}"
-            f"{', ...' if len(values) > 4 else ''}), {verified or 'none'} verified, {returned} returned; exposure "
-            f"{exposure:.1f} ({own:.1f} weighted returns of the slot + {prior:.1f} of its subject's), this one's "
-            f"share {share:.2f}")
+            f"{', ...' if len(values) > 4 else ''}), {verified or 'none'} verified, {returned} returned; this one "
+            f"is shown first ({after}: wrong first with risk {risk:.2f}); exposure {exposure:.1f} ({own:.1f} "
+            f"weighted returns of the slot + {subject:.1f} of its subject's + {prior:.2f} prior)")
+
+
+def first_shown(live: list[SlotEdge], trust: Callable[[str], float | None], use: Callable[[str], float]
+                ) -> tuple[SlotEdge, float | None]:
+    """The value of a slot agents see first, as the search's competitor rule orders a slot's values
+    (verified trust first, then the newer stamp; a missing stamp is oldest; ties in relevance order,
+    which the log tells as the more returned first), and the days between it and the newest edge
+    holding another value (None when either has no stamp)."""
+
+    def key(e: SlotEdge) -> tuple[float, float, float, str]:
+        return (-(trust(e.uuid) or 0.0), -(e.stamp if e.stamp is not None else -math.inf), -use(e.uuid), e.uuid)
+
+    order = sorted(live, key=key)
+    first = order[0]
+    runner = next(e for e in order if e.object_uuid != first.object_uuid)
+    if first.stamp is None or runner.stamp is None:
+        return first, None
+    return first, max(0.0, first.stamp - runner.stamp) / 86400.0
 
 
 def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     """Slots (subject and relation) holding different values, of which none or several are
-    verified, among the facts no reviewer rejected or expired: the wrong-answer-first risk. A
-    decision on such a fact changes which value agents see first whichever way it goes (promoted,
-    it goes first; rejected or expired, it drops).
+    verified, among the facts no reviewer rejected or expired: the wrong-answer-first risk.
 
-    Value: the slot's exposure x this fact's chance of being the value shown first. The exposure
-    is the slot's weighted returns plus its subject's share: the subject's returns spread evenly
-    over its slots, because agents who ask about an entity ask about its other relations too (a
-    slot no search returned yet is still exposed through its subject). The chance is the fact's
-    returns over the most returned value's, or 1 for each value when none was returned."""
+    Which fact: the value agents see first (:func:`first_shown`). One decision on it settles the
+    slot whichever way it goes: promoted, it stays first and is verified; rejected or expired, it
+    drops and the next value takes its place. The slot's other values are left to later (deciding
+    them changes what agents see first only when the first one is wrong *and* they are right).
+
+    Value: the slot's exposure x the risk that the value shown first is wrong. Risk: that value
+    is newer than the one it displaced by ``gap`` days; a value that changed long after the last
+    one is most likely an update (the search already puts the newer first: right), one that came
+    soon after a different value is a conflict between sources, as likely wrong as right. Values
+    change about every ``update_days``, so the newer one is an update with chance
+    ``1 - exp(-gap / update_days)`` and the risk is ``exp(-gap / update_days)`` (1 without stamps).
+
+    Exposure: the slot's weighted returns, plus its subject's share (the subject's returns spread
+    evenly over its slots: agents who ask about an entity ask about its other relations too), plus
+    a prior: ``prior_searches`` searches' worth of returns spread evenly over every slot the queue
+    reads, so a slot no search returned yet is still exposed and a short log does not decide alone."""
     slots: dict[tuple[str, str], list[SlotEdge]] = {}
     subject_use: dict[str, float] = {}
     subject_slots: dict[str, set[str]] = {}
@@ -181,6 +207,15 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
         if e.valid:
             slots.setdefault((e.subject_uuid, e.predicate), []).append(e)
+    n_slots = sum(len(p) for p in subject_slots.values())
+    n_searches = searches(uses)
+    per_search = sum(u.weighted for u in uses.values()) / n_searches if n_searches > 0 else 0.0
+    prior = cfg.prior_searches * per_search / n_slots if n_slots else 0.0
+
+    def trust(uuid: str) -> float | None:
+        s = inp.status(uuid)
+        return inp.tiers.get(s) if s in VERIFIED else None
+
     for (subject, predicate), edges in slots.items():
         if len(edges) < 2:
             continue
@@ -191,21 +226,17 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         verified = [e for e in live if status_of[e.uuid] in VERIFIED]
         if len(verified) == 1:
             continue  # one verified value: review already says which comes first
-        use = {e.uuid: inp.use(e.uuid) for e in edges}
-        own = sum(use.values())
-        prior = subject_use.get(subject, 0.0) / len(subject_slots[subject])
-        exposure = own + prior
-        top = max(use[e.uuid] for e in live)
-        returned = sum(1 for e in live if use[e.uuid] > 0)
+        own = sum(inp.use(e.uuid) for e in edges)
+        share = subject_use.get(subject, 0.0) / len(subject_slots[subject])
+        exposure = own + share + prior
+        first, gap = first_shown(live, trust, inp.use)
+        risk = 1.0 if gap is None else math.exp(-gap / cfg.update_days)
+        if exposure * risk <= 0:
+            continue
+        returned = sum(1 for e in live if inp.use(e.uuid) > 0)
         values = sorted({e.object or e.object_uuid for e in live})
-        for e in live:
-            if not verified and status_of[e.uuid] == "promoted":
-                continue
-            share = use[e.uuid] / top if top > 0 else 1.0
-            if share <= 0 or exposure <= 0:
-                continue
-            yield Hit(e.uuid, exposure * share, _contested_why, _contested_numbers,
-                      (predicate, values, len(verified), returned, exposure, own, prior, share, use[e.uuid]))
+        yield Hit(first.uuid, exposure * risk, _contested_why, _contested_numbers,
+                  (predicate, values, len(verified), returned, exposure, own, share, prior, gap, risk))
 
 
 def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -271,5 +302,5 @@ RULES: dict[str, Rule] = {"unreviewed_use": unreviewed_use, "contested_slot": co
                           "trusted_invalidated": trusted_invalidated, "low_confidence_use": low_confidence_use,
                           "flagged": flagged, "unplaced": unplaced}
 
-__all__ = ["DECISIVE", "RULES", "Hit", "figures", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "flagged",
-           "low_confidence_use", "trusted_invalidated", "unplaced", "unreviewed_use"]
+__all__ = ["DECISIVE", "RULES", "Hit", "figures", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "first_shown",
+           "flagged", "low_confidence_use", "trusted_invalidated", "unplaced", "unreviewed_use"]

@@ -473,6 +473,9 @@ async def _review_reads(c: Ctx):
     r1 = next(r for r in rows if r["uuid"] == e1)
     assert (r1["subject_uuid"], r1["predicate"], r1["object"], r1["valid"]) == (
         c.edges[e1]["source"], "DEPENDS_ON", "billing-db", True)
+    stored = await c.rel(e1)  # the competitor order's times, as the edge holds them
+    assert as_datetime(r1["valid_at"]) == as_datetime(stored["valid_at"]) is not None
+    assert as_datetime(r1["created_at"]) == as_datetime(stored["created_at"]) is not None
     other = c.e(4)  # payments-api DEPENDS_ON auth-service: another subject
     both = {r["uuid"] for r in await c.g.query("subject_edges", uuids=[e1, other])}
     assert both == mine | {u for u, e in c.edges.items() if e["source"] == c.edges[other]["source"]}

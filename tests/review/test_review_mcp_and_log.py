@@ -17,7 +17,7 @@ from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.errors import ConfigError, InputError, NotFoundError
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.log import RetrievalLog, returns_of, summary, uses, writer_for
+from graph_trust.review.log import RetrievalLog, returns_of, searches, summary, uses, writer_for
 from graph_trust.review.flags import open_flags
 from graph_trust.sync.review_db import insert_rows
 from sync_fixtures import FACTS, build, row
@@ -163,6 +163,10 @@ def test_uses_weigh_rank_and_age(review_url):
         w.record("search", [(f"x{i}", "g") for i in range(rank - 1)] + [("e", "g")], at=t)
     w.flush()
     with ReviewConn.open(review_url) as conn:
-        e = uses(conn, days=365, half_life_days=30, top_ranks=10, today=now)["e"]
+        got = uses(conn, days=365, half_life_days=30, top_ranks=10, today=now)
+    e = got["e"]
     assert e.returns == 3 and e.best_rank == 1
     assert e.weighted == pytest.approx(1 + 0.5 + 0.25)  # today at rank 1, a half-life ago at 1, today at 4
+    # the searches it answered first, weighed by age; the log's searches: e's two and x0's one (today)
+    assert e.firsts == pytest.approx(1 + 0.5) and got["x0"].firsts == pytest.approx(1) and got["x1"].firsts == 0
+    assert searches(got) == pytest.approx(2.5)
