@@ -42,6 +42,20 @@ def test_wheel_holds_only_graph_trust(tmp_path):
                      *(f"graph_trust/review/web/{f.relative_to(ROOT / 'graph_trust' / 'review' / 'web')}"
                        for d in ("templates", "static") for f in sorted((ROOT / "graph_trust" / "review" / "web" / d).iterdir()))):
         assert expected in names
+    # every module of every package directory is in the wheel (a subpackage missing from
+    # pyproject's packages list installs editable and breaks as a wheel)
+    mapped = {"graph_trust": ROOT / "graph_trust", "graph_trust/sync": ROOT / "sync", "graph_trust/cli": ROOT / "cli"}
+    missing = []
+    for prefix, src in mapped.items():
+        for f in src.rglob("*.py"):
+            rel = f.relative_to(src)
+            if "__pycache__" in rel.parts or not (f.parent / "__init__.py").exists():
+                continue
+            if prefix == "graph_trust" and rel.parts[0] in ("sync", "cli"):
+                continue
+            if f"{prefix}/{rel.as_posix()}" not in names:
+                missing.append(f"{prefix}/{rel.as_posix()}")
+    assert missing == []
 
 
 def test_graphiti_telemetry_is_off_unless_turned_on():
