@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -26,8 +27,12 @@ def test_only_graph_trust_is_importable_from_this_install():
 
 
 def test_wheel_holds_only_graph_trust(tmp_path):
+    # built from a copy without build/ (setuptools would reuse the stale files of an earlier build)
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns("build", ".venv", ".git", "mutants", "*.egg-info",
+                                                             "__pycache__", ".graph-trust", "node_modules"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path), str(ROOT)], check=True, capture_output=True)
+                    str(tmp_path), str(src)], check=True, capture_output=True)
     wheel = next(tmp_path.glob("graph_trust-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
