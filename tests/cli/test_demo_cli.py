@@ -36,7 +36,7 @@ def test_demo_loads_syncs_and_boosts(demo_dir):
         for e in q["boosted"]:
             assert set(e) == {"uuid", "text", "bm25_rank", "cosine_rank", "fused", "trust_score", "boost", "final",
                               "rank", "rank_without_boost", "negative", "cosine_stage", "relation_bonus", "moved_by",
-                              "score_before_move"}
+                              "score_before_move", "missing_identifier"}
             # a fact a rule moved scores its new place's score; what it scored is kept beside
             own = e["final"] if e["moved_by"] is None else e["score_before_move"]
             if e["negative"] is None:
