@@ -21,6 +21,7 @@ from graph_trust.confidence import relevance as rel
 from graph_trust.confidence import resolution as res
 from graph_trust.confidence import success as succ
 from graph_trust.confidence import verification as ver
+from graph_trust.errors import ConfigError
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -143,11 +144,15 @@ def test_resolution_strategies_reasons_and_boundaries():
         res.resolve(_claim("a"), _claim("b"), system_verify=lambda x, y: "c")
 
 
-def test_load_hook_splits_at_the_first_colon():
+def test_load_hook_takes_module_colon_callable():
     assert res.load_hook("") is None and res.load_hook(None) is None
     assert res.load_hook("os.path:join") is __import__("os").path.join
-    with pytest.raises(Exception, match=r"cannot load 'os.path:join:x'"):
-        res.load_hook("os.path:join:x")
+    for bad in ("os.path:join:x", "os.path", "os.path:", ":join", "os.path.join"):
+        with pytest.raises(ConfigError, match=rf"^config key confidence.system_verification_hook: '{bad}' is not "
+                                              r"module:callable$"):
+            res.load_hook(bad)
+    with pytest.raises(ConfigError, match=r"cannot load 'json:nosuch' \(module 'json' has no attribute 'nosuch'\)$"):
+        res.load_hook("json:nosuch")
     with pytest.raises(Exception, match=r"^config key confidence.system_verification_hook: 'math:pi' is not callable$"):
         res.load_hook("math:pi")
 
@@ -315,6 +320,15 @@ def test_exponential_default_rate_is_0_01_per_day():
     assert fr.freshness(T0, T0 + timedelta(days=30), model="exponential") == pytest.approx(math.exp(-0.3))
     assert fr.freshness_many(np.array([30.0]), np.array([60.0]), model="exponential").tolist() == \
         pytest.approx([math.exp(-0.3)])
+
+
+def test_an_unknown_decay_model_is_an_error_not_a_half_life():
+    message = r"^unknown decay model 'Linear' \(known: half_life, exponential, linear\)$"
+    with pytest.raises(ValueError, match=message):
+        fr.freshness(T0, T0 + timedelta(days=3), model="Linear")
+    with pytest.raises(ValueError, match=message):
+        fr.freshness_many(np.array([3.0]), np.array([30.0]), model="Linear")
+    assert fr.MODELS == ("half_life", "exponential", "linear")
 
 
 def test_scalar_freshness_is_a_plain_float():

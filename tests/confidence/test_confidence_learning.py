@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graph_trust.confidence import learning, model
 from graph_trust.confidence.composite import DEFAULT_WEIGHTS, FACTORS
@@ -144,8 +146,8 @@ def test_select_keeps_empty_context_empty():
 # --- how coefficients become weights ----------------------------------------------------------
 
 def _sigmoid_rows(coef_fresh: float, coef_source: float, n: int = 80, seed: int = 11):
-    """Rows where only freshness and source vary and outcomes are the logistic model's own
-    probabilities (so the fitted coefficients are about ``coef_fresh`` and ``coef_source``)."""
+    """Rows where only freshness and source vary and the outcomes are a logistic model's own
+    probabilities (the fit's L2 penalty shrinks the coefficients, but keeps their signs)."""
     rng = np.random.default_rng(seed)
     X = np.full((n, 7), 0.5)
     X[:, 0], X[:, 1] = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
@@ -153,7 +155,7 @@ def _sigmoid_rows(coef_fresh: float, coef_source: float, n: int = 80, seed: int 
 
 
 def test_the_weights_are_the_positive_coefficients_shares_to_6_decimals():
-    X, y = _sigmoid_rows(3.0, 2.0)
+    X, y = _sigmoid_rows(3.0, 1.5)
     fit = learning.fit_weights(X, y, DEFAULT_WEIGHTS)
     cf, cs = fit.coefficients["freshness"], fit.coefficients["source"]
     assert cf > cs > 0
@@ -246,3 +248,20 @@ def test_factor_matrix_consensus_reads_independence():
 
 def test_factor_matrix_clips_the_context_column_to_0_1():
     assert model.factor_matrix(_inputs(context=np.array([-0.5, 0.25])))[:, 6].tolist() == [0.0, 0.25]
+
+
+@settings(max_examples=40)
+@given(st.integers(20, 120), st.integers(0, 2**32 - 1), st.sampled_from(["split", "lopsided", "binary"]))
+def test_under_the_default_penalty_newton_converges_long_before_the_cap(n, seed, kind):
+    # what makes the iteration cap and the exp clip in logistic() inert under fit_weights
+    # (docs/mutation_equivalents.txt): the fit settles within 15 steps, far inside +/-30
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 7))
+    if kind == "binary":
+        X = np.round(X)
+    y = (X @ rng.normal(0, 5, 7) > 0).astype(float) if kind != "lopsided" else (rng.uniform(size=n) < 0.05) * 1.0
+    y[:2] = [0.0, 1.0]  # never all alike
+    coef, b0 = learning.logistic(X, y)
+    quick, quick_b0 = learning.logistic(X, y, iters=15)
+    assert quick == pytest.approx(coef, abs=1e-9) and quick_b0 == pytest.approx(b0, abs=1e-9)
+    assert np.abs(X @ coef + b0).max() < 30
