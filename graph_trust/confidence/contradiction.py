@@ -76,8 +76,9 @@ def values(text: str) -> dict[str, frozenset[str]]:
     t = text.lower()
     ports = {a or b for a, b in _PORT.findall(t)}
     times = {str((int(h) % 12 + (12 if ap == "p" else 0)) * 60 + int(m or 0)) for h, m, ap in _TIME12.findall(t)}
+    t = _TIME12.sub(" ", t)  # "2:30 pm" is 14:30, not also 02:30
     times |= {str(int(h) * 60 + int(m)) for h, m in _TIME24.findall(t) if int(h) < 24 and int(m) < 60}
-    versions = set(_VERSION.findall(_TIME24.sub(" ", _TIME12.sub(" ", t))))
+    versions = set(_VERSION.findall(_TIME24.sub(" ", t)))
     return {k: frozenset(v) for k, v in (("port", ports), ("time", times), ("version", versions)) if v}
 
 

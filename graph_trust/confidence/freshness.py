@@ -27,6 +27,7 @@ HALF_LIVES: dict[str, float] = {
     "global": 60,
 }
 DEFAULT_HALF_LIFE = 60.0
+MODELS = ("half_life", "exponential", "linear")
 SECONDS_PER_DAY = 86400.0
 
 
@@ -71,7 +72,9 @@ def freshness(created_at: datetime, now: datetime, category: str | None = None,
         return float(linear(age, max_age_days))
     if model == "exponential":
         return float(exponential(age, rate))
-    return float(half_life(age, half_life_for(category, half_lives, default_half_life)))
+    if model == "half_life":
+        return float(half_life(age, half_life_for(category, half_lives, default_half_life)))
+    raise _unknown(model)
 
 
 def freshness_many(age_days_arr: np.ndarray, half_lives_arr: np.ndarray, *, model: str = "half_life",
@@ -81,7 +84,13 @@ def freshness_many(age_days_arr: np.ndarray, half_lives_arr: np.ndarray, *, mode
         return linear(age_days_arr, max_age_days)
     if model == "exponential":
         return exponential(age_days_arr, rate)
-    return half_life(age_days_arr, half_lives_arr)
+    if model == "half_life":
+        return half_life(age_days_arr, half_lives_arr)
+    raise _unknown(model)
+
+
+def _unknown(model: str) -> ValueError:
+    return ValueError(f"unknown decay model {model!r} (known: {', '.join(MODELS)})")
 
 
 def _out(arr: np.ndarray, like):

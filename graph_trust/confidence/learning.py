@@ -51,6 +51,9 @@ def logistic(X: np.ndarray, y: np.ndarray, l2: float = 1e-2, iters: int = 50) ->
 
 def fit_weights(X: np.ndarray, y: np.ndarray, current: Mapping[str, float]) -> Fit:
     """New weights from factor rows ``X`` (columns in FACTORS order) and outcomes ``y``."""
+    if X.shape != (len(y), len(FACTORS)):
+        raise ValueError(f"need one row of {len(FACTORS)} factor scores ({', '.join(FACTORS)}) per outcome, "
+                         f"got {'x'.join(map(str, X.shape))} for {len(y)} outcomes")
     if len(y) < MIN_OUTCOMES:
         raise ValueError(f"need at least {MIN_OUTCOMES} recorded outcomes to learn weights, have {len(y)}")
     if np.all(y >= 1) or np.all(y <= 0):
@@ -75,7 +78,7 @@ def fit_weights(X: np.ndarray, y: np.ndarray, current: Mapping[str, float]) -> F
 
 def calibration(scores: np.ndarray, y: np.ndarray) -> dict:
     """Uses and success rate per level band, and of scores >= 0.8; plus the Brier score."""
-    codes = level_codes(scores) if len(scores) else np.empty(0, dtype=int)
+    codes = level_codes(scores)
     bands = []
     for i, (name, lower, _) in enumerate(LEVELS):
         sel = codes == i

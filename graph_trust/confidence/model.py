@@ -65,4 +65,4 @@ def factor_matrix(x: FactorInputs, *, decay: str = "half_life", decay_rate: floa
         "success": success.success_many(x.successes, x.partials, x.uses, min_samples),
         "context": np.clip(ctx, 0.0, 1.0),
     }
-    return np.column_stack([np.asarray(cols[f], dtype=float).reshape(n) for f in FACTORS]) if n else np.empty((0, 7))
+    return np.column_stack([np.asarray(cols[f], dtype=float).reshape(n) for f in FACTORS])

@@ -77,6 +77,8 @@ def load_hook(spec: str | None) -> SystemVerifier | None:
     if not spec:
         return None
     mod, _, attr = spec.partition(":")
+    if not mod or not attr or ":" in attr:
+        raise ConfigError(f"config key confidence.system_verification_hook: {spec!r} is not module:callable")
     try:
         fn = getattr(importlib.import_module(mod), attr)
     except (ImportError, AttributeError, ValueError) as exc:

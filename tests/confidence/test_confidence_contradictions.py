@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -151,3 +152,92 @@ def test_resolution_is_symmetric(da, db, sa, sb, na, nb):
     a, b = claim("a", da, sa, na), claim("b", db, sb, nb)
     r1, r2 = resolve(a, b), resolve(b, a)
     assert (r1.strategy, r1.winner, r1.loser) == (r2.strategy, r2.winner, r2.loser)
+
+
+# --- the comparison key is SQLite's lower(trim()) --------------------------------------------
+
+keys = st.text(alphabet=st.sampled_from(list(" \t\nabcXYZ09_-.") + ["É", "é", "ß", "İ", "Ω", "\u00a0"]), max_size=12)
+
+
+@given(keys)
+def test_norm_is_sqlites_lower_trim(v):
+    # consensus clusters are grouped in SQL and contradictions in Python: the two keys must agree
+    with sqlite3.connect(":memory:") as db:
+        assert c.norm(v) == db.execute("SELECT lower(trim(?))", (v,)).fetchone()[0]
+
+
+def test_norm_ignores_only_ascii_case_and_spaces():
+    assert c.norm(None) is None
+    assert c.norm("  Redis\t") == "redis\t" and c.norm(" ÉCOLE Ab ") == "École ab"
+    assert c.norm("X") == "x" and c.norm("ΩMEGA") == "Ωmega"
+
+
+# --- times of day, 12- and 24-hour ------------------------------------------------------------
+
+@given(st.integers(0, 23), st.integers(0, 59), st.sampled_from(["{h}:{m:02d} {ap}m", "{h}:{m:02d}{AP}M",
+                                                                  "{h}:{m:02d} {ap}.m."]))
+def test_a_time_is_its_minutes_after_midnight_in_either_clock(h, m, form):
+    minutes = frozenset({str(h * 60 + m)})
+    assert c.values(f"at {h:02d}:{m:02d} utc") == {"time": minutes}
+    h12, ap = (h % 12 or 12), ("a" if h < 12 else "p")
+    assert c.values(form.format(h=h12, m=m, ap=ap, AP=ap.upper())) == {"time": minutes}
+    if m == 0:
+        assert c.values(f"{h12}{ap}m") == {"time": minutes}
+    # the same time in the two clocks is no conflict
+    x = c.classify(F(1, "backup", "runs_at", f"{h:02d}:{m:02d}"), F(2, "backup", "runs_at", f"{h12}:{m:02d} {ap}m"))
+    assert x.type == "different_object"
+
+
+@pytest.mark.parametrize("text", ["24:00", "25:10", "10:60", "23:75"])
+def test_no_time_of_day_outside_the_clock(text):
+    assert c.values(text) == {}
+
+
+def test_a_12_hour_time_is_not_also_read_as_a_24_hour_one():
+    assert c.values("2:30 pm") == {"time": frozenset({"870"})}  # 14:30, not also 02:30
+    assert c.classify(F(1, "job", "runs_at", "2:30 pm"), F(2, "job", "runs_at", "14:30")).type == "different_object"
+    assert c.values("12 am") == {"time": frozenset({"0"})} and c.values("12:30pm") == {"time": frozenset({"750"})}
+
+
+# --- what the contradiction says ---------------------------------------------------------------
+
+def test_exclusive_state_detail_names_each_sides_state():
+    x = c.classify(F(1, "redis", "state", "stopped"), F(2, "redis", "state", "running"))
+    assert (x.a, x.b, x.type, x.severity, x.detail) == ("1", "2", "exclusive_state", "high", "stopped vs running")
+    assert c.classify(F(1, "redis", "state", "up"), F(2, "redis", "state", "down")).detail == "up vs down"
+    assert c.exclusive_states("now offline", "online") == ("offline", "online")
+
+
+def test_conflicting_value_detail_lists_each_sides_values():
+    x = c.classify(F(1, "es", "listens", "port 9300, port 9200"), F(2, "es", "listens", "port 9400"))
+    assert (x.type, x.severity, x.detail) == ("conflicting_value", "high", "port 9200,9300 vs 9400")
+    y = c.classify(F(1, "es", "listens", "port 9400"), F(2, "es", "listens", "port 9200 or port 9300"))
+    assert y.detail == "port 9400 vs 9200,9300"
+
+
+def test_different_object_detail_quotes_both_objects():
+    x = c.classify(F(1, "team", "lead", "alice"), F(2, "team", "lead", "bob"))
+    assert (x.type, x.severity, x.detail) == ("different_object", "medium", "'alice' vs 'bob'")
+
+
+def test_objects_that_agree_as_keys_do_not_contradict():
+    assert c.classify(F(1, "redis", "state", "Running "), F(2, "redis", "state", " running")) is None
+    assert c.classify(F(1, "redis", "state", None), F(2, "redis", "state", None)) is None
+
+
+def test_the_predicate_and_the_text_are_read_for_values_and_states():
+    # a bare value takes its kind from the predicate
+    x = c.classify(F(1, "es", "port", "9200"), F(2, "es", "port", "9300"))
+    assert (x.type, x.detail) == ("conflicting_value", "port 9200 vs 9300")
+    # the states may be in the fact's text only
+    y = c.classify(F(1, "redis", "role", "primary", "redis is running"), F(2, "redis", "role", "replica",
+                                                                        "redis was stopped"))
+    assert (y.type, y.detail) == ("exclusive_state", "running vs stopped")
+
+
+def test_detect_compares_the_first_50_objects_by_default():
+    facts = [F(i, "svc", "owner", f"team {i}") for i in range(52)]
+    found = c.detect(facts)
+    assert len(found) == 50 * 49 // 2
+    assert {int(x.a) for x in found} | {int(x.b) for x in found} == set(range(50))
+    assert [(x.a, x.b) for x in c.detect(facts[::-1], max_objects=3)] == [("51", "50"), ("51", "49"), ("50", "49")]

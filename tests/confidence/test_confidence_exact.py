@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import consensus as cons
@@ -19,6 +21,7 @@ from graph_trust.confidence import relevance as rel
 from graph_trust.confidence import resolution as res
 from graph_trust.confidence import success as succ
 from graph_trust.confidence import verification as ver
+from graph_trust.errors import ConfigError
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -141,11 +144,15 @@ def test_resolution_strategies_reasons_and_boundaries():
         res.resolve(_claim("a"), _claim("b"), system_verify=lambda x, y: "c")
 
 
-def test_load_hook_splits_at_the_first_colon():
+def test_load_hook_takes_module_colon_callable():
     assert res.load_hook("") is None and res.load_hook(None) is None
     assert res.load_hook("os.path:join") is __import__("os").path.join
-    with pytest.raises(Exception, match=r"cannot load 'os.path:join:x'"):
-        res.load_hook("os.path:join:x")
+    for bad in ("os.path:join:x", "os.path", "os.path:", ":join", "os.path.join"):
+        with pytest.raises(ConfigError, match=rf"^config key confidence.system_verification_hook: '{bad}' is not "
+                                              r"module:callable$"):
+            res.load_hook(bad)
+    with pytest.raises(ConfigError, match=r"cannot load 'json:nosuch' \(module 'json' has no attribute 'nosuch'\)$"):
+        res.load_hook("json:nosuch")
     with pytest.raises(Exception, match=r"^config key confidence.system_verification_hook: 'math:pi' is not callable$"):
         res.load_hook("math:pi")
 
@@ -224,3 +231,161 @@ def test_verification_exactly():
     assert ver.level_of([("sys", "still_valid", at[0])], "me", system_verifiers=("sys",)) == ("system", 1)
     assert ver.level_of([("gt", "partially_valid", at[0])], "me", ground_truth_verifiers=("gt",)) == ("ground_truth", 1)
     assert ver.level_of([("system_auto_verify", "confirmed", at[0])], "me") == ("system", 1)
+
+
+# --- composite: weights, clipping and the tolerance at each bound ----------------------------
+
+def _weights_error(weights) -> str:
+    with pytest.raises(ValueError) as err:
+        comp.check_weights(weights)
+    return str(err.value)
+
+
+def test_check_weights_names_exactly_what_is_missing_and_what_is_unknown():
+    need = "weights need exactly freshness, source, verification, consensus, contradiction, success, context"
+    assert _weights_error({f: 1 / 6 for f in comp.FACTORS[1:]}) == f"{need}; missing freshness"
+    assert _weights_error({**comp.DEFAULT_WEIGHTS, "ctx": 0.0}) == f"{need}; unknown ctx"
+    two_each = {**{f: 0.2 for f in comp.FACTORS[:5]}, "a": 0.0, "b": 0.0}
+    assert _weights_error(two_each) == f"{need}; missing success, context; unknown a, b"
+
+
+def test_a_weight_may_be_0_or_1_but_not_more_even_within_the_sums_tolerance():
+    all_on_source = {**{f: 0.0 for f in comp.FACTORS}, "source": 1.0}
+    assert comp.check_weights(all_on_source) == all_on_source
+    # 1.005 alone sums to 1 within 0.01, yet no single weight may pass 1
+    assert _weights_error({**all_on_source, "source": 1.005}) == "each weight must be in [0, 1]"
+    assert _weights_error({**all_on_source, "source": -0.0001, "context": 1.0001}) == "each weight must be in [0, 1]"
+
+
+def test_scores_are_clipped_to_1_when_the_weights_sum_a_little_over_1():
+    heavy = {**comp.DEFAULT_WEIGHTS, "context": 0.109}  # sums to 1.009, allowed
+    c = comp.composite({f: 1.0 for f in comp.FACTORS}, heavy)
+    assert (c.score, c.level) == (1.0, "very_high")
+    assert comp.composite_many(np.ones((2, 7)), heavy).tolist() == [1.0, 1.0]
+    assert comp.composite_many(np.full((1, 7), 0.5), heavy).tolist() == pytest.approx([0.5045])
+
+
+def test_composite_many_keeps_every_score_in_0_1():
+    rows = np.array([[-1.0] * 7, [2.0] * 7, [0.5] * 7])
+    assert comp.composite_many(rows).tolist() == pytest.approx([0.0, 1.0, 0.5])
+
+
+@pytest.mark.parametrize("i", range(len(comp.LEVELS) - 1))
+def test_a_score_within_the_tolerance_below_a_level_bound_has_that_level(i):
+    name, bound, _ = comp.LEVELS[i]
+    at = bound - comp._EPS
+    assert at + comp._EPS == bound  # the tolerance is inclusive: this score counts as the bound
+    assert comp.level_of(at)[0] == name and comp.level_codes(np.array([at])).tolist() == [i]
+    below = bound - 2 * comp._EPS
+    assert comp.level_of(below)[0] == comp.LEVELS[i + 1][0] and comp.level_codes(np.array([below])).tolist() == [i + 1]
+
+
+@pytest.mark.parametrize("risk", list(comp.RISK_THRESHOLDS))
+def test_decide_counts_a_score_within_the_tolerance_below_each_threshold(risk):
+    need = comp.RISK_THRESHOLDS[risk]
+    assert need - comp._EPS + comp._EPS == need
+    assert comp.decide(need - comp._EPS, risk).should_act
+    assert not comp.decide(need - 2 * comp._EPS, risk).should_act
+    edge = need - comp.VERIFY_MARGIN  # the verify-first band's lower end
+    assert edge - comp._EPS + comp._EPS == edge
+    assert comp.decide(edge - comp._EPS, risk).suggested_action == "verify-fact"
+    assert comp.decide(edge - 2 * comp._EPS, risk).suggested_action == "search-alternatives"
+
+
+# --- consensus: two agents are already a cluster ---------------------------------------------
+
+def test_two_agents_score_the_cluster_formula_once_it_passes_neutral():
+    # two agents with three or four specializations (one agent can write under two roles)
+    assert cons.cluster_score(2, 3, True) == pytest.approx((math.log10(3) + 0.15) * 0.8)
+    assert cons.cluster_score(2, 4, True) == pytest.approx((math.log10(3) + 0.2) * 0.8)
+    assert cons.cluster_score(2, 2, True) == 0.5  # (log10(3) + 0.1) * 0.8 = 0.46: never below neutral
+    assert cons.cluster_score(np.array([1, 2]), np.array([4, 4]), np.array([True, True])).tolist() == \
+        pytest.approx([0.5, (math.log10(3) + 0.2) * 0.8])
+
+
+# --- credibility -----------------------------------------------------------------------------
+
+def test_track_record_of_one_verified_fact_and_partial_tenure():
+    assert cred.track_record_score(cred.TrackRecord(verified_correct=1, total_verified=1)) == pytest.approx(0.6)
+    assert cred.track_record_score(cred.TrackRecord(verified_correct=0, total_verified=1)) == 0.0
+    # tenure: 0.2 per year, at most 0.2, weighted 0.1
+    for days, tenure in ((0.0, 0.0), (36.5, 0.02), (182.5, 0.1), (365.0, 0.2), (730.0, 0.2)):
+        assert cred.track_record_score(cred.TrackRecord(days_active=days)) == pytest.approx(0.1 * tenure)
+
+
+# --- freshness -------------------------------------------------------------------------------
+
+def test_exponential_default_rate_is_0_01_per_day():
+    assert fr.exponential(30.0) == pytest.approx(math.exp(-0.3))
+    assert fr.freshness(T0, T0 + timedelta(days=30), model="exponential") == pytest.approx(math.exp(-0.3))
+    assert fr.freshness_many(np.array([30.0]), np.array([60.0]), model="exponential").tolist() == \
+        pytest.approx([math.exp(-0.3)])
+
+
+def test_an_unknown_decay_model_is_an_error_not_a_half_life():
+    message = r"^unknown decay model 'Linear' \(known: half_life, exponential, linear\)$"
+    with pytest.raises(ValueError, match=message):
+        fr.freshness(T0, T0 + timedelta(days=3), model="Linear")
+    with pytest.raises(ValueError, match=message):
+        fr.freshness_many(np.array([3.0]), np.array([30.0]), model="Linear")
+    assert fr.MODELS == ("half_life", "exponential", "linear")
+
+
+def test_scalar_freshness_is_a_plain_float():
+    # a numpy scalar is not YAML-safe and prints as np.float64(...): scalar in, Python float out
+    for value in (fr.linear(10.0), fr.exponential(10.0), fr.half_life(10.0, 30.0), fr.linear(np.float64(2.0)),
+                  fr.freshness(T0, T0 + timedelta(days=3)), fr.freshness(T0, T0, model="linear")):
+        assert type(value) is float
+    assert isinstance(fr.half_life(np.array([10.0]), 30.0), np.ndarray)
+
+
+# --- resolution: "more than" at its limits ---------------------------------------------------
+
+def test_temporal_decides_one_second_past_the_limit():
+    a = res.Claim("a", T0, 0.5, 1)
+    late = res.resolve(a, res.Claim("b", T0 + timedelta(days=30, seconds=1), 0.5, 1))
+    assert (late.strategy, late.winner) == ("temporal", "b")
+    assert res.resolve(a, res.Claim("b", T0 + timedelta(days=30), 0.5, 1)).strategy == "agent_review"
+
+
+@given(st.integers(0, 400 * 86400))
+def test_a_gap_within_the_tolerance_of_temporal_days_is_not_more(seconds):
+    days = seconds / 86400
+    limit = days - res._EPS
+    assume(limit >= 0 and limit + res._EPS == days)
+    a, b = res.Claim("a", T0, 0.5, 1), res.Claim("b", T0 + timedelta(seconds=seconds), 0.5, 1)
+    assert res.resolve(a, b, temporal_days=limit).strategy == "agent_review"
+    assert res.resolve(a, b, temporal_days=days - 1e-6).strategy == "temporal"
+
+
+@given(st.floats(0.0, 0.99))
+def test_a_source_gap_within_the_tolerance_of_the_limit_is_not_more(gap):
+    high = gap + res._EPS  # exactly the gap plus the tolerance
+    assert not res.resolve(res.Claim("a", T0, high, 1), res.Claim("b", T0, 0.0, 1), credibility_gap=gap).resolved
+    won = res.resolve(res.Claim("a", T0, gap + 1e-6, 1), res.Claim("b", T0, 0.0, 1), credibility_gap=gap)
+    assert (won.strategy, won.winner) == ("source_credibility", "a")
+
+
+# --- success and verification: the documented formulas over every count ----------------------
+
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40), st.integers(1, 20))
+def test_success_rate_is_the_documented_formula(s, p, failed, min_samples):
+    n = s + p + failed
+    w = min(1.0, n / min_samples)
+    want = 0.5 if n == 0 else (s + 0.5 * p) / n * w + 0.5 * (1 - w)
+    assert succ.success_rate(s, p, n, min_samples) == pytest.approx(want, abs=1e-12)
+
+
+def test_one_use_moves_a_tenth_of_the_way_from_neutral():
+    assert succ.success_rate(1, 0, 1) == pytest.approx(0.55) and succ.success_rate(0, 0, 1) == pytest.approx(0.45)
+
+
+@given(st.sampled_from(list(ver.LEVEL_SCORES)), st.integers(0, 30))
+def test_verification_score_is_the_documented_formula(level, count):
+    bonus = min(0.2, 0.05 * (count - 1)) if count > 0 else 0.0
+    want = 0.0 if level == "refuted" else min(1.0, ver.LEVEL_SCORES[level] + max(bonus, 0.0))
+    assert ver.verification_score(level, count) == pytest.approx(want, abs=1e-12)
+
+
+def test_the_verifier_bonus_stops_at_0_2():
+    assert ver.verification_score("self", 9) == pytest.approx(0.7) and ver.verification_score("peer", 6) == pytest.approx(0.9)

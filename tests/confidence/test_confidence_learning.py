@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graph_trust.confidence import learning, model
 from graph_trust.confidence.composite import DEFAULT_WEIGHTS, FACTORS
@@ -139,3 +141,127 @@ def test_select_keeps_empty_context_empty():
     assert len(one) == 1 and one.agents.tolist() == [9] and len(one.context) == 0
     ctx = _inputs(context=np.array([0.1, 0.9])).select(np.array([1]))
     assert ctx.context.tolist() == [0.9] and ctx.age_days.tolist() == [30.0]
+
+
+# --- how coefficients become weights ----------------------------------------------------------
+
+def _sigmoid_rows(coef_fresh: float, coef_source: float, n: int = 80, seed: int = 11):
+    """Rows where only freshness and source vary and the outcomes are a logistic model's own
+    probabilities (the fit's L2 penalty shrinks the coefficients, but keeps their signs)."""
+    rng = np.random.default_rng(seed)
+    X = np.full((n, 7), 0.5)
+    X[:, 0], X[:, 1] = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    return X, _soft(X[:, :2], np.array([coef_fresh, coef_source]), -0.2)
+
+
+def test_the_weights_are_the_positive_coefficients_shares_to_6_decimals():
+    X, y = _sigmoid_rows(3.0, 1.5)
+    fit = learning.fit_weights(X, y, DEFAULT_WEIGHTS)
+    cf, cs = fit.coefficients["freshness"], fit.coefficients["source"]
+    assert cf > cs > 0
+    assert fit.weights["freshness"] == pytest.approx(0.4 * cf / (cf + cs), abs=5e-7)
+    assert fit.weights["source"] == pytest.approx(0.4 * cs / (cf + cs), abs=5e-7)
+    assert all(round(w, 6) == w for w in fit.weights.values())
+
+
+@pytest.mark.parametrize("strength", [0.6, 3.0])  # a weak signal (coefficient under 1) counts like a strong one
+def test_a_factor_pointing_the_wrong_way_gets_no_weight(strength):
+    X, y = _sigmoid_rows(strength, -0.5)
+    fit = learning.fit_weights(X, y, DEFAULT_WEIGHTS)
+    assert fit.coefficients["freshness"] > 0 > fit.coefficients["source"]
+    assert fit.coefficients["freshness"] < 1 or strength > 1
+    assert fit.weights == {**DEFAULT_WEIGHTS, "freshness": 0.4, "source": 0.0}
+
+
+def test_no_weight_left_for_the_varied_factors_keeps_the_current_weights_normalized():
+    X, y = _sigmoid_rows(3.0, 0.0)
+    X[:, 1] = 0.5  # only freshness varies
+    # the other factors' weights already sum to 1 (exactly, and then more): nothing left to learn into
+    full = {"freshness": 0.005, "source": 0.25, "verification": 0.25, "consensus": 0.25, "contradiction": 0.125,
+            "success": 0.125, "context": 0.0}
+    over = {**full, "freshness": 0.0, "context": 0.005}
+    for current in (full, over):
+        fit = learning.fit_weights(X, y, current)
+        assert fit.coefficients["freshness"] > 0 and fit.learned == ("freshness",)
+        assert fit.weights == pytest.approx({f: w / 1.005 for f, w in current.items()}, abs=1e-6)
+        assert sum(fit.weights.values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_fit_weights_needs_one_row_of_seven_factors_per_outcome():
+    X, y = _rows(30)
+    for bad_X, bad_y, shape in ((X[:, :1], y, "30x1"), (np.column_stack([X, X[:, :1]]), y, "30x8"),
+                                (X[:, 0], y, "30"), (X, y[:29], "30x7")):
+        with pytest.raises(ValueError, match=rf"^need one row of 7 factor scores \(freshness, source, verification, "
+                                             rf"consensus, contradiction, success, context\) per outcome, got {shape} "
+                                             rf"for {len(bad_y)} outcomes$"):
+            learning.fit_weights(bad_X, bad_y, DEFAULT_WEIGHTS)
+
+
+# --- calibration's figures --------------------------------------------------------------------
+
+def test_calibration_rounds_rates_to_4_decimals_and_brier_to_6():
+    scores, y = np.array([0.9, 0.86, 0.95, 0.333]), np.array([1.0, 0.0, 0.0, 0.0])
+    out = learning.calibration(scores, y)
+    top = out["bands"][0]
+    assert (top["uses"], top["success_rate"], top["mean_confidence"]) == (3, 0.3333, 0.9033)
+    assert out["at_or_above_0_8"] == {"uses": 3, "success_rate": 0.3333}
+    assert out["brier"] == 0.440747  # (0.01 + 0.7396 + 0.9025 + 0.110889) / 4 = 0.44074725
+
+
+def test_a_score_within_the_tolerance_of_0_8_counts_at_or_above_it():
+    out = learning.calibration(np.array([0.8 - 1e-9, 0.8 - 2e-9, 0.79]), np.array([1.0, 0.0, 0.0]))
+    assert out["at_or_above_0_8"] == {"uses": 1, "success_rate": 1.0}
+
+
+def test_learn_reports_calibration_before_under_the_current_weights():
+    X, y = _rows()
+    X[:, 2] = RNG.uniform(0, 1, len(y))  # verification varies too, so the weights in use matter
+    current = {**DEFAULT_WEIGHTS, "freshness": 0.05, "verification": 0.30}
+    out = learning.learn(X, y, current)
+    from graph_trust.confidence.composite import composite_many
+
+    assert out["weights_before"] == current
+    assert out["calibration_before"] == learning.calibration(composite_many(X, current), y)
+    assert out["calibration_before"] != learning.calibration(composite_many(X, DEFAULT_WEIGHTS), y)
+
+
+def test_factor_matrix_defaults_are_the_settings_defaults():
+    from graph_trust.config import ConfidenceSettings
+
+    cfg, x = ConfidenceSettings(), _inputs()
+    assert model.factor_matrix(x, decay="exponential")[:, 0].tolist() == pytest.approx([1.0, np.exp(-0.3)])
+    assert model.factor_matrix(x, decay="linear")[:, 0].tolist() == pytest.approx([1.0, 1 - 30 / 365])
+    for decay in ("half_life", "exponential", "linear"):
+        assert model.factor_matrix(x, decay=decay).tolist() == model.factor_matrix(
+            x, decay=decay, decay_rate=cfg.decay_rate, max_age_days=cfg.max_age_days,
+            min_samples=cfg.min_samples).tolist()
+
+
+def test_factor_matrix_consensus_reads_independence():
+    both = _inputs(agents=np.array([3, 9]), specializations=np.array([1, 4]), independent=np.array([True, True]))
+    m = model.factor_matrix(both)
+    assert m[:, 3].tolist() == pytest.approx([(np.log10(4) + 0.05) * 0.8, (0.96 + 1 / 1.001) / 2])
+    one = model.factor_matrix(_inputs(agents=np.array([3, 9]), specializations=np.array([1, 4]),
+                                      independent=np.array([False, True])))
+    assert one[:, 3].tolist() == pytest.approx([0.5, (0.96 + 1 / 1.001) / 2])  # (0.60 + 0.05) * 0.5: neutral
+
+
+def test_factor_matrix_clips_the_context_column_to_0_1():
+    assert model.factor_matrix(_inputs(context=np.array([-0.5, 0.25])))[:, 6].tolist() == [0.0, 0.25]
+
+
+@settings(max_examples=40)
+@given(st.integers(20, 120), st.integers(0, 2**32 - 1), st.sampled_from(["split", "lopsided", "binary"]))
+def test_under_the_default_penalty_newton_converges_long_before_the_cap(n, seed, kind):
+    # what makes the iteration cap and the exp clip in logistic() inert under fit_weights
+    # (docs/mutation_equivalents.txt): the fit settles within 15 steps, far inside +/-30
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 7))
+    if kind == "binary":
+        X = np.round(X)
+    y = (X @ rng.normal(0, 5, 7) > 0).astype(float) if kind != "lopsided" else (rng.uniform(size=n) < 0.05) * 1.0
+    y[:2] = [0.0, 1.0]  # never all alike
+    coef, b0 = learning.logistic(X, y)
+    quick, quick_b0 = learning.logistic(X, y, iters=15)
+    assert quick == pytest.approx(coef, abs=1e-9) and quick_b0 == pytest.approx(b0, abs=1e-9)
+    assert np.abs(X @ coef + b0).max() < 30
