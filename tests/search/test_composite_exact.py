@@ -178,3 +178,35 @@ def test_empty_inputs():
     assert rank_composite([], CompositeSettings(), now=NOW) == []
     assert score_records([], CompositeSettings(), now=NOW) == []
     assert rank_composite([rec("a")], CompositeSettings(), now=NOW, memory_types=["goal"]) == []
+
+
+def test_a_half_life_of_an_hour_or_less_is_valid():
+    s = CompositeSettings(half_life_hours_by_type={"chat": 1.0, "note": 0.5})
+    out = score_records([rec("c", memory_type="chat", age_h=1), rec("n", memory_type="note", age_h=1)], s, now=NOW)
+    assert [o.recency for o in out] == [0.5, 0.25]
+
+
+def test_a_negative_reranker_score_is_relevance_zero():
+    # a non-RRF reranker (a cross-encoder's logit) can score below 0: relevance is clipped to [0, 1]
+    assert normalize_relevance(np.array([-0.3, 0.4, 1.7, math.nan]), 1.0).tolist() == [0.0, 0.4, 1.0, 0.5]
+    out = score_records([rec("a", relevance_raw=-2.0)], CompositeSettings(), now=NOW, max_fused=1.0)
+    assert out[0].relevance == 0.0
+
+
+def test_scored_records_are_never_marked_as_moved():
+    recs = [rec("a", subject="s", name="R", trust_score=0.2, relevance_raw=1.0),
+            rec("b", subject="s", name="R", trust_score=0.9, relevance_raw=0.1)]
+    out = score_records(recs, CompositeSettings(), now=NOW)
+    assert [(o.uuid, o.moved_by, o.score_before_move) for o in out] == [("a", None, None), ("b", None, None)]
+
+
+def test_competitors_none_keeps_competing_edges_in_score_order():
+    # b is more trusted but scores lower: only a competitor setting hands a's slot to b
+    recs = [rec("a", subject="s", name="R", trust_score=0.2, relevance_raw=2.0),
+            rec("b", subject="s", name="R", trust_score=0.9, relevance_raw=0.1)]
+    s = CompositeSettings()
+    plain = rank_composite(recs, s, now=NOW)
+    assert [o.uuid for o in plain] == ["a", "b"] and plain[0].score > plain[1].score
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW, competitors="none")] == ["a", "b"]
+    assert all(o.moved_by is None for o in rank_composite(recs, s, now=NOW, competitors="none"))
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW, competitors="trust")] == ["b", "a"]
