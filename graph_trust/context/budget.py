@@ -5,8 +5,8 @@ ellipsis* fits, then back to its last word boundary when it has one. When ``fini
 (redaction) makes that cut too long, the cut is the longest prefix that fits after ``finish``;
 a redaction that shortens the cut does not lengthen it (the search runs on the raw text). When
 no prefix fits, the memory is left out. "Longest" holds for a count that grows with the prefix;
-with any other the cut still fits (it steps back until it does) but may be shorter than one that
-would. The total is the sum of each memory's count.
+with any other the cut found still fits (it steps back until it does), but a longer one may have
+fit, or one may fit where none is found. The total is the sum of each memory's count.
 """
 
 from __future__ import annotations
