@@ -1,8 +1,12 @@
 """The token budget: memories in order until ``max_tokens``, never past it.
 
-The last memory that does not fit whole is cut to the longest prefix (at a word boundary when
-it has one) whose text *with its ellipsis*, after ``finish`` (redaction), still fits; when no
-such prefix exists it is left out. The total is the sum of each memory's count.
+The last memory that does not fit whole is cut to the longest prefix whose text *with its
+ellipsis* fits, then back to its last word boundary when it has one. When ``finish``
+(redaction) makes that cut too long, the cut is the longest prefix that fits after ``finish``;
+a redaction that shortens the cut does not lengthen it (the search runs on the raw text). When
+no prefix fits, the memory is left out. "Longest" holds for a count that grows with the prefix;
+with any other the cut found still fits (it steps back until it does), but a longer one may have
+fit, or one may fit where none is found. The total is the sum of each memory's count.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ def _identity(text: str) -> str:
 def fit_prefix(
     text: str, budget: int, count: TokenCounter, finish: Callable[[str], str] = _identity
 ) -> tuple[str, int] | None:
-    """(``finish(prefix + ELLIPSIS)``, its tokens) for the longest prefix that fits ``budget``,
-    or None when not even one character does."""
+    """(``finish(prefix + ELLIPSIS)``, its tokens) for the prefix cut as the module docstring
+    says, or None when none fits ``budget`` (always for a budget of 0 or less)."""
     if budget <= 0:
         return None
 

@@ -4,7 +4,11 @@ a cut, the step back when a counter is not monotonic, and memories kept strictly
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from graph_trust.context.budget import enforce_budget, fit_prefix
 from graph_trust.context.clip import ELLIPSIS as E
@@ -71,3 +75,80 @@ def test_every_cut_fits_and_is_redacted(budget):
     fitted, _ = enforce_budget(["one two", "top secretive note about secrets"], budget, len, redact)
     assert sum(n for _, n in fitted) <= budget and all(n == len(t) for t, n in fitted)
     assert not any(SECRET.matches(t) for t, _ in fitted)
+
+
+def test_a_one_character_text_has_no_shorter_prefix():
+    assert fit_prefix("a", 10, len) is None and fit_prefix("ab", 10, len) == ("a" + E, 2)
+
+
+def test_a_full_budget_ends_the_memories_even_for_text_the_counter_calls_free():
+    def letters(s: str) -> int:  # a counter that counts only letters: "12…" is free
+        return sum(ch.isalpha() for ch in s)
+
+    assert fit_prefix("12 abc", 0, letters) is None
+    assert enforce_budget(["abc", "12 abc"], 3, letters) == ([("abc", 3)], False)
+    assert enforce_budget(["abc", "12 abc"], 4, letters) == ([("abc", 3), ("12" + E, 0)], True)
+
+
+def test_a_redaction_that_shortens_the_cut_does_not_lengthen_it():
+    # the cut is searched on the raw text: "ab 123-45-6" fits 12 characters (a partial SSN is not
+    # redacted) and ends mid-word, so the cut goes back to "ab"; that the whole SSN would shrink
+    # to "#" and leave room for "cd ef" does not move the cut
+    ssn = Redactor(replacement="#")
+    assert fit_prefix("ab 123-45-6789 cd ef gh", 12, len, lambda t: ssn(t)[0]) == ("ab" + E, 3)
+
+
+# finishing stand-ins whose effect grows with the prefix, so the longest prefix is well defined:
+# one that lengthens a cut (as a replacement longer than what it replaces) and one that shortens it
+def _lengthen(text: str) -> str:
+    return text.replace("x", "xx")
+
+
+def _shorten(text: str) -> str:
+    return text.replace("xx", "x")
+
+
+def _chars4(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+COUNTERS = {"len": len, "chars4": _chars4, "words": _words}
+FINISHES = {"none": lambda t: t, "lengthen": _lengthen, "shorten": _shorten}
+
+
+def _expected(text: str, budget: int, count, finish):
+    """The documented cut, by brute force over every prefix length."""
+    def raw(k: int) -> int:
+        return count(text[:k].rstrip() + E)
+
+    def cut(k: int) -> str:
+        return finish(text[:k].rstrip() + E)
+
+    k = max((k for k in range(len(text)) if raw(k) <= budget), default=0)  # the longest raw prefix that fits
+    if k and count(cut(k)) > budget:  # finishing made it too long: the longest finished one that fits
+        k = max((k for k in range(len(text)) if count(cut(k)) <= budget), default=0)
+    space = text.rfind(" ", 0, k + 1)
+    if 0 < space < k and text[:space].strip():
+        k = space  # back to the last word boundary inside the prefix
+    if not text[:k].strip():
+        return None
+    return cut(k), count(cut(k))
+
+
+@given(st.text(alphabet="ax b", max_size=14), st.integers(-1, 16), st.sampled_from(sorted(COUNTERS)),
+       st.sampled_from(sorted(FINISHES)))
+@example("x", 10, "words", "lengthen")
+@example(" xxxa", 4, "len", "shorten")  # a leading blank counts in the raw search
+@example("xxbx", 3, "len", "shorten")
+@example("xx x ", 1, "chars4", "shorten")  # the raw cut fits exactly: no second search
+@example("xxa", 3, "len", "lengthen")  # the second search finds a cut of exactly the budget
+def test_the_cut_is_the_longest_prefix_that_fits_for_counts_that_grow_with_the_prefix(text, budget, counter, fin):
+    count, finish = COUNTERS[counter], FINISHES[fin]
+    got = fit_prefix(text, budget, count, finish)
+    assert got == _expected(text, budget, count, finish)
+    if got is not None:
+        assert got[1] <= budget and got[1] == count(got[0]) and got[0].endswith(E)

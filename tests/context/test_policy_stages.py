@@ -4,10 +4,13 @@ tie breaks, the ASCII shortcut of clipping, redaction's fixed point and its pass
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from graph_trust.context import redact as redact_mod
 from graph_trust.context.clip import ELLIPSIS, clip, sentences
@@ -24,6 +27,12 @@ def test_normalize_exactly():
     assert normalize("  «Hello,   WORLD»!! ") == "hello, world"
     assert normalize("ＦＵＬＬ width") == "full width" and normalize("...") == "" and normalize("") == ""
     assert normalize("_x_") == "_x_" and normalize("(a)") == "a" and normalize("a\tb\nc") == "a b c"
+
+
+def test_normalize_lowercases_before_nfkc():
+    # "ß" has no one-letter capital: lowercasing first keeps it, so "Straße" and "STRASSE" differ
+    assert normalize("Straße") == "straße" and normalize("STRASSE") == "strasse"
+    assert normalized_hash("Straße") == hashlib.sha256("straße".encode()).hexdigest()[:16]
 
 
 def test_normalized_hash_is_the_first_16_hex_of_sha256():
@@ -74,6 +83,36 @@ def test_interleave_ties_break_by_id_whatever_the_arrival_order():
     assert _run(list(reversed(tied)), "recency_first") == ["a", "b", "c", "d"]
 
 
+def test_a_slot_takes_the_best_unused_item_of_its_order():
+    # by score a, b, c, d; by recency b, a, d, c: slot 2 (score's) finds a and b used, takes c
+    items = [M("a", 0.9, T0 + timedelta(hours=2)), M("b", 0.8, T0 + timedelta(hours=3)),
+             M("c", 0.7, T0), M("d", 0.6, T0 + timedelta(hours=1))]
+    assert _run(items, "alternate") == ["a", "b", "c", "d"]
+    assert _run(items, "alternate", top_k=3) == ["a", "b", "c"]
+
+
+@st.composite
+def _memories(draw):
+    n = draw(st.integers(0, 9))
+    scores = draw(st.lists(st.sampled_from([0.1, 0.5, 0.9]), min_size=n, max_size=n))
+    hours = draw(st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=n, max_size=n))
+    return [M(f"m{i}", s, None if h is None else T0 + timedelta(hours=h)) for i, (s, h) in enumerate(zip(scores, hours))]
+
+
+@given(_memories(), st.sampled_from(STRATEGIES), st.integers(0, 10),
+       st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 2 / 3, 1.0])))
+def test_interleave_fills_each_slot_from_the_order_the_ratio_gives_it(items, strategy, top_k, ratio):
+    out = _run(items, strategy, top_k, ratio)
+    by_score = [m.id for m in sorted(items, key=lambda m: (-m.score, m.id))]
+    by_recency = [m.id for m in sorted(items, key=lambda m: (m.at is None, -(m.at or T0).timestamp(), m.id))]
+    lead, other = (by_recency, by_score) if strategy == "recency_first" else (by_score, by_recency)
+    r = DEFAULT_RATIO[strategy] if ratio is None else ratio
+    assert len(out) == min(top_k, len(items)) and len(set(out)) == len(out)
+    for i, got in enumerate(out):
+        source = lead if math.ceil((i + 1) * r) > math.ceil(i * r) else other
+        assert got == next(x for x in source if x not in out[:i])
+
+
 def test_an_unknown_strategy_is_one_clear_error():
     with pytest.raises(ValueError, match=r"^interleave strategy must be one of alternate, score_first, "
                                          r"recency_first, got 'random'$"):
@@ -90,6 +129,26 @@ def test_clip_counts_possible_ends_before_splitting():
     assert clip("Ends here!\")", 1) == ("Ends here!\")", False)
     assert clip("東京です。大阪です。", 1) == ("東京です。 " + ELLIPSIS, True)
     assert sentences("Alpha one. Beta two.") == ("Alpha one. ", "Beta two.") and sentences("   ") == ()
+
+
+def test_clip_splits_sentences_by_the_language_given():
+    text = "Er kam am 3. Oktober an. Dann ging er. Danach nichts."  # in German "3." is an ordinal
+    assert clip(text, 2, "de") == ("Er kam am 3. Oktober an. Dann ging er. " + ELLIPSIS, True)
+    assert clip(text, 2, "en") == ("Er kam am 3. Oktober an. " + ELLIPSIS, True)
+
+
+_WORDS = st.sampled_from(["a", "X", "Go", "aX"])
+_ENDS = st.sampled_from([" ", ". ", "! ", "? ", "; ", ": ", "\n", ".", " X", ".\" "])
+
+
+@given(st.lists(st.tuples(_WORDS, _ENDS), max_size=7).map(lambda ps: "".join(w + e for w, e in ps)),
+       st.integers(1, 4))
+@example("Go. Stop. X", 2)  # a last sentence without a full stop still counts
+def test_clip_without_splitting_gives_what_splitting_gives(text, n):
+    # text of words: every sentence the segmenter finds has one (punctuation alone is no sentence)
+    parts = sentences(text.strip())
+    expected = (text.strip(), False) if len(parts) <= n else ("".join(parts[:n]).rstrip() + " " + ELLIPSIS, True)
+    assert clip(text, n) == expected
 
 
 # ---- redact ---------------------------------------------------------------------------------

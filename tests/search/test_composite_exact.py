@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from graph_trust.config import CompositeSettings
@@ -18,6 +19,7 @@ from graph_trust.search.composite import (DEFAULT_MAX_FUSED, composite_scores, m
                                           normalize_relevance, rank_composite, recency_scores, score_records,
                                           type_boost_table)
 from graph_trust.search.ranking import Explanation
+from graph_trust.search.trust_search import competitor_keys
 from memory_records import NOW, rec
 
 DAY = 24 * 3600.0
@@ -178,3 +180,72 @@ def test_empty_inputs():
     assert rank_composite([], CompositeSettings(), now=NOW) == []
     assert score_records([], CompositeSettings(), now=NOW) == []
     assert rank_composite([rec("a")], CompositeSettings(), now=NOW, memory_types=["goal"]) == []
+
+
+def test_a_half_life_of_an_hour_or_less_is_valid():
+    s = CompositeSettings(half_life_hours_by_type={"chat": 1.0, "note": 0.5})
+    out = score_records([rec("c", memory_type="chat", age_h=1), rec("n", memory_type="note", age_h=1)], s, now=NOW)
+    assert [o.recency for o in out] == [0.5, 0.25]
+
+
+def test_a_negative_reranker_score_is_relevance_zero():
+    # a non-RRF reranker (a cross-encoder's logit) can score below 0: relevance is clipped to [0, 1]
+    assert normalize_relevance(np.array([-0.3, 0.4, 1.7, math.nan]), 1.0).tolist() == [0.0, 0.4, 1.0, 0.5]
+    out = score_records([rec("a", relevance_raw=-2.0)], CompositeSettings(), now=NOW, max_fused=1.0)
+    assert out[0].relevance == 0.0
+
+
+def test_scored_records_are_never_marked_as_moved():
+    recs = [rec("a", subject="s", name="R", trust_score=0.2, relevance_raw=1.0),
+            rec("b", subject="s", name="R", trust_score=0.9, relevance_raw=0.1)]
+    out = score_records(recs, CompositeSettings(), now=NOW)
+    assert [(o.uuid, o.moved_by, o.score_before_move) for o in out] == [("a", None, None), ("b", None, None)]
+
+
+def test_competitors_none_keeps_competing_edges_in_score_order():
+    # b is more trusted but scores lower: only a competitor setting hands a's slot to b
+    recs = [rec("a", subject="s", name="R", trust_score=0.2, relevance_raw=2.0),
+            rec("b", subject="s", name="R", trust_score=0.9, relevance_raw=0.1)]
+    s = CompositeSettings()
+    plain = rank_composite(recs, s, now=NOW)
+    assert [o.uuid for o in plain] == ["a", "b"] and plain[0].score > plain[1].score
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW, competitors="none")] == ["a", "b"]
+    assert all(o.moved_by is None for o in rank_composite(recs, s, now=NOW, competitors="none"))
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW, competitors="trust")] == ["b", "a"]
+
+
+def test_absent_trust_orders_no_competitor_even_below_a_low_verified_trust():
+    # an unreviewed edge scores with the default trust 0.25, but in the competitor rule absent
+    # trust counts as none: with verified_trust 0.2 the reviewed 0.22 takes the better slot
+    recs = [rec("none", subject="s", name="R", relevance_raw=1.0),
+            rec("low", subject="s", name="R", trust_score=0.22, relevance_raw=0.5)]
+    s = CompositeSettings(min_trust=0.0)
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW)] == ["none", "low"]
+    out = rank_composite(recs, s, now=NOW, competitors="trust", verified_trust=0.2)
+    assert [o.uuid for o in out] == ["low", "none"]
+
+
+def test_a_node_never_competes_even_when_the_key_map_names_it():
+    recs = [rec("e", subject="s", name="R", trust_score=0.2, relevance_raw=1.0),
+            rec("n", kind="node", subject="s", name="R", trust_score=0.9, relevance_raw=0.5)]
+    s = CompositeSettings()
+    assert [o.uuid for o in rank_composite(recs, s, now=NOW, competitors="trust",
+                                           competitor_keys={"e": "k", "n": "k"})] == ["e", "n"]
+
+
+NAMES = ["runs_at", "RUNS_AT", " Runs_At ", "straße", "STRASSE", "Strasse", " "]
+
+
+@given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(["s", "t"]), st.one_of(st.none(), st.floats(0, 1)),
+                          st.floats(0, 2)), max_size=10))
+@example([("straße", "s", 0.2, 2.0), ("STRASSE", "s", 0.9, 0.5)])  # one name in upper case
+def test_without_a_key_map_edges_compete_as_searchs_competitor_keys_group_them(rows):
+    # the composite's own key (subject, relation name) must group what search's key groups
+    recs = [rec(f"r{i}", subject=subj, name=name, trust_score=t, relevance_raw=f)
+            for i, (name, subj, t, f) in enumerate(rows)]
+    keys = competitor_keys([SimpleNamespace(source_node_uuid=r.subject, name=r.name) for r in recs])
+    s = CompositeSettings(min_trust=0.0)
+    own = rank_composite(recs, s, now=NOW, competitors="trust", max_results=0)
+    searched = rank_composite(recs, s, now=NOW, competitors="trust", max_results=0,
+                              competitor_keys={r.uuid: k for r, k in zip(recs, keys, strict=True)})
+    assert [o.uuid for o in own] == [o.uuid for o in searched]

@@ -138,6 +138,13 @@ def test_support_is_n_over_worst_rank_plus_rank_const():
     assert fusion.support(one).tolist() == [1.0, 0.5]
 
 
+def test_support_counts_a_uuid_listed_twice_at_its_first_rank():
+    # the fused score adds both places (Graphiti's accumulation); support is the rank it reads
+    pool = fusion.fuse([["a", "b", "a"]], ["bm25"], rank_const=60)
+    assert pool.fused.tolist() == [1 / 60 + 1 / 62, 1 / 61]
+    assert fusion.support(pool).tolist() == [1 / 60, 1 / 61]
+
+
 def test_support_without_relevance_ranks_is_the_fused_score():
     bfs = fusion.fuse([["a", "b"], ["b", "c"]], ["bfs", "bfs"], rank_const=60)
     s = fusion.support(bfs)

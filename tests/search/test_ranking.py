@@ -4,6 +4,8 @@ items), at rank_const 60 and on pools larger than 16 items."""
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,39 @@ def test_ranked_carries_the_pool_trust_and_ranks_without_boost():
     assert r.pool is pool and np.isnan(r.trust[0]) and r.trust[-1] == 1.0
     assert r.rank_without_boost.tolist() == list(range(1, n + 1)) and r.order.tolist() == [n - 1] + list(range(n - 1))
     assert r.relation is None and r.moved is None
+
+
+def test_an_invalid_trust_warning_names_the_item_by_uuid(caplog):
+    pool = fuse([["a", "b"]], ["bm25"])
+    with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
+        r = rank_pool(pool, ["high", 0.5], 0.1)
+    assert [rec.getMessage() for rec in caplog.records] == [
+        "invalid trust_score on 1 item(s): a='high' (not a number, ignored)"]
+    assert np.isnan(r.trust[0]) and r.boosts.tolist() == [0.0, pytest.approx(0.05)]
+
+
+def test_explain_says_why_an_item_was_demoted():
+    pool = fuse([["a", "b", "c"]], ["bm25"], rank_const=60)
+    r = rank_pool(pool, [None] * 3, 0.0, negative=["rejected", None, "invalidated"])
+    assert [(e.uuid, e.negative) for e in explain(r, ["A", "B", "C"])] == [
+        ("b", None), ("a", "rejected"), ("c", "invalidated")]
+
+
+def test_drop_and_min_score_both_apply():
+    pool = fuse([["a", "b", "c", "d"]], ["bm25"])  # 1, 1/2, 1/3, 1/4
+    r = rank_pool(pool, [None] * 4, 0.0, min_score=1 / 3, negative=[None, "rejected", None, None],
+                  negative_policy=NegativePolicy(drop=True))
+    assert r.order.tolist() == [0, 2]
+
+
+def test_rank_pool_orders_competitors_by_the_timestamps_it_is_given():
+    n = 20
+    uuids = [f"u{i}" for i in range(n)]
+    pool = fuse([uuids, uuids], ["bm25", "cosine"], rank_const=60)
+    groups = [None] * n
+    groups[0] = groups[5] = "g"
+    stamps = np.zeros(n)
+    stamps[5] = 100.0  # u5 is newer than u0: with equal (no) trust it takes u0's slot
+    r = rank_pool(pool, [None] * n, 0.1, competitors=groups, stamps=stamps)
+    assert r.order.tolist()[:6] == [5, 1, 2, 3, 4, 0] and r.moved[5] == "competitors"
+    assert rank_pool(pool, [None] * n, 0.1, competitors=groups).order.tolist() == list(range(n))

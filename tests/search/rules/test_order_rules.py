@@ -113,3 +113,27 @@ def test_rank_pool_moves_a_lone_negative_item_lone_places_in_a_large_pool():
     assert r.order.tolist() == expected
     assert r.final[2] == r.final[5] and r.scored[2] == pool.fused[2] and r.moved[2] == "placement"
     assert [r.moved[i] for i in range(n) if i != 2] == [None] * (n - 1)
+
+
+def test_a_missing_timestamp_is_older_than_any_date_even_before_1970():
+    before_1970 = -1e9  # 1938: a negative number of seconds
+    out = competitors.order_competitors(np.array([0, 1]), ["g", "g"], np.array([NAN, NAN]), np.array([NAN, before_1970]))
+    assert out.tolist() == [1, 0]
+
+
+def test_the_competitors_rule_orders_equal_trust_by_its_timestamps():
+    pool = fuse([["a", "b", "c"]], ["bm25"])
+    state = RankState(pool, np.array([0.5, 0.5, NAN]), groups=["g", "g", None], stamps=np.array([10.0, 20.0, 0.0]),
+                      order=np.array([0, 1, 2]), final=np.array([1.0, 0.5, 1 / 3]))
+    out = competitors.apply(state, RuleParams())
+    assert out.order.tolist() == [1, 0, 2] and out.final.tolist() == [0.5, 1.0, 1 / 3]
+
+
+def test_competed_and_lone_items_are_placed_whatever_the_other_groups_hold():
+    order = np.arange(8)
+    groups = ["g", "g", None, None, "h", "h", None, None]
+    negative = np.array([False, True, False, False, True, True, False, False])
+    # 1 (g): its clean competitor 0 is the top item: it stays right below it; 4 and 5 (h): no clean
+    # competitor (g's clean member does not count for h): each moves down 2 places
+    out = placement.place_negative(order, negative.copy(), negative, groups, lone_places=2)
+    assert out.tolist() == [0, 1, 2, 3, 6, 4, 7, 5]
