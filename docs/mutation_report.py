@@ -69,8 +69,11 @@ def equivalents() -> dict[str, tuple[str, str]]:
     out = {}
     for raw in EQUIVALENTS.read_text().splitlines():
         if raw.strip() and not raw.lstrip().startswith("#"):
-            name, line, reason = (p.strip() for p in raw.split(" | ", 2))
-            out[name] = (line, reason)
+            # the name has no " | " and the reason is written without one; the changed line
+            # may contain one (``datetime | None``), so it is what lies between
+            name, rest = raw.split(" | ", 1)
+            line, reason = rest.rsplit(" | ", 1)
+            out[name.strip()] = (line.strip(), reason.strip())
     return out
 
 
