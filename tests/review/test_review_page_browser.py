@@ -11,12 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,6 +20,7 @@ from playwright.async_api import async_playwright
 from graph_trust import api
 from graph_trust.review.db import ReviewConn
 from review_page_world import COMPETITOR, make_page_world
+from serve_process import free_port, serve, stop, wait_until_up
 from sync_fixtures import FACTS, edge_props
 
 RUNS_ON_1 = FACTS[1]
@@ -40,32 +35,6 @@ def chromium() -> str:
                 "(apt-get install -y chromium; .ci/run does) or set GRAPH_TRUST_CHROMIUM to its path")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_up(proc: subprocess.Popen, url: str, log: Path, timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            pytest.fail(f"graph-trust review serve exited with {proc.returncode}: {log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    pytest.fail(f"graph-trust review serve did not answer within {timeout:g} s: {log.read_text()[-2000:]}")
-
-
-def serve(cfg: Path, port: int, log: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
-    return subprocess.Popen([sys.executable, "-m", "graph_trust", "review", "serve", "--config", str(cfg),
-                             "--port", str(port)], env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-
-
 async def test_a_reviewer_promotes_undoes_and_rejects_in_a_real_browser(graph, settings, tmp_path, unique,
                                                                        embedded_path):
     browser_path = chromium()
@@ -78,7 +47,7 @@ async def test_a_reviewer_promotes_undoes_and_rejects_in_a_real_browser(graph, s
         "review": {"url": w.url, "page": {"reviewer": "bob"}}}))
     port, log = free_port(), tmp_path / "serve.log"
     base = f"http://127.0.0.1:{port}"
-    proc = serve(cfg, port, log)
+    proc = serve(["--config", str(cfg)], port, log)
     try:
         wait_until_up(proc, base + "/", log)
         async with async_playwright() as p:
@@ -137,13 +106,8 @@ async def test_a_reviewer_promotes_undoes_and_rejects_in_a_real_browser(graph, s
             finally:
                 await browser.close()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130 and "Application shutdown complete" in log.read_text()  # Ctrl-C: a clean stop
+        code = stop(proc, signal.SIGINT)
+    assert code == 130 and "Application shutdown complete" in log.read_text()  # Ctrl-C: a clean stop
     # the review DB, the audit trail and the next sync agree
     assert statuses(w.url) == {"c1": "candidate", "c2": "candidate", "c4": "promoted", "c-markup": "candidate",
                                move: "rejected"}

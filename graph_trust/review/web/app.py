@@ -21,8 +21,8 @@ import hmac
 import logging
 import secrets
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -330,13 +330,27 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _server(config: Any) -> Any:
+    """A uvicorn server that leaves signals to the caller. uvicorn's own handlers would stop it with
+    exit status 0 on a Ctrl-C that arrives once they are installed, and the CLI's with 130 on one
+    that arrives before: one mechanism (the event loop's, which cancels the task) gives Ctrl-C one
+    exit status whenever it comes."""
+
+    class Server(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server(config)
+
+
 async def serve(app: Any, host: str, port: int) -> None:
-    """Run ``app`` with uvicorn on ``host``:``port`` in the running event loop until stopped. Ctrl-C
-    or SIGTERM (which cancels this task in the CLI) shut it down gracefully: requests in flight
-    finish and the graph connection closes."""
+    """Run ``app`` with uvicorn on ``host``:``port`` in the running event loop until this task is
+    cancelled (the CLI cancels it on Ctrl-C and SIGTERM), then shut it down gracefully: requests in
+    flight finish and the graph connection closes."""
     _need_extra()
     sock = listening_socket(host, port)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", lifespan="on"))
+    server = _server(uvicorn.Config(app, host=host, port=port, log_level="info", lifespan="on"))
     shown = f"[{host}]" if ":" in host else host
     logging.getLogger("uvicorn.error").info("review page on http://%s:%d/ (Ctrl-C stops it)", shown, port)
     running = asyncio.ensure_future(server.serve(sockets=[sock]))

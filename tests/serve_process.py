@@ -1,0 +1,64 @@
+"""``graph-trust review serve`` as a real process for the tests that need one (signals, the
+browser): started on a free 127.0.0.1 port with a clean environment, waited for until it answers."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(args: list[str], port: int, log: Path) -> subprocess.Popen:
+    """``graph-trust review serve ARGS --port PORT``, its output in ``log``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    return subprocess.Popen([sys.executable, "-m", "graph_trust", "review", "serve", *args, "--port", str(port)],
+                            env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def wait_until_up(proc: subprocess.Popen, url: str, log: Path, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            pytest.fail(f"graph-trust review serve exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    pytest.fail(f"graph-trust review serve did not answer within {timeout:g} s: {log.read_text()[-2000:]}")
+
+
+def wait_for_line(proc: subprocess.Popen, log: Path, text: str, timeout: float = 60) -> None:
+    """Until ``text`` is in the process's output."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if text in log.read_text():
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"graph-trust review serve exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        time.sleep(0.01)
+    pytest.fail(f"graph-trust review serve did not print {text!r} within {timeout:g} s: {log.read_text()[-2000:]}")
+
+
+def stop(proc: subprocess.Popen, sig: int, timeout: float = 30) -> int:
+    """Send ``sig``, wait for the exit status (a process that outlives ``timeout`` is killed: -9)."""
+    proc.send_signal(sig)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
