@@ -108,8 +108,9 @@ def _half_life_table(settings: CompositeSettings) -> dict[str, float]:
 
 
 def recency_scores(age_seconds: np.ndarray, half_life_hours: np.ndarray | float) -> np.ndarray:
-    """``0.5 ** (age / half_life)``; NaN age (no timestamp) gives 0.5, negative age counts as 0;
-    an infinite half-life (no decay) gives 1 whatever the timestamp."""
+    """``0.5 ** (age / half_life)``; NaN or None age (no timestamp) gives 0.5, negative age counts
+    as 0; an infinite half-life (no decay) gives 1 whatever the timestamp. Any real numbers (ints,
+    Decimals, NumPy scalars) are read as float64."""
     age = np.asarray(age_seconds, dtype=np.float64)
     half_life_s = np.asarray(half_life_hours, dtype=np.float64) * 3600.0
     out = np.power(0.5, np.maximum(age, 0.0) / half_life_s)
@@ -129,7 +130,8 @@ MaxFused = float | Mapping[str, float]
 
 
 def normalize_relevance(fused: np.ndarray, max_fused: np.ndarray | float = DEFAULT_MAX_FUSED) -> np.ndarray:
-    """Fused score / ``max_fused``, clipped to [0, 1]; NaN (no score) gives 0.5."""
+    """Fused score / ``max_fused``, clipped to [0, 1]; NaN or None (no score) gives 0.5. Any real
+    numbers (ints, Decimals, NumPy scalars) are read as float64."""
     raw = np.asarray(fused, dtype=np.float64)
     out = np.clip(raw / np.asarray(max_fused, dtype=np.float64), 0.0, 1.0)
     return np.where(np.isnan(raw), MISSING_RELEVANCE, out)

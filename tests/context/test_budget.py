@@ -152,3 +152,41 @@ def test_the_cut_is_the_longest_prefix_that_fits_for_counts_that_grow_with_the_p
     assert got == _expected(text, budget, count, finish)
     if got is not None:
         assert got[1] <= budget and got[1] == count(got[0]) and got[0].endswith(E)
+
+
+def _merging(text: str) -> int:
+    """A counter like a BPE tokenizer where "abc" is one token and any other character one:
+    "abc…" costs 2 but "ab…" costs 3, so the count does not grow with the prefix."""
+    n, i = 0, 0
+    while i < len(text):
+        i += 3 if text.startswith("abc", i) else 1
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize(("text", "budget", "want"), [
+    # the search bisects on the raw count taking the upper middle of [lo, hi] each time, so a
+    # counter that merges characters gets the cut that bisection lands on: these pin it (a
+    # longer cut may also fit, as the module docstring says)
+    ("abcabcabc", 2, ("a" + E, 2)),
+    ("abcabcabc", 3, ("abcabc" + E, 3)),
+    ("abcabcabcabcabc", 2, ("abc" + E, 2)),
+    ("abcabcabcabcabc", 3, ("abca" + E, 3)),
+    ("abcabcabcabcabc", 4, ("abcabcabc" + E, 4)),
+    ("abcabcabcabcabc", 5, ("abcabcabca" + E, 5)),
+])
+def test_the_cut_a_merging_counter_gets_is_the_one_bisection_lands_on(text, budget, want):
+    assert fit_prefix(text, budget, _merging) == want
+
+
+@given(st.text(alphabet="abc ", min_size=1, max_size=20), st.integers(1, 12))
+def test_with_a_merging_counter_the_cut_still_fits_and_is_a_local_longest(text, budget):
+    got = fit_prefix(text, budget, _merging)
+    if got is None:
+        return
+    out, n = got
+    assert n == _merging(out) <= budget and out.endswith(E)
+    k = len(out) - 1
+    assert text.startswith(out[:-1]) and out[:-1].strip()
+    if " " not in text:  # no word boundary to go back to: the raw cut one longer does not fit
+        assert k == len(text) - 1 or _merging(text[:k + 1].rstrip() + E) > budget

@@ -113,6 +113,25 @@ def test_interleave_fills_each_slot_from_the_order_the_ratio_gives_it(items, str
         assert got == next(x for x in source if x not in out[:i])
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_interleave_reads_each_order_once_not_again_from_the_top_for_every_slot(strategy):
+    # each order keeps its place: the item ids read stay linear in the pool (sorting reads each
+    # id once per order; the slots read each order's items at most once more, plus one per slot)
+    n = 400
+    items = [M(f"m{i:03}", (i * 7919 % n) / n, T0 + timedelta(minutes=i * 4099 % n)) for i in range(n)]
+    reads = 0
+
+    def ident(m: M) -> str:
+        nonlocal reads
+        reads += 1
+        return m.id
+
+    out = interleave(items, strategy=strategy, top_k=n, score=lambda m: m.score, timestamp=lambda m: m.at,
+                     ident=ident)
+    assert sorted(m.id for m in out) == sorted(m.id for m in items)
+    assert reads <= 6 * n
+
+
 def test_an_unknown_strategy_is_one_clear_error():
     with pytest.raises(ValueError, match=r"^interleave strategy must be one of alternate, score_first, "
                                          r"recency_first, got 'random'$"):
