@@ -17,12 +17,13 @@ from serve_process import free_port, serve, stop, wait_for_line, wait_until_up
 STARTING = "review page on http://"  # logged just before the server starts
 
 
-def _start(tmp_path, embedded_path, name: str):
+def _start(tmp_path, embedded_path, name: str, *, sigint_ignored: bool = False):
     review = tmp_path / f"{name}.sqlite3"
     if not review.exists():
         api.init_review_db(review)
     port, log = free_port(), tmp_path / f"{name}.log"
-    proc = serve(["--review-db", str(review), "--graph", f"embedded:{embedded_path}"], port, log)
+    proc = serve(["--review-db", str(review), "--graph", f"embedded:{embedded_path}"], port, log,
+                 sigint_ignored=sigint_ignored)
     return proc, port, log
 
 
@@ -73,3 +74,19 @@ def test_the_server_leaves_the_signal_handlers_alone():
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     with _server(uvicorn.Config(lambda *_: None)).capture_signals():
         assert {s: signal.getsignal(s) for s in before} == before
+
+
+def test_started_with_sigint_ignored_it_keeps_serving_and_sigterm_stops_it(falkor_server, embedded_path, tmp_path):
+    """A background job of a non-interactive shell (``graph-trust review serve &`` in a script)
+    inherits an ignored SIGINT: the page honours that and goes on serving; SIGTERM stops it."""
+    proc, port, log = _start(tmp_path, embedded_path, "background", sigint_ignored=True)
+    url = f"http://127.0.0.1:{port}/"
+    wait_until_up(proc, url, log)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    assert proc.poll() is None
+    wait_until_up(proc, url, log)  # still answering
+    assert stop(proc, signal.SIGTERM) == 143
+    out = log.read_text()
+    assert "Application shutdown complete" in out and out.strip().splitlines()[-1] == "terminated"
+    assert _port_is_free(port)
