@@ -32,3 +32,8 @@ def sigint_as_ctrl_c() -> None:
     itself runs with SIGINT ignored (started with ``&`` by a non-interactive shell), which the
     child would inherit, and then Python installs no KeyboardInterrupt handler."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def sigint_ignored() -> None:
+    """``preexec_fn`` for a child started as a non-interactive shell's ``&`` job: SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -4,7 +4,6 @@ browser): started on a free 127.0.0.1 port with a clean environment, waited for 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from proc import sigint_as_ctrl_c, sigint_ignored as ignored
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -22,18 +23,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _ctrl_c_as_in_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def serve(args: list[str], port: int, log: Path, *, sigint_ignored: bool = False) -> subprocess.Popen:
     """``graph-trust review serve ARGS --port PORT``, its output in ``log``. SIGINT reaches it as
     it does from a terminal, even when the test suite itself was started with SIGINT ignored (a
     background job of a non-interactive shell), unless ``sigint_ignored``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
-    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else _ctrl_c_as_in_a_terminal
     return subprocess.Popen([sys.executable, "-m", "graph_trust", "review", "serve", *args, "--port", str(port)],
-                            env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, preexec_fn=ignore)
+                            env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                            preexec_fn=ignored if sigint_ignored else sigint_as_ctrl_c)
 
 
 def wait_until_up(proc: subprocess.Popen, url: str, log: Path, timeout: float = 60) -> None:

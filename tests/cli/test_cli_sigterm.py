@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from proc import alive, children, read_proc, sigint_as_ctrl_c
+from proc import alive, children, read_proc, sigint_as_ctrl_c, sigint_ignored as ignored
 
 
 @pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])
@@ -22,8 +22,7 @@ def test_sigterm_stops_the_command_and_the_embedded_server_it_started(sigint_ign
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", "eval", "--bundled", "--draws", "3",
                              "--rank", "trust"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored
-                            else sigint_as_ctrl_c)
+                            preexec_fn=ignored if sigint_ignored else sigint_as_ctrl_c)
     try:
         deadline, server = time.monotonic() + 120, None
         while server is None and time.monotonic() < deadline and proc.poll() is None:
