@@ -151,6 +151,9 @@ def test_support_without_relevance_ranks_is_the_fused_score():
     assert s.tolist() == bfs.fused.tolist() and s is not bfs.fused
     scored = fusion.FusedPool(["a", "b"], (), np.empty((0, 2), np.int64), np.array([0.7, 0.2]))
     assert fusion.support(scored).tolist() == [0.7, 0.2]
+    # methods named but no rank rows (a reranker's pool that kept the method names): the same
+    named = fusion.FusedPool(["a", "b"], ("bm25", "cosine"), np.empty((0, 2), np.int64), np.array([0.7, 0.2]))
+    assert fusion.support(named).tolist() == [0.7, 0.2]
 
 
 def test_support_of_missed_items_warns_nothing():
