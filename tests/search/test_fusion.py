@@ -198,3 +198,17 @@ def test_lists_and_methods_must_pair_up():
         fusion.fuse([["a"]], ["bm25", "cosine"])
     with pytest.raises(ValueError, match=r"^fuse: 2 candidate list\(s\) but 1 method name\(s\)$"):
         fusion.fuse([["a"], ["b"]], ["bm25"])
+
+
+def test_the_warning_names_five_items_and_counts_the_rest(caplog):
+    def message(n):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
+            fusion.sanitize_trust([2.0] * n + [0.5], [f"u{i}" for i in range(n + 1)])
+        [rec] = caplog.records
+        return rec.getMessage()
+
+    five = "; ".join(f"u{i}=2.0 (out of [0, 1], clamped)" for i in range(5))
+    assert message(5) == f"invalid trust_score on 5 item(s): {five}"
+    assert message(6) == f"invalid trust_score on 6 item(s): {five}; and 1 more"
+    assert message(17) == f"invalid trust_score on 17 item(s): {five}; and 12 more"
