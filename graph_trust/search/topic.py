@@ -21,11 +21,7 @@ _DIGIT = re.compile(r"\d")
 
 def identifiers(query: str) -> list[str]:
     """The query's identifiers, lower-cased, in order, without repeats: its tokens with a digit."""
-    seen: dict[str, None] = {}
-    for tok in _TOKEN.findall(query):
-        if _DIGIT.search(tok):
-            seen.setdefault(tok.lower(), None)
-    return list(seen)
+    return list(dict.fromkeys(tok.lower() for tok in _TOKEN.findall(query) if _DIGIT.search(tok)))
 
 
 def _pattern(ident: str) -> re.Pattern[str]:

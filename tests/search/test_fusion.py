@@ -151,6 +151,9 @@ def test_support_without_relevance_ranks_is_the_fused_score():
     assert s.tolist() == bfs.fused.tolist() and s is not bfs.fused
     scored = fusion.FusedPool(["a", "b"], (), np.empty((0, 2), np.int64), np.array([0.7, 0.2]))
     assert fusion.support(scored).tolist() == [0.7, 0.2]
+    # methods named but no rank rows (a reranker's pool that kept the method names): the same
+    named = fusion.FusedPool(["a", "b"], ("bm25", "cosine"), np.empty((0, 2), np.int64), np.array([0.7, 0.2]))
+    assert fusion.support(named).tolist() == [0.7, 0.2]
 
 
 def test_support_of_missed_items_warns_nothing():
@@ -195,3 +198,17 @@ def test_lists_and_methods_must_pair_up():
         fusion.fuse([["a"]], ["bm25", "cosine"])
     with pytest.raises(ValueError, match=r"^fuse: 2 candidate list\(s\) but 1 method name\(s\)$"):
         fusion.fuse([["a"], ["b"]], ["bm25"])
+
+
+def test_the_warning_names_five_items_and_counts_the_rest(caplog):
+    def message(n):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
+            fusion.sanitize_trust([2.0] * n + [0.5], [f"u{i}" for i in range(n + 1)])
+        [rec] = caplog.records
+        return rec.getMessage()
+
+    five = "; ".join(f"u{i}=2.0 (out of [0, 1], clamped)" for i in range(5))
+    assert message(5) == f"invalid trust_score on 5 item(s): {five}"
+    assert message(6) == f"invalid trust_score on 6 item(s): {five}; and 1 more"
+    assert message(17) == f"invalid trust_score on 17 item(s): {five}; and 12 more"

@@ -124,7 +124,7 @@ def has_competitor(negative: np.ndarray, groups: Sequence[Any] | None) -> np.nda
         return np.zeros(n, dtype=bool)
     gid = group_ids(groups)
     grouped = gid >= 0
-    clean = np.bincount(gid[grouped & ~negative], minlength=int(gid.max()) + 1) if grouped.any() else np.zeros(0)
+    clean = np.bincount(gid[grouped & ~negative], minlength=int(gid.max()) + 1)  # no group: max -1, empty
     out = np.zeros(n, dtype=bool)
     out[grouped] = clean[gid[grouped]] > np.where(negative[grouped], 0, 1)
     return out

@@ -21,10 +21,10 @@ def apply(state: RankState, params: RuleParams) -> RankState:
     if neg is None:
         return state
     if policy.lone_places is None:
-        return replace(state, penalized=neg)
-    competed = neg & (superseded(state, policy) | has_competitor(neg, state.groups))
+        return replace(state, penalized=neg, placed=None)
     if policy.competed != "penalty":
         return replace(state, penalized=None, placed=neg)
+    competed = neg & (superseded(state, policy) | has_competitor(neg, state.groups))
     penalized = competed if state.duplicate is None else competed & ~state.duplicate
     return replace(state, penalized=penalized, placed=neg & ~penalized)
 

@@ -137,3 +137,17 @@ def test_competed_and_lone_items_are_placed_whatever_the_other_groups_hold():
     # competitor (g's clean member does not count for h): each moves down 2 places
     out = placement.place_negative(order, negative.copy(), negative, groups, lone_places=2)
     assert out.tolist() == [0, 1, 2, 3, 6, 4, 7, 5]
+
+
+def test_only_the_trust_of_eligible_members_orders_a_group():
+    pool = fuse([["a", "b", "c"]], ["bm25"])  # 1, 1/2, 1/3
+    trust = np.array([0.2, 0.9, 0.6])
+
+    def run(eligible):
+        return competitors.apply(RankState(pool, trust, eligible=np.array(eligible), groups=["g", "g", "g"],
+                                           order=np.array([0, 1, 2]), final=np.array([1.0, 0.5, 1 / 3])), RuleParams())
+
+    assert run([True, True, True]).order.tolist() == [1, 2, 0]  # by trust: b, c, a
+    out = run([True, False, True])  # b past invalid_at or off topic: its trust counts as none
+    assert out.order.tolist() == [2, 0, 1] and out.final.tolist() == [0.5, 1 / 3, 1.0]
+    assert out.moved == ("competitors", "competitors", "competitors")

@@ -98,6 +98,11 @@ def test_negative_rule_with_lone_places_penalizes_only_competed_and_superseded()
     assert no_dup.penalized.tolist() == [False, True, False, True, True]
     yielding = negative_evidence.apply(s, RuleParams(negative_policy=NegativePolicy(lone_places=2, competed="yield")))
     assert yielding.penalized is None and yielding.placed.tolist() == [False, True, True, True, True]
+    # the rule decides afresh: a state penalized under the penalty policy has nothing penalized under yield
+    again = negative_evidence.apply(out, RuleParams(negative_policy=NegativePolicy(lone_places=2, competed="yield")))
+    assert again.penalized is None and again.placed.tolist() == [False, True, True, True, True]
+    plain = negative_evidence.apply(out, RuleParams())  # and without lone_places, nothing is placed
+    assert plain.penalized.tolist() == [False, True, True, True, True] and plain.placed is None
 
 
 def test_duplicates_only_with_lone_places_and_penalty():
