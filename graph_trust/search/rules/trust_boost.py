@@ -18,8 +18,7 @@ def boost_amounts(trust: np.ndarray, weight: float, eligible: np.ndarray | None 
     """``trust * weight`` (times ``scale`` when given: the supported form); absent trust (NaN),
     trust below ``min_trust`` and ineligible items get 0."""
     t = np.nan_to_num(trust, nan=0.0)
-    if min_trust > 0.0:
-        t = np.where(t >= min_trust, t, 0.0)
+    t = np.where(t >= min_trust, t, 0.0)  # at min_trust 0 too: a negative trust never lowers a score
     if eligible is not None:
         t = np.where(eligible, t, 0.0)
     out = t * weight

@@ -28,6 +28,8 @@ def test_boost_amounts_boundaries():
     scale = np.array([2.0, 3.0, 4.0, 0.5, 1.0])
     assert trust_boost.boost_amounts(t, 0.2, scale=scale).tolist() == pytest.approx([0.2, 0.294, 0.0, 0.1, 0.0])
     assert trust_boost.boost(np.array([1.0, 2.0]), np.array([0.5, NAN]), 0.4).tolist() == [1.2, 2.0]
+    # called with raw values (not sanitized), trust below 0 counts as none: a boost never lowers a score
+    assert trust_boost.boost_amounts(np.array([-0.25, 0.0, 0.3]), 0.2).tolist() == [0.0, 0.0, pytest.approx(0.06)]
 
 
 @pytest.mark.parametrize("min_trust", [0.0, 0.5, 0.8])
