@@ -165,3 +165,14 @@ async def test_fast_synthetic_graph_equals_graphitis_bulk_save(graph, unique, em
             e.fact, e.name, ns[e.source_node_uuid], ns[e.target_node_uuid])
         assert np.allclose(twin.fact_embedding, e.fact_embedding, atol=1e-6)
         assert twin.attributes.get("trust_score") == e.attributes.get("trust_score")
+
+
+def test_the_servers_peak_memory_is_at_least_every_reading_of_it():
+    """VmHWM read last can lag a VmRSS read before it (Linux updates it lazily): the reported
+    peak is the largest of all readings."""
+    from bench.bench_vector import peak_mb
+
+    readings = [{"rss_mb": 59.3, "peak_rss_mb": 59.3}, {"rss_mb": 63.3, "peak_rss_mb": 63.2},
+                {"rss_mb": 61.0, "peak_rss_mb": 63.2}]
+    assert peak_mb(*readings) == 63.3
+    assert peak_mb({"rss_mb": 50.0, "peak_rss_mb": 70.5}, {"rss_mb": 52.0, "peak_rss_mb": 70.5}) == 70.5
