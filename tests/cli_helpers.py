@@ -23,9 +23,15 @@ class Result:
         return json.loads(self.out)
 
 
+def clean_env() -> dict[str, str]:
+    """This process's environment without graph-trust's, Graphiti's and Neo4j's variables: a child
+    command sees only the settings its test gives it."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+
+
 def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd=None,
             timeout: float = 180) -> Result:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    base = clean_env()
     proc = subprocess.run([sys.executable, "-m", "graph_trust", *args], env={**base, **(env or {})},
                           input=input, capture_output=True, text=True, cwd=cwd, timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -3,8 +3,6 @@ browser): started on a free 127.0.0.1 port with a clean environment, waited for 
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,22 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import clean_env
 from proc import sigint_as_ctrl_c, sigint_ignored as ignored
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve(args: list[str], port: int, log: Path, *, sigint_ignored: bool = False) -> subprocess.Popen:
     """``graph-trust review serve ARGS --port PORT``, its output in ``log``. SIGINT reaches it as
     it does from a terminal, even when the test suite itself was started with SIGINT ignored (a
     background job of a non-interactive shell), unless ``sigint_ignored``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
     return subprocess.Popen([sys.executable, "-m", "graph_trust", "review", "serve", *args, "--port", str(port)],
-                            env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                            env=clean_env(), stdout=log.open("w"), stderr=subprocess.STDOUT,
                             preexec_fn=ignored if sigint_ignored else sigint_as_ctrl_c)
 
 

@@ -12,7 +12,6 @@ A withheld fact may show nothing, its id included; a redacted one only the metad
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from graphiti_core.nodes import EpisodeType, EpisodicNode
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from builders import Fact, build_graph, stable_uuid
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from graph_trust import api
 from graph_trust.access.trust_context import Access, TrustContext
 from graph_trust.context import metrics
@@ -178,7 +177,7 @@ async def test_the_mcp_server_never_hands_a_byte_above_its_clearance(settings, p
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     group, planted = planted_graph
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     for level in DEFAULT_LEVELS:
         ctx = TrustContext(level, True, "bot")

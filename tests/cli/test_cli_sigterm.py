@@ -11,13 +11,14 @@ import time
 
 import pytest
 
+from cli_helpers import clean_env
 from proc import alive, children, read_proc, sigint_as_ctrl_c, sigint_ignored as ignored
 
 
 @pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])
 def test_sigterm_stops_the_command_and_the_embedded_server_it_started(sigint_ignored):
     """Also when SIGINT is ignored, as for a job a non-interactive shell started with ``&``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     # eval --bundled builds a temporary embedded FalkorDB per draw: a command that holds a server
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", "eval", "--bundled", "--draws", "3",
                              "--rank", "trust"], env=env,

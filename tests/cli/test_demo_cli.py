@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def _run_in_pty(args: list[str], cwd) -> str:
     import sys
 
     master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", *args], stdout=slave, stderr=slave, cwd=cwd,
                             env={**env, "COLUMNS": "120"})
     os.close(slave)

@@ -6,13 +6,12 @@ sensitivity labels and memory types are ones the default configuration knows."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from graph_trust.config import load_settings
 from graph_trust.search.records import known_memory_types
 from graph_trust.demo.sample import demo_queries, sample_review_rows
@@ -69,7 +68,7 @@ async def test_mcp_tools_give_the_promoted_answer_first(demo_dir):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     params = StdioServerParameters(command=sys.executable, args=["-m", "graph_trust", "mcp", "--actor", "bot"],
                                    env=env, cwd=str(demo_dir))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:

@@ -17,7 +17,7 @@ import pytest
 
 from graph_trust.eval import runner
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from cli_helpers import run_inproc
 
 needs_wordllama = pytest.mark.skipif(importlib.util.find_spec("wordllama") is None,
@@ -65,7 +65,7 @@ def test_bad_embedder_option(tmp_path, monkeypatch, capsys, args, message):
 def _run_with_terminal_stderr(args, cwd) -> tuple[int, str, str]:
     """The CLI with stdout a pipe and stderr a real pseudo-terminal: (code, stdout, terminal text)."""
     master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     proc = subprocess.Popen([sys.executable, "-m", "graph_trust", *args], stdout=subprocess.PIPE, stderr=slave,
                             stdin=subprocess.DEVNULL, cwd=cwd, env={**env, "COLUMNS": "120"})
     os.close(slave)

@@ -6,7 +6,6 @@ configured agent) is a tool error naming what is wrong, with nothing written."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 
@@ -22,6 +21,7 @@ from graph_trust.sync.review_db import insert_rows
 pytest.importorskip("mcp")
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from cli_helpers import clean_env
 
 TOOLS = {"confidence", "verify_fact", "record_usage", "vote", "contradictions", "stale", "credibility",
          "search_facts", "get_context"}
@@ -56,7 +56,7 @@ async def review(graph, unique, tmp_path):
 
 
 def _params(settings, review_db, *extra: str) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     env["GRAPH_TRUST_REVIEW_DB"] = str(review_db)
     return StdioServerParameters(command=sys.executable, env=env,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
@@ -13,6 +12,7 @@ from test_policy_graph import QUERY, _save
 pytest.importorskip("mcp")
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from cli_helpers import clean_env
 
 
 def _field(obj, snake: str, camel: str):
@@ -37,7 +37,7 @@ async def facts(graph, unique):
 
 
 async def _session_calls(settings, group, *extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "graph_trust", "mcp", "--graph", settings.graph.uri, *extra], env=env)

@@ -5,14 +5,13 @@ batched, pruned by age, off with one setting; ``graph-trust review log`` summari
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.errors import ConfigError, InputError, NotFoundError
@@ -50,7 +49,7 @@ def log_rows(url: str) -> list[tuple]:
 
 async def test_mcp_flag_fact_and_logged_tools(world):
     graph, settings, url, group, u = world
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+    env = clean_env()
     env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
     params = StdioServerParameters(command=sys.executable, env=env, args=[
         "-m", "graph_trust", "mcp", "--graph", settings.graph.uri, "--agent", "bot-1", "--review-db", url])

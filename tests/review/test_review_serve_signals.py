@@ -11,8 +11,9 @@ import time
 
 import pytest
 
+from bolt_server import free_port
 from graph_trust import api
-from serve_process import free_port, serve, stop, wait_for_line, wait_until_up
+from serve_process import serve, stop, wait_for_line, wait_until_up
 
 STARTING = "review page on http://"  # logged just before the server starts
 

@@ -10,7 +10,6 @@ import re
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

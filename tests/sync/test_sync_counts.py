@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cli_helpers import run_cli
+from cli_helpers import clean_env, run_cli
 from conftest import CLEARING_TIERS
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
@@ -411,7 +411,7 @@ class Counts:
                         f"{delay:.2f} s, {args[3:]})")
         before = await snapshot(self.graph, self.group)
         known = set(self.runs())
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPH_TRUST_", "NEO4J_", "GRAPHITI_"))}
+        env = clean_env()
         proc = subprocess.Popen([*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=sigint_as_ctrl_c)
         server = self.server_pid
