@@ -7,6 +7,7 @@ import asyncio
 import math
 import re
 import time
+import weakref
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,8 @@ CHILD_FIELDS = ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "aof_rewrit
                 "module_fork_in_progress")
 AUTO_FORKS = {"save": "", "auto-aof-rewrite-percentage": "0"}  # the server's own reasons to fork: off
 CHILD_WAIT_S = 600.0
+# client -> the last index build started on that server connection (see one_build_at_a_time)
+_LAST_BUILD: weakref.WeakKeyDictionary[Any, asyncio.Task] = weakref.WeakKeyDictionary()
 
 
 class FalkorDBBackend(Backend):
@@ -68,7 +71,7 @@ class FalkorDBBackend(Backend):
             else:
                 pw = address.password.get_secret_value() if address.password else None
                 client = FalkorDB(host=address.host, port=address.port, username=address.user, password=pw)
-            driver = FalkorDriver(falkor_db=client, database=database)
+            driver = one_build_at_a_time(FalkorDriver(falkor_db=client, database=database))
         except Exception as exc:  # noqa: BLE001 - translated, or re-raised
             if server is not None:
                 server.stop()
@@ -77,6 +80,10 @@ class FalkorDBBackend(Backend):
                 raise
             raise translated from None
         return OpenedDriver(driver, database, server)
+
+    def clone(self, driver: Any, database: str) -> Any:
+        cloned = driver.clone(database=database)
+        return cloned if cloned is driver else one_build_at_a_time(cloned, after=driver)
 
     async def ping(self, conn: Connection) -> None:
         await conn.driver.client.connection.ping()
@@ -165,6 +172,30 @@ class FalkorDBBackend(Backend):
     def similarity(self, score: float) -> float:
         """FalkorDB's vector index returns a cosine distance (1 - cos)."""
         return (2.0 - score) / 2.0
+
+
+def one_build_at_a_time(driver: Any, after: Any = None) -> Any:
+    """``driver`` (just made, or cloned from ``after``) with graphiti-core's background index
+    build queued behind the last one started on the same client, instead of running beside it.
+    Each build's first statement creates its graph, and FalkorDB 4.16 deadlocked creating one
+    graph while another was being created on the server (the globals lock's reader count
+    underflowed, then every graph creation waited forever): one index build at a time never
+    creates two graphs at once. The build graphiti-core scheduled is cancelled before it runs."""
+    own = getattr(driver, "_init_task", None)
+    if own is None:  # made outside an event loop: graphiti-core started no build
+        return driver
+    own.cancel()
+    loop = own.get_loop()
+    before = [t for t in (_LAST_BUILD.get(driver.client), getattr(after, "_init_task", None))
+              if t is not None and not t.done() and t.get_loop() is loop]
+
+    async def build() -> None:
+        if before:
+            await asyncio.wait(before)  # their failure or cancellation is theirs, not this build's
+        await driver.build_indices_and_constraints()
+
+    driver._init_task = _LAST_BUILD[driver.client] = loop.create_task(build())
+    return driver
 
 
 async def child_processes(redis: Any) -> list[str]:
