@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -201,6 +202,7 @@ def main() -> None:
     profile["search"] = [dict(p, embedder=e) for e in embedders for p in profile["search"]]
     res = run(profile, only)
     res["mode"] = mode
+    res["command"] = shlex.join(["python", "-m", "bench", *sys.argv[1:]])
     for path in args.merge:
         res = merge(json.loads(path.read_text(encoding="utf-8")), res)
     args.out.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
