@@ -177,9 +177,9 @@ class FalkorDBBackend(Backend):
 def one_build_at_a_time(driver: Any, after: Any = None) -> Any:
     """``driver`` (just made, or cloned from ``after``) with graphiti-core's background index
     build queued behind the last one started on the same client, instead of running beside it.
-    Each build's first statement creates its graph, and FalkorDB 4.16 deadlocked creating one
-    graph while another was being created on the server (the globals lock's reader count
-    underflowed, then every graph creation waited forever): one index build at a time never
+    Each build's first statement creates its graph. FalkorDB 4.16 once deadlocked on a graph
+    creation sent while another graph's build had just begun (the globals lock's reader count
+    had underflowed; the exact path inside FalkorDB is not known): one build at a time never
     creates two graphs at once. The build graphiti-core scheduled is cancelled before it runs."""
     own = getattr(driver, "_init_task", None)
     if own is None:  # made outside an event loop: graphiti-core started no build
