@@ -156,10 +156,12 @@ def _row_key(r: dict) -> tuple[str, int]:
 
 def merge(old: dict, new: dict) -> dict:
     """``old`` with ``new``'s parts: search rows by embedder and edge count (``new`` wins), the
-    rest replaced. ``old`` may also be one ``bench_vector.py --json`` result (one search row)."""
+    rest replaced; ``commands`` lists every invocation that made the result, oldest first. ``old``
+    may also be one ``bench_vector.py --json`` result (one search row, its own ``command``)."""
     if "p50_ms" in old:
-        old = {"search": [old]}
+        old = {"search": [old], "commands": [old["command"]] if old.get("command") else []}
     out = {**old, **new}
+    out["commands"] = list(dict.fromkeys(old.get("commands", []) + new.get("commands", [])))
     rows = {_row_key(r): r for r in old.get("search", [])} | {_row_key(r): r for r in new.get("search", [])}
     if rows:
         out["search"] = [rows[k] for k in sorted(rows)]
@@ -202,7 +204,7 @@ def main() -> None:
     profile["search"] = [dict(p, embedder=e) for e in embedders for p in profile["search"]]
     res = run(profile, only)
     res["mode"] = mode
-    res["command"] = shlex.join(["python", "-m", "bench", *sys.argv[1:]])
+    res["commands"] = [shlex.join(["python", "-m", "bench", *sys.argv[1:]])]
     for path in args.merge:
         res = merge(json.loads(path.read_text(encoding="utf-8")), res)
     args.out.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import statistics
 import sys
 import tempfile
@@ -286,6 +287,7 @@ def main() -> None:
     res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
                               timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
                               exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data))
+    res["command"] = shlex.join(["python", "bench/bench_vector.py", *sys.argv[1:]])
     text = json.dumps(res, indent=2)
     print(text)
     if args.json:
