@@ -62,9 +62,10 @@ Examples:
 @common_options
 def check(groups: tuple[str, ...], stale_only: bool) -> None:
     """Measure the recall@10 of each vector index against an exact scan of the stored
-    embeddings (queries sampled from the graph's own embeddings, as stored and perturbed),
-    exploring wider step by step up to vector_index.max_ef until vector_index.min_recall holds,
-    and keep the result in the state store, where search reads it."""
+    embeddings (queries sampled from the graph's own embeddings: as stored, perturbed, and
+    halfway between two; the hardest kind's recall counts), exploring wider step by step up to
+    vector_index.max_ef until vector_index.min_recall holds, and keep the result in the state
+    store, where search reads it."""
     rt = runtime()
     with ProgressBars(rt.quiet) as bars:
         out = run(api.index_check(rt.settings, list(groups) or None, stale_only=stale_only, progress=bars))

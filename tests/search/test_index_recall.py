@@ -93,6 +93,7 @@ MEASURED = st.fixed_dictionaries({
     "ladder": st.lists(st.fixed_dictionaries({"k": st.integers(1, 4096), "recall": st.floats(0, 1)}),
                        min_size=1, max_size=6),
     "tie_share": st.floats(0, 1),
+    "method": st.sampled_from([ir.METHOD, ir.METHOD, 1]),  # 1: an earlier check's (stale)
 })
 
 
@@ -124,7 +125,7 @@ def test_choose_uses_the_index_only_where_measured_fresh_accurate_and_tie_free(m
 def test_choose_says_why_it_scans():
     ready = {"ready": True, "dimension": 16, "M": 16, "efConstruction": 200, "efRuntime": 1000}
     m = {"items": 1000, "options": dict(ready), "ladder": [{"k": 80, "recall": 0.9}, {"k": 2000, "recall": 0.97}],
-         "tie_share": 0.0}
+         "tie_share": 0.0, "method": ir.METHOD}
     kw = {"mode": "auto", "kind": "edge", "min_size": 500, "min_recall": 0.98, "recheck_share": 0.2, "k0": 80}
     assert "no vector index" in ir.choose(items=1000, present=None, measurement=None, **kw).reason
     assert "being filled" in ir.choose(items=1000, present={**ready, "ready": False}, measurement=m, **kw).reason
@@ -135,10 +136,24 @@ def test_choose_says_why_it_scans():
     assert "measured at 1,000 edges, the graph now holds 1,300" in \
         ir.choose(items=1300, present=ready, measurement=m, **kw).reason
     assert "another index" in ir.choose(items=1000, present={**ready, "M": 32}, measurement=m, **kw).reason
+    assert "measured by an earlier version of the check" in \
+        ir.choose(items=1000, present=ready, measurement={k: v for k, v in m.items() if k != "method"}, **kw).reason
     ok = {**m, "ladder": [{"k": 80, "recall": 0.99}], "tie_share": 0.7}
     assert "70% of sampled queries" in ir.choose(items=1000, present=ready, measurement=ok, **kw).reason
     assert ir.choose(items=1000, present=ready, measurement={**ok, "tie_share": 0.1}, **kw).stage == "index"
     assert ir.choose(items=1000, present=ready, measurement=None, **{**kw, "mode": "index"}).k == 80
+
+
+UNIT = st.lists(st.floats(-1, 1), min_size=DIM, max_size=DIM).filter(lambda v: np.linalg.norm(v) > 0.1)
+
+
+@given(a=UNIT, b=UNIT)
+def test_between_is_the_unit_midpoint_equally_near_both(a, b):
+    m = np.asarray(ir._between(a, b))
+    assert abs(np.linalg.norm(m) - 1.0) < 1e-9
+    ua, ub = np.asarray(a) / np.linalg.norm(a), np.asarray(b) / np.linalg.norm(b)
+    if np.linalg.norm(ua + ub) > 1e-6:  # (opposite vectors have no midpoint: the first is kept)
+        assert abs(float(m @ ua) - float(m @ ub)) < 1e-9 and float(m @ ua) >= min(1.0, float(ua @ ub)) - 1e-9
 
 
 @given(k0=st.integers(1, 500), ef=st.one_of(st.none(), st.integers(1, 5000)), cap=st.integers(1, 4096))
@@ -176,6 +191,11 @@ async def test_check_widens_k_until_the_target_holds(graph, settings, unique):
     report = await api.init(s, [group])
     m = report["recall"][group]["edge"]["measurement"]
     steps = m["ladder"]
+    # a third each: stored embeddings, perturbed ones, midpoints of two; a step's recall is its
+    # hardest kind's
+    assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 33, "given": 0} and m["method"] == ir.METHOD
+    assert all(set(x["by_kind"]) == {"stored", "perturbed", "between"} for x in steps)
+    assert all(x["recall"] == min(x["by_kind"].values()) for x in steps)
     assert steps[0]["k"] == 40 and steps[0]["recall"] < 0.98  # pool 10 x oversample 4
     assert len(steps) >= 2 and steps[-1]["recall"] >= 0.98 and all(s_["recall"] < 0.98 for s_ in steps[:-1])
     choice = report["recall"][group]["edge"]["choice"]
