@@ -57,7 +57,7 @@ from graph_trust.search.ranked import search_confident as _search_confident
 from graph_trust.search.ranked import search_visible as _search_visible
 from graph_trust.search.records import MEMORY_TYPES, known_memory_types
 from graph_trust.graph import index_ops
-from graph_trust.graph.schema import init_graph as init
+from graph_trust.graph.schema import init_graph
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync.confidence import ops as confidence_ops
@@ -86,8 +86,29 @@ VERSION = __version__
 sync = run_sync  # graph-trust sync
 runs = list_runs  # graph-trust runs
 index_status = index_ops.status  # graph-trust index status
-index_check = index_ops.check  # graph-trust index check
-index_rebuild = index_ops.rebuild  # graph-trust index rebuild
+
+
+# init, index check and index rebuild measure each vector index's recall with the retrieval log's
+# real queries beside the sampled ones, where review.log_queries keeps them
+
+
+async def init(settings: Settings, groups: list[str] | None = None, progress: Any = None) -> dict[str, Any]:
+    """graph-trust init: :func:`graph_trust.graph.schema.init_graph`."""
+    return await init_graph(settings, groups, progress, queries=retrieval_log.query_source(settings))
+
+
+async def index_check(settings: Settings, groups: list[str] | None = None, *, stale_only: bool = False,
+                      progress: Any = None) -> dict[str, Any]:
+    """graph-trust index check: :func:`graph_trust.graph.index_ops.check`."""
+    return await index_ops.check(settings, groups, stale_only=stale_only, progress=progress,
+                                 queries=retrieval_log.query_source(settings))
+
+
+async def index_rebuild(settings: Settings, groups: list[str] | None = None, kinds: list[str] | None = None, *,
+                        progress: Any = None) -> dict[str, Any]:
+    """graph-trust index rebuild: :func:`graph_trust.graph.index_ops.rebuild`."""
+    return await index_ops.rebuild(settings, groups, kinds, progress=progress,
+                                   queries=retrieval_log.query_source(settings))
 
 
 def record_returned(settings: Settings, interface: str, returned: list[tuple[str, str | None]], *,

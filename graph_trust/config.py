@@ -287,7 +287,8 @@ class ReviewSettings(_Section):
     # The retrieval log: search, context and the MCP tools record which facts they returned
     # (edge uuid, group, rank, interface, day) in the review DB. false: nothing is recorded.
     log: bool = True
-    # Also record each query's text with the uuids it returned (retrieval_queries).
+    # Also record each query's text with the uuids it returned (retrieval_queries); the vector
+    # index recall check (init, index check, sync) then embeds the newest ones as real queries.
     log_queries: bool = False
     # Log rows older than this many days are deleted (at most once an hour per process).
     log_retention_days: int = Field(default=400, ge=1, le=36500)

@@ -58,6 +58,7 @@ from graph_trust.sync.recovery import recover_dead_runs
 from graph_trust.sync.report import (GUARD_HINT, RELINK_HINT, REPORT_LIMIT, RUN_COUNTERS, SyncReport,
                                      unknown_groups_hint)
 from graph_trust.sync.review_db import ReviewDB
+from graph_trust.review import log as retrieval_log
 from graph_trust.sync.run_identity import config_hash, graph_key
 from graph_trust.sync.state import EDGE_PROPS, StateStore, distinct_graphs, now_iso
 from graph_trust.sync.work import WorkTable
@@ -283,6 +284,7 @@ class _SyncJob:
     async def _recheck_indexes(self, graphs: list[str]) -> None:
         """Step 7 (module docstring): what it re-measured lands in ``report.vector_index``."""
         try:
+            queries = retrieval_log.query_source(self.settings)
             with RecallStore.open(self.settings) as recall:
                 for graph in graphs:
                     if not self.graphs.exists(graph):
@@ -290,7 +292,7 @@ class _SyncJob:
                     done = await index_recall.refresh(self.graphs(graph), self.settings, recall,
                                                       written={"edge": self.written.get(graph, 0)},
                                                       min_items=self.settings.search.cosine_index_min_size,
-                                                      progress=self.progress)
+                                                      progress=self.progress, queries=queries)
                     for kind, why in done["measured"].items():
                         self.report.vector_index.setdefault(graph, {})[kind] = {
                             "why": why, "choice": done["kinds"][kind]["choice"]}

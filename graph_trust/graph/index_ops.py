@@ -59,21 +59,22 @@ async def status(settings: Settings, groups: list[str] | None = None) -> dict[st
 
 
 async def check(settings: Settings, groups: list[str] | None = None, *, stale_only: bool = False,
-                progress: Progress | None = None) -> dict[str, Any]:
+                progress: Progress | None = None, queries: index_recall.QuerySource | None = None) -> dict[str, Any]:
     """Measure every filled index of the named graphs (``stale_only``: only those never measured
     or stale), store the results, and return :func:`status` with what was measured and why."""
     async with open_graph(settings) as conn:
         names = await graphs_of(conn, groups)
         with RecallStore.open(settings) as store:
             out = {name: await index_recall.refresh(conn.for_group(name), settings, store, force=not stale_only,
-                                                    progress=_labelled(progress, name)) for name in names}
+                                                    progress=_labelled(progress, name), queries=queries)
+                   for name in names}
         return {"graph": conn.address.display, "cosine": settings.search.cosine,
                 "graphs": {n: r["kinds"] for n, r in out.items()},
                 "measured": {n: r["measured"] for n, r in out.items() if r["measured"]}}
 
 
 async def rebuild(settings: Settings, groups: list[str] | None = None, kinds: list[str] | None = None, *,
-                  progress: Progress | None = None) -> dict[str, Any]:
+                  progress: Progress | None = None, queries: index_recall.QuerySource | None = None) -> dict[str, Any]:
     """Drop and recreate the named graphs' indexes of ``kinds`` with the parameters for their
     current size (``vector_index.*``, :data:`vector_index.SIZE_PARAMS`), wait until filled
     (progress: the share filled), then measure them. Searches scan the graph meanwhile."""
@@ -83,12 +84,13 @@ async def rebuild(settings: Settings, groups: list[str] | None = None, kinds: li
         names = await graphs_of(conn, groups)
         with RecallStore.open(settings) as store:
             return {"graph": conn.address.display, "cosine": settings.search.cosine,
-                    "graphs": {name: await _rebuild_one(conn.for_group(name), settings, store, chosen, progress)
+                    "graphs": {name: await _rebuild_one(conn.for_group(name), settings, store, chosen, progress,
+                                                        queries)
                                for name in names}}
 
 
 async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStore, kinds: list[str],
-                       progress: Progress) -> dict[str, Any]:
+                       progress: Progress, queries: index_recall.QuerySource | None) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for kind in kinds:
         target = vi.EDGES if kind == "edge" else vi.NODES
@@ -98,7 +100,8 @@ async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStor
     filled = _Filled(progress, f"filling the index ({g.database})")
     await vi.until_ready(g, progress=filled)
     filled(1.0)
-    measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, g.database))
+    measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, g.database),
+                                          queries=queries)
     for kind in kinds:
         report[kind]["status_after"] = measured["kinds"][kind]
     return report

@@ -27,7 +27,7 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -50,6 +50,8 @@ MAX_TIE_SHARE = 0.5
 WORD = {"edge": "edges", "node": "entities"}
 
 Progress = Callable[[str, int, int | None], None]
+# a group (None: every group) -> real query embeddings (the retrieval log's: review.log.query_source)
+QuerySource = Callable[[str | None], Awaitable[list[list[float]]]]
 
 
 @dataclass(frozen=True)
@@ -314,17 +316,21 @@ def needs_measuring(kind: str, entry: dict[str, Any], settings: Settings, *, for
 
 async def refresh(conn: Any, settings: Settings, store: RecallStore, *, force: bool = False,
                   written: dict[str, int] | None = None, min_items: int = 0,
-                  progress: Progress | None = None) -> dict[str, Any]:
+                  progress: Progress | None = None, queries: QuerySource | None = None) -> dict[str, Any]:
     """Measure ``conn``'s graph's indexes where :func:`needs_measuring` says so (``written``: per
-    kind, items a sync just wrote; ``min_items``: skip smaller ones) and store the results.
-    Returns :func:`graph_status` after it, with ``measured`` (why, per kind re-measured)."""
+    kind, items a sync just wrote; ``min_items``: skip smaller ones; ``queries``: real query
+    embeddings measured beside the sampled ones) and store the results. Returns
+    :func:`graph_status` after it, with ``measured`` (why, per kind re-measured)."""
     status = await graph_status(conn, settings, store)
     measured = {}
+    real: list[list[float]] | None = None
     for kind, entry in status.items():
         why = needs_measuring(kind, entry, settings, force=force, written=(written or {}).get(kind, 0))
         if why is None or entry["items"] < min_items:
             continue
-        m = await measure(conn, kind, settings, progress=progress)
+        if real is None:
+            real = await queries(conn.database if conn.backend.graph_per_group else None) if queries else []
+        m = await measure(conn, kind, settings, extra_queries=real, progress=progress)
         store.put(conn.address.display, conn.database, kind, m)
         measured[kind] = why
     if measured:

@@ -23,7 +23,7 @@ Progress = Callable[[str, int, int | None], None]
 
 
 async def init(conn: GraphConnection, settings: Settings, groups: list[str] | None = None,
-               progress: Progress | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, queries: index_recall.QuerySource | None = None) -> dict[str, Any]:
     """Create what graph-trust needs in every requested group (where each group is a graph of
     its own: in each group's graph; default: every group that exists, plus the default graph),
     and measure the recall of every vector index not measured yet (or stale). The report's
@@ -42,7 +42,8 @@ async def init(conn: GraphConnection, settings: Settings, groups: list[str] | No
     if any(v["status"] in ("created", "exists") for kinds in vectors.values() for v in kinds.values()):
         with RecallStore.open(settings) as store:
             for name in targets:
-                done = await index_recall.refresh(conn.for_group(name), settings, store, progress=progress)
+                done = await index_recall.refresh(conn.for_group(name), settings, store, progress=progress,
+                                                  queries=queries)
                 recall[name] = {kind: {"measured": kind in done["measured"], "choice": entry["choice"],
                                        "measurement": entry["measurement"]}
                                 for kind, entry in done["kinds"].items() if isinstance(entry["index"], dict)}
@@ -50,11 +51,11 @@ async def init(conn: GraphConnection, settings: Settings, groups: list[str] | No
             "recall": recall}
 
 
-async def init_graph(settings: Settings, groups: list[str] | None = None,
-                     progress: Progress | None = None) -> dict[str, Any]:
+async def init_graph(settings: Settings, groups: list[str] | None = None, progress: Progress | None = None,
+                     queries: index_recall.QuerySource | None = None) -> dict[str, Any]:
     """:func:`init` on the graph ``settings`` name (what ``graph-trust init`` runs)."""
     async with open_graph(settings) as conn:
-        return await init(conn, settings, groups, progress)
+        return await init(conn, settings, groups, progress, queries)
 
 
 async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = None) -> None:

@@ -10,7 +10,9 @@ returns are pending, and once more at exit. Query text is kept only with ``revie
 hour. A review DB that cannot take the log (no review tables, unreachable) costs one warning and
 the pending counts; search goes on.
 
-:func:`summary` is what ``graph-trust review log`` shows; :func:`uses` is what the queue reads.
+:func:`summary` is what ``graph-trust review log`` shows; :func:`uses` is what the queue reads;
+:func:`query_source` hands the kept query texts, embedded, to the vector index's recall check
+(real queries beside its sampled ones).
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from graph_trust.config import ReviewSettings, review_location
+from graph_trust.clients.factory import make_embedder
+from graph_trust.clients.probe import embed_texts
+from graph_trust.config import ReviewSettings, Settings, review_location
 from graph_trust.errors import GraphTrustError
 from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.review.schema import INTERFACES, missing_tables
@@ -280,3 +284,40 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
 
 
 __all__ = ["RetrievalLog", "Use", "close_writer", "returns_of", "searches", "summary", "uses", "writer_for"]
+
+
+def recent_queries(conn: ReviewConn, group: str | None, limit: int) -> list[str]:
+    """The newest ``limit`` distinct query texts kept (``review.log_queries``) of calls that
+    searched ``group`` (a call naming no group searched every group; ``group`` None: any call)."""
+    if missing_tables(conn, ("retrieval_queries",)):
+        return []
+    out: dict[str, None] = {}
+    rows = conn.query("SELECT query, group_ids FROM retrieval_queries ORDER BY at DESC, id DESC LIMIT ?",
+                      (20 * limit,))
+    for query, groups in rows:
+        if group is None or groups is None or group in json.loads(groups):
+            out.setdefault(query, None)
+            if len(out) >= limit:
+                break
+    return list(out)
+
+
+def query_source(settings: Settings) -> Callable[[str | None], Awaitable[list[list[float]]]] | None:
+    """Real query embeddings for the recall check (:func:`graph_trust.graph.index_recall.refresh`):
+    per group, the newest ``vector_index.check_queries`` kept query texts, embedded by
+    ``search.embedder``. None without ``review.log_queries`` or a review DB; a log that cannot be
+    read gives no queries (one warning): the check then samples the graph alone."""
+    where = review_location(settings.review)
+    if not settings.review.log_queries or where is None:
+        return None
+
+    async def embedded(group: str | None) -> list[list[float]]:
+        try:
+            with ReviewConn.open(where, readonly=True) as conn:
+                texts = recent_queries(conn, group, settings.vector_index.check_queries)
+        except GraphTrustError as exc:
+            log.warning("recall check without the retrieval log's queries: %s", exc)
+            return []
+        return [list(map(float, v)) for v in await embed_texts(make_embedder(settings), texts)] if texts else []
+
+    return embedded

@@ -10,6 +10,7 @@ tie-heavy graph of operations facts embedded by the hashing embedder (many exact
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from datetime import datetime, timezone
 from uuid import uuid4
@@ -424,3 +425,44 @@ async def test_every_stored_embedding_is_read_once(graph, unique, items):
     await vi.until_ready(g)  # graphiti-core's uuid index, created with the group's graph, filled
     got = [u for uuids, _ in [b async for b in vi.iter_vectors(g, vi.EDGES, items)] for u in uuids]
     assert sorted(got) == sorted([e.uuid for e in edges] + odd)
+
+
+def embedder16():
+    """search.embedder for the log test: the hashing embedder at the test graphs' dimension."""
+    return HashingEmbedder(dim=DIM)
+
+
+async def test_the_retrieval_logs_queries_are_measured_beside_the_sampled_ones(graph, settings, unique, tmp_path):
+    """With review.log_queries, the check embeds the newest kept queries of calls that searched
+    the group (or every group) and counts them as their own kind; other groups' queries and
+    repeats are left out; without the setting, or with no such queries, none are used."""
+    from graph_trust.review import log as retrieval_log
+    from graph_trust.review.db import ReviewConn
+    from graph_trust.review.schema import init_review_tables
+
+    group, other = f"g_{unique}", f"o_{unique}"
+    await random_graph(graph.for_group(group).driver, group, 400, np.random.default_rng(8))
+    db = tmp_path / "review.sqlite3"
+    ReviewConn.open(db, create=True).close()
+    init_review_tables(db)
+    rows = [("2026-01-01T00:00:01Z", "search", json.dumps([group]), "billing backup", "[]"),
+            ("2026-01-01T00:00:02Z", "search", json.dumps([group, other]), "who owns auth", "[]"),
+            ("2026-01-01T00:00:03Z", "mcp", json.dumps([group]), "billing backup", "[]"),  # a repeat
+            ("2026-01-01T00:00:04Z", "search", json.dumps([other]), "other group only", "[]"),
+            ("2026-01-01T00:00:05Z", "context", None, "every group", "[]")]
+    with ReviewConn.open(db) as conn:
+        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
+                                           "VALUES (?, ?, ?, ?, ?)", rows))
+        assert retrieval_log.recent_queries(conn, group, 10) == ["every group", "billing backup", "who owns auth"]
+        assert retrieval_log.recent_queries(conn, group, 2) == ["every group", "billing backup"]
+        assert retrieval_log.recent_queries(conn, None, 10) == ["every group", "other group only", "billing backup",
+                                                                "who owns auth"]
+    base = {"search.cosine_index_min_size": 100, "review.path": str(db), "search.embedder": "test_index_recall:embedder16"}
+    made = await api.init(tuned(settings, **base), [group])  # builds the index and measures it
+    assert made["recall"][group]["edge"]["measurement"]["sampled"]["given"] == 0
+    on = await api.index_check(tuned(settings, **base, **{"review.log_queries": True}), [group])
+    m = on["graphs"][group]["edge"]["measurement"]
+    assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 33, "given": 3}
+    assert all("given" in step["by_kind"] and step["recall"] == min(step["by_kind"].values()) for step in m["ladder"])
+    missing = tuned(settings, **{**base, "review.path": str(tmp_path / "none.sqlite3"), "review.log_queries": True})
+    assert (await api.index_check(missing, [group]))["graphs"][group]["edge"]["measurement"]["sampled"]["given"] == 0
