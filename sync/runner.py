@@ -284,7 +284,7 @@ class _SyncJob:
     async def _recheck_indexes(self, graphs: list[str]) -> None:
         """Step 7 (module docstring): what it re-measured lands in ``report.vector_index``."""
         try:
-            queries = retrieval_log.query_source(self.settings)
+            queries = retrieval_log.query_source(self.settings, self.review.location)
             with RecallStore.open(self.settings) as recall:
                 for graph in graphs:
                     if not self.graphs.exists(graph):

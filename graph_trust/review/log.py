@@ -302,12 +302,14 @@ def recent_queries(conn: ReviewConn, group: str | None, limit: int) -> list[str]
     return list(out)
 
 
-def query_source(settings: Settings) -> Callable[[str | None], Awaitable[list[list[float]]]] | None:
+def query_source(settings: Settings, where: Location | str | None = None,
+                 ) -> Callable[[str | None], Awaitable[list[list[float]]]] | None:
     """Real query embeddings for the recall check (:func:`graph_trust.graph.index_recall.refresh`):
-    per group, the newest ``vector_index.check_queries`` kept query texts, embedded by
-    ``search.embedder``. None without ``review.log_queries`` or a review DB; a log that cannot be
-    read gives no queries (one warning): the check then samples the graph alone."""
-    where = review_location(settings.review)
+    per group, the newest ``vector_index.check_queries`` kept query texts of the review DB
+    (``where``, default the configured one), embedded by ``search.embedder``. None without
+    ``review.log_queries`` or a review DB; a log that cannot be read gives no queries (one
+    warning): the check then samples the graph alone."""
+    where = where if where is not None else review_location(settings.review)
     if not settings.review.log_queries or where is None:
         return None
 

@@ -380,20 +380,30 @@ async def test_sync_remeasures_after_writing_a_large_share(graph, settings, uniq
     re-adds the edge to the index) re-measures that graph's index; one that wrote nothing does not."""
     from sync_fixtures import review_db, row
 
+    from graph_trust.review.db import ReviewConn
+    from graph_trust.review.schema import init_review_tables
+
     group = f"g_{unique}"
-    s = tuned(settings, **{"search.cosine_index_min_size": 100})
+    s = tuned(settings, **{"search.cosine_index_min_size": 100, "review.log_queries": True,
+                           "search.embedder": "test_index_recall:embedder16"})
     driver = graph.for_group(group).driver
     edges = await random_graph(driver, group, 400, np.random.default_rng(8))
     await api.init(s, [group])
     before = (await api.index_status(s, [group]))["graphs"][group]["edge"]["measurement"]["measured_at"]
     db = review_db(tmp_path / "review.sqlite3", [row(f"c{i}", e.uuid, "promoted", group)
                                                  for i, e in enumerate(edges[:150])])
+    init_review_tables(db)  # the run's review DB keeps two queries: the re-measurement counts them
+    with ReviewConn.open(db) as conn:
+        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
+                                           "VALUES (?, ?, ?, ?, ?)", [("2026-01-01T00:00:01Z", "search",
+                                                                      json.dumps([group]), q, "[]")
+                                                                     for q in ("billing backup", "auth owner")]))
     report = await api.sync(s, review_db=db)
     assert report.edges_set == 150
     assert report.vector_index[group]["edge"]["why"] == "150 written (more than 0.2 of 400)"
     assert report.vector_index[group]["edge"]["choice"]["stage"] == "index"
     after = (await api.index_status(s, [group]))["graphs"][group]["edge"]["measurement"]
-    assert after["measured_at"] >= before and after["items"] == 400
+    assert after["measured_at"] >= before and after["items"] == 400 and after["sampled"]["given"] == 2
     quiet = await api.sync(s, review_db=db)
     assert quiet.edges_set == 0 and quiet.vector_index == {} and quiet.vector_index_hint is None
 
