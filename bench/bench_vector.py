@@ -17,7 +17,9 @@ scoring at least the scan's 10th score is a hit, so ties at the 10th count); how
 trust weight 0 with the reference settings, the default's top 10 equals ``search_``'s, and how
 often the index's candidates are the scan's; the index build time (until the server reports it
 filled), the recall check's time, and the FalkorDB server's resident memory. ``--modes`` adds
-``index`` (the index forced) and ``scan``. No timed assertions.
+``index`` (the index forced) and ``scan``. ``--logged-queries N`` gives the graph a retrieval log
+of N earlier queries (``review.log_queries``) that the recall check measures as real queries, as
+on a graph agents already search. No timed assertions.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ from graph_trust.graph import index_recall  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.graph.recall_store import RecallStore  # noqa: E402
+from graph_trust.review import log as retrieval_log  # noqa: E402
+from graph_trust.review.db import ReviewConn  # noqa: E402
+from graph_trust.review.schema import init_review_tables  # noqa: E402
 from graph_trust.clients.offline import make_graphiti  # noqa: E402
 from graph_trust.search.ranked import search_config  # noqa: E402
 from graph_trust.search.trust_search import trust_search  # noqa: E402
@@ -55,6 +60,23 @@ from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
 MODES = ("search_", "default")
+
+
+EMBEDDER_SPECS = {"clustered": "synth:ClusteredEmbedder"}  # search.embedder naming the bench's embedders
+
+
+def write_log(path: Path, n: int, timed: list[str]) -> Path:
+    """A review DB whose retrieval log kept ``n`` earlier queries of the bench's group: texts of
+    the same templates as the ``timed`` queries, none of them."""
+    ReviewConn.open(path, create=True).close()
+    init_review_tables(path)
+    earlier = [q for q in dict.fromkeys(synth.synth_queries(8 * n, seed=97)) if q not in set(timed)][:n]
+    rows = [(f"2026-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", "search", json.dumps([GROUP]), q, "[]")
+            for i, q in enumerate(earlier)]
+    with ReviewConn.open(path) as conn:
+        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
+                                           "VALUES (?, ?, ?, ?, ?)", rows))
+    return path
 
 
 def make(name: str):  # noqa: ANN201
@@ -111,15 +133,22 @@ async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.n
 
 async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60, timed_queries: int | None = None,
                   rounds: int = 1, limit: int = 10, modes: tuple[str, ...] = MODES, exact_queries: int = 20,
-                  stage_queries: int = 10, data: Path | None = None) -> dict:
+                  stage_queries: int = 10, data: Path | None = None, logged_queries: int = 0) -> dict:
     """Every figure at ``n_edges`` edges (see the module docstring). ``timed_queries`` (default
     ``queries``) are timed per round; recall runs over ``queries``; the comparison with
     ``search_`` at weight 0 over ``exact_queries``. ``data`` keeps the graph there and reuses it
-    (its vector indexes are dropped and rebuilt, and its measurements forgotten)."""
+    (its vector indexes are dropped and rebuilt, and its measurements forgotten).
+    ``logged_queries``: a retrieval log holding that many earlier queries (other texts than the
+    timed ones) with ``review.log_queries`` on, so the recall check measures them."""
     with tempfile.TemporaryDirectory() as tmp:
         root = data or Path(tmp)
+        log = {}
+        if logged_queries:  # the check embeds them with search.embedder, as in a deployment
+            log = {"review.path": str(write_log(root / "review.sqlite3", logged_queries, synth.synth_queries(queries))),
+                   "review.log_queries": True,
+                   "search.embedder": EMBEDDER_SPECS.get(embedder, embedder)}
         settings = load_settings(overrides={"graph.uri": f"embedded:{root}/g", "graph.database": GROUP,
-                                            "state_dir": f"{root}/state"}, environ={})
+                                            "state_dir": f"{root}/state", **log}, environ={})
         emb = make(embedder)
         async with open_graph(settings) as conn:
             driver = conn.driver
@@ -146,7 +175,8 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 index_build_s = time.perf_counter() - t0
                 mem_after = await server_memory_mb(driver)
                 t0 = time.perf_counter()
-                checked = await index_recall.refresh(conn, settings, store)
+                checked = await index_recall.refresh(conn, settings, store,
+                                                     queries=retrieval_log.query_source(settings))
                 check_s = time.perf_counter() - t0
                 mem_checked = await server_memory_mb(driver)
             forget(driver)
@@ -238,9 +268,11 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             edge_check = checked["kinds"]["edge"]
             res = {
                 "edges": n_edges, "embedder": embedder, "queries": queries, "timed_queries": n_timed,
+                "logged_queries": logged_queries,
                 "rounds": rounds, "limit": limit, "dimension": len(vectors[0]), "graph_build_s": build_graph_s,
                 "index_report": report, "index_build_s": round(index_build_s, 2), "check_s": round(check_s, 2),
                 "check": {"ladder": edge_check["measurement"]["ladder"],
+                          "sampled": edge_check["measurement"]["sampled"],
                           "tie_share": edge_check["measurement"]["tie_share"],
                           "queries": edge_check["measurement"]["queries"]},
                 "choice": edge_check["choice"], "default_stages": stages,
@@ -281,12 +313,16 @@ def main() -> None:
     ap.add_argument("--modes", default=",".join(MODES),
                     help="search_ and trust_search with: default (the shipped settings), index, scan")
     ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it")
+    ap.add_argument("--logged-queries", type=int, default=0,
+                    help="a retrieval log of this many earlier queries (review.log_queries), which the recall check "
+                         "measures (from 33 on, instead of its midpoints)")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args()
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
                               timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
-                              exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data))
+                              exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data,
+                              logged_queries=args.logged_queries))
     res["command"] = shlex.join(["python", "bench/bench_vector.py", *sys.argv[1:]])
     text = json.dumps(res, indent=2)
     print(text)

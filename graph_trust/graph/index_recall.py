@@ -7,7 +7,8 @@ halfway between two of them, plus any real query embeddings handed in), asks the
 the search stage does, and compares the index's top 10 with an exact scan of every stored vector.
 A step's recall is that of its hardest kind of query: a query near no stored fact (a midpoint; a
 real query sharing words with many facts) is where HNSW misses, and a sample of stored facts alone
-measured 1.000 where real queries got 0.973 (docs/benchmarks.md, "Vector index"). Below the target it asks
+measured 1.000 where real queries got 0.973 (docs/benchmarks.md, "Vector index"). Real queries,
+once there are as many as the midpoints would be, replace them. Below the target it asks
 again exploring wider (the query's k, doubled step by step: FalkorDB explores ``max(efRuntime,
 k)``, Neo4j ``k``) up to ``vector_index.max_ef``, and records every step. :func:`choose` turns
 a measurement, the graph's size and the settings into the stage a search uses and why;
@@ -226,9 +227,10 @@ async def measure(conn: Any, kind: str, settings: Settings, *, extra_queries: li
     raw = await sample(vs.check_queries - 2 * third)
     nprng = np.random.default_rng(seed)
     perturbed = [_perturbed(v, nprng) for v in await sample(third)]
-    ends = await sample(2 * third)
-    between = [_between(a, b) for a, b in zip(ends[::2], ends[1::2], strict=False)]
     given = [list(map(float, v)) for v in (extra_queries or []) if len(v) == dim or not dim]
+    # midpoints stand in for real queries until the retrieval log holds as many as they would be
+    ends = await sample(2 * third) if len(given) < third else []
+    between = [_between(a, b) for a, b in zip(ends[::2], ends[1::2], strict=False)]
     kinds = {"stored": raw, "perturbed": perturbed, "between": between, "given": given}
     queries = raw + perturbed + between + given
     kind_of = [k for k, qs in kinds.items() for _ in qs]

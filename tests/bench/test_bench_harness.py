@@ -141,6 +141,28 @@ def test_search_bench_on_wordllama_vectors(tmp_path):
     check_search(row)
 
 
+def test_a_retrieval_log_feeds_the_recall_check(tmp_path):
+    """--logged-queries: the check measures the log's queries (embedded by the bench's embedder
+    through search.embedder) instead of its midpoints; none of them is a timed query."""
+    out = tmp_path / "logged.json"
+    proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
+                           "--embedder", "clustered", "--logged-queries", "40", "--json", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(out.read_text())
+    assert row["logged_queries"] == 40 and row["check"]["sampled"] == {"stored": 34, "perturbed": 33, "between": 0,
+                                                                       "given": 40}
+    assert all("given" in step["by_kind"] for step in row["check"]["ladder"])
+    from bench import synth
+    from bench.bench_vector import write_log
+    from graph_trust.review.db import ReviewConn
+
+    db = write_log(tmp_path / "r.sqlite3", 100, synth.synth_queries(50))
+    with ReviewConn.open(db) as conn:
+        logged = [q for (q,) in conn.query("SELECT query FROM retrieval_queries")]
+    assert len(logged) == len(set(logged)) == 100 and not set(logged) & set(synth.synth_queries(50))
+
+
 EMBEDDERS = ("hashing", "wordllama")
 
 

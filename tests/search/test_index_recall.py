@@ -474,5 +474,14 @@ async def test_the_retrieval_logs_queries_are_measured_beside_the_sampled_ones(g
     m = on["graphs"][group]["edge"]["measurement"]
     assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 33, "given": 3}
     assert all("given" in step["by_kind"] and step["recall"] == min(step["by_kind"].values()) for step in m["ladder"])
+    # once the log holds as many real queries as the midpoints would be, they replace them
+    more = [(f"2026-01-02T00:00:{i:02d}Z", "search", json.dumps([group]), f"query {i}", "[]") for i in range(40)]
+    with ReviewConn.open(db) as conn:
+        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
+                                           "VALUES (?, ?, ?, ?, ?)", more))
+    full = await api.index_check(tuned(settings, **base, **{"review.log_queries": True}), [group])
+    m = full["graphs"][group]["edge"]["measurement"]
+    assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 0, "given": 43}
+    assert all(set(step["by_kind"]) == {"stored", "perturbed", "given"} for step in m["ladder"])
     missing = tuned(settings, **{**base, "review.path": str(tmp_path / "none.sqlite3"), "review.log_queries": True})
     assert (await api.index_check(missing, [group]))["graphs"][group]["edge"]["measurement"]["sampled"]["given"] == 0
