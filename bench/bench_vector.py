@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -71,11 +72,11 @@ def write_log(path: Path, n: int, timed: list[str]) -> Path:
     ReviewConn.open(path, create=True).close()
     init_review_tables(path)
     earlier = [q for q in dict.fromkeys(synth.synth_queries(8 * n, seed=97)) if q not in set(timed)][:n]
-    rows = [(f"2026-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", "search", json.dumps([GROUP]), q, "[]")
-            for i, q in enumerate(earlier)]
-    with ReviewConn.open(path) as conn:
-        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
-                                           "VALUES (?, ?, ?, ?, ?)", rows))
+    log = retrieval_log.RetrievalLog(path, log_queries=True, background=False)
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    for i, q in enumerate(earlier):
+        log.record("search", [], query=q, groups=[GROUP], at=start + i)
+    log.close()
     return path
 
 

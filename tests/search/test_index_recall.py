@@ -10,7 +10,6 @@ tie-heavy graph of operations facts embedded by the hashing embedder (many exact
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from datetime import datetime, timezone
 from uuid import uuid4
@@ -39,6 +38,18 @@ from graph_trust.search.cosine import CosineStage, _search, cosine_candidates, f
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 DIM = 16
+
+
+def keep_queries(db, calls) -> None:
+    """Keep ``calls`` (seconds after 2026-01-01, interface, groups, query text) in the retrieval log
+    of review DB ``db``, written by the product's own writer."""
+    from graph_trust.review.log import RetrievalLog
+
+    log = RetrievalLog(db, log_queries=True, background=False)
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    for t, interface, groups, query in calls:
+        log.record(interface, [], query=query, groups=groups, at=start + t)
+    log.close()
 
 
 def tuned(settings, **extra):
@@ -380,7 +391,6 @@ async def test_sync_remeasures_after_writing_a_large_share(graph, settings, uniq
     re-adds the edge to the index) re-measures that graph's index; one that wrote nothing does not."""
     from sync_fixtures import review_db, row
 
-    from graph_trust.review.db import ReviewConn
     from graph_trust.review.schema import init_review_tables
 
     group = f"g_{unique}"
@@ -393,11 +403,7 @@ async def test_sync_remeasures_after_writing_a_large_share(graph, settings, uniq
     db = review_db(tmp_path / "review.sqlite3", [row(f"c{i}", e.uuid, "promoted", group)
                                                  for i, e in enumerate(edges[:150])])
     init_review_tables(db)  # the run's review DB keeps two queries: the re-measurement counts them
-    with ReviewConn.open(db) as conn:
-        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
-                                           "VALUES (?, ?, ?, ?, ?)", [("2026-01-01T00:00:01Z", "search",
-                                                                      json.dumps([group]), q, "[]")
-                                                                     for q in ("billing backup", "auth owner")]))
+    keep_queries(db, [(1, "search", [group], q) for q in ("billing backup", "auth owner")])
     report = await api.sync(s, review_db=db)
     assert report.edges_set == 150
     assert report.vector_index[group]["edge"]["why"] == "150 written (more than 0.2 of 400)"
@@ -455,14 +461,10 @@ async def test_the_retrieval_logs_queries_are_measured_beside_the_sampled_ones(g
     db = tmp_path / "review.sqlite3"
     ReviewConn.open(db, create=True).close()
     init_review_tables(db)
-    rows = [("2026-01-01T00:00:01Z", "search", json.dumps([group]), "billing backup", "[]"),
-            ("2026-01-01T00:00:02Z", "search", json.dumps([group, other]), "who owns auth", "[]"),
-            ("2026-01-01T00:00:03Z", "mcp", json.dumps([group]), "billing backup", "[]"),  # a repeat
-            ("2026-01-01T00:00:04Z", "search", json.dumps([other]), "other group only", "[]"),
-            ("2026-01-01T00:00:05Z", "context", None, "every group", "[]")]
+    keep_queries(db, [(1, "search", [group], "billing backup"), (2, "search", [group, other], "who owns auth"),
+                      (3, "mcp", [group], "billing backup"),  # a repeat
+                      (4, "search", [other], "other group only"), (5, "context", None, "every group")])
     with ReviewConn.open(db) as conn:
-        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
-                                           "VALUES (?, ?, ?, ?, ?)", rows))
         assert retrieval_log.recent_queries(conn, group, 10) == ["every group", "billing backup", "who owns auth"]
         assert retrieval_log.recent_queries(conn, group, 2) == ["every group", "billing backup"]
         assert retrieval_log.recent_queries(conn, None, 10) == ["every group", "other group only", "billing backup",
@@ -475,10 +477,7 @@ async def test_the_retrieval_logs_queries_are_measured_beside_the_sampled_ones(g
     assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 33, "given": 3}
     assert all("given" in step["by_kind"] and step["recall"] == min(step["by_kind"].values()) for step in m["ladder"])
     # once the log holds as many real queries as the midpoints would be, they replace them
-    more = [(f"2026-01-02T00:00:{i:02d}Z", "search", json.dumps([group]), f"query {i}", "[]") for i in range(40)]
-    with ReviewConn.open(db) as conn:
-        conn.write(lambda c: c.executemany("INSERT INTO retrieval_queries (at, interface, group_ids, query, uuids_json) "
-                                           "VALUES (?, ?, ?, ?, ?)", more))
+    keep_queries(db, [(100 + i, "search", [group], f"query {i}") for i in range(40)])
     full = await api.index_check(tuned(settings, **base, **{"review.log_queries": True}), [group])
     m = full["graphs"][group]["edge"]["measurement"]
     assert m["sampled"] == {"stored": 34, "perturbed": 33, "between": 0, "given": 43}
