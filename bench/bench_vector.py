@@ -1,6 +1,7 @@
 """Search latency with the shipped defaults and the vector index, against Graphiti's ``search_``, at one size.
 
     python bench/bench_vector.py [--edges 10000] [--embedder hashing|clustered|module:factory] [--json out.json]
+                                 [--set vector_index.m=64 ...]   # a setting instead of the shipped default
     python -m bench ...   # the harness: this measurement at every size and embedder of its curves
 
 In one process, on one synthetic graph (bench/synth.py: facts of an operations domain; their
@@ -43,7 +44,8 @@ from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  #
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 
 import synth  # noqa: E402
-from graph_trust.config import PROFILES, load_settings  # noqa: E402
+from graph_trust.config import PROFILES, load_settings, parse_sets  # noqa: E402
+from graph_trust.errors import GraphTrustError  # noqa: E402
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.clients.factory import make_embedder
 from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
@@ -134,13 +136,15 @@ async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.n
 
 async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60, timed_queries: int | None = None,
                   rounds: int = 1, limit: int = 10, modes: tuple[str, ...] = MODES, exact_queries: int = 20,
-                  stage_queries: int = 10, data: Path | None = None, logged_queries: int = 0) -> dict:
+                  stage_queries: int = 10, data: Path | None = None, logged_queries: int = 0,
+                  overrides: dict | None = None) -> dict:
     """Every figure at ``n_edges`` edges (see the module docstring). ``timed_queries`` (default
     ``queries``) are timed per round; recall runs over ``queries``; the comparison with
     ``search_`` at weight 0 over ``exact_queries``. ``data`` keeps the graph there and reuses it
     (its vector indexes are dropped and rebuilt, and its measurements forgotten).
     ``logged_queries``: a retrieval log holding that many earlier queries (other texts than the
-    timed ones) with ``review.log_queries`` on, so the recall check measures them."""
+    timed ones) with ``review.log_queries`` on, so the recall check measures them. ``overrides``:
+    dotted settings instead of the shipped defaults (e.g. ``vector_index.m``), recorded in the result."""
     with tempfile.TemporaryDirectory() as tmp:
         root = data or Path(tmp)
         log = {}
@@ -149,7 +153,8 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                    "review.log_queries": True,
                    "search.embedder": EMBEDDER_SPECS.get(embedder, embedder)}
         settings = load_settings(overrides={"graph.uri": f"embedded:{root}/g", "graph.database": GROUP,
-                                            "state_dir": f"{root}/state", **log}, environ={})
+                                            "state_dir": f"{root}/state", **log, **(overrides or {})},
+                                 environ={})
         emb = make(embedder)
         async with open_graph(settings) as conn:
             driver = conn.driver
@@ -269,7 +274,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             edge_check = checked["kinds"]["edge"]
             res = {
                 "edges": n_edges, "embedder": embedder, "queries": queries, "timed_queries": n_timed,
-                "logged_queries": logged_queries,
+                "logged_queries": logged_queries, "settings": dict(overrides or {}),
                 "rounds": rounds, "limit": limit, "dimension": len(vectors[0]), "graph_build_s": build_graph_s,
                 "index_report": report, "index_build_s": round(index_build_s, 2), "check_s": round(check_s, 2),
                 "check": {"ladder": edge_check["measurement"]["ladder"],
@@ -317,13 +322,21 @@ def main() -> None:
     ap.add_argument("--logged-queries", type=int, default=0,
                     help="a retrieval log of this many earlier queries (review.log_queries), which the recall check "
                          "measures (from 33 on, instead of its midpoints)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                    help="a setting instead of the shipped default, as in graph-trust's --set (repeatable), "
+                         "e.g. --set vector_index.m=64 --set vector_index.ef_construction=800")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args()
+    try:
+        overrides = parse_sets(args.overrides)
+        load_settings(overrides=overrides, environ={})  # a bad key or value: one line, before any work
+    except GraphTrustError as exc:
+        ap.error(str(exc))
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
                               timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
                               exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data,
-                              logged_queries=args.logged_queries))
+                              logged_queries=args.logged_queries, overrides=overrides))
     res["command"] = shlex.join(["python", "bench/bench_vector.py", *sys.argv[1:]])
     text = json.dumps(res, indent=2)
     print(text)

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime, table
+from graph_trust.config import parse_sets
 from graph_trust.errors import ConfigError, InputError
 
 EXAMPLES = """
@@ -32,21 +32,6 @@ Examples:
 queries (JSON Lines): {"id": "q1", "query": "...", "group": "ops", "wrong": ["<fact uuid>"]}
 qrels (TREC):         q1 0 <fact uuid> 2      (2 correct answer, 1 related, 0 irrelevant/wrong)
 """
-
-
-def _parse_sets(values: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in values:
-        key, sep, raw = item.partition("=")
-        key = key.strip()
-        if not sep or not key or any(not part for part in key.split(".")):
-            raise InputError(f"--set {item!r}: expected KEY=VALUE with a dotted settings key, "
-                             "e.g. search.trust_weight=0.05")
-        try:
-            out[key] = yaml.safe_load(raw) if raw.strip() else raw
-        except yaml.YAMLError:
-            raise ConfigError(f"config key {key}: value {raw!r} is not a valid YAML scalar [from --set]") from None
-    return out
 
 
 def _parse_numbers(raw: str | None, option: str, lo: float, hi: float) -> list[float] | None:
@@ -169,7 +154,7 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
     if unknown or not embedder_list:
         raise click.UsageError(f"--embedder: unknown embedder {(unknown or [embedders])[0]!r}: choose from "
                                f"{', '.join(api.BUILTIN_EMBEDDERS)}")
-    overrides = _parse_sets(sets)
+    overrides = parse_sets(sets)
     rank_list = [r.strip() for r in ranks.split(",") if r.strip() and r.strip() != "vanilla"]
     weight_list = _parse_numbers(weights, "--weights", 0.0, 1.0)
     const_list = _parse_numbers(rank_consts, "--rank-const", 1e-9, 1e6)

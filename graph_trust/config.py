@@ -10,7 +10,7 @@ import math
 import os
 import re
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 import yaml
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
-from graph_trust.errors import ConfigError
+from graph_trust.errors import ConfigError, InputError
 from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.review.db import parse_location
 
@@ -806,6 +806,22 @@ def _source_of(key: str, sources: Mapping[str, str]) -> str:
     """Where the value of dotted ``key`` came from (its own source, its section's, or a child's)."""
     return (sources.get(key) or sources.get(key.split(".")[0])
             or next((v for k, v in sources.items() if k.startswith(f"{key}.")), "defaults"))
+
+
+def parse_sets(values: Iterable[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` items as dotted overrides for :func:`load_settings` (values read as YAML scalars)."""
+    out: dict[str, Any] = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key or any(not part for part in key.split(".")):
+            raise InputError(f"--set {item!r}: expected KEY=VALUE with a dotted settings key, "
+                             "e.g. search.trust_weight=0.05")
+        try:
+            out[key] = yaml.safe_load(raw) if raw.strip() else raw
+        except yaml.YAMLError:
+            raise ConfigError(f"config key {key}: value {raw!r} is not a valid YAML scalar [from --set]") from None
+    return out
 
 
 def load_settings(

@@ -165,6 +165,24 @@ def test_a_retrieval_log_feeds_the_recall_check(tmp_path):
     assert len(logged) == len(set(logged)) == 100 and not set(logged) & set(synth.synth_queries(50))
 
 
+def test_set_replaces_a_shipped_default_and_is_recorded(tmp_path):
+    """--set KEY=VALUE: the graph's index is built with the given HNSW parameters, the result names
+    them; a key that is no setting is one line on stderr before any work."""
+    out = tmp_path / "set.json"
+    proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
+                           "--embedder", "clustered", "--set", "vector_index.m=8",
+                           "--set", "vector_index.ef_construction=40", "--json", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(out.read_text())
+    assert row["settings"] == {"vector_index.m": 8, "vector_index.ef_construction": 40}
+    assert (row["hnsw"]["M"], row["hnsw"]["efConstruction"]) == (8, 40)
+    bad = subprocess.run([sys.executable, "bench/bench_vector.py", "--set", "vector_index.mm=3"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines()[-1].endswith(
+        "error: config key vector_index.mm: unknown key [from command line]")
+
+
 EMBEDDERS = ("hashing", "wordllama")
 
 
