@@ -247,7 +247,11 @@ def inputs(draw):
     return inp
 
 
-@given(inputs(), st.dictionaries(st.sampled_from(QUEUE_RULES), st.floats(0, 5)), st.floats(0.1, 10))
+# Weights without subnormals: scaling a subnormal weight can round it to 0.0 (5e-324 x 0.5 == 0),
+# which turns its rule off; that is float arithmetic, not the queue. A normal weight times a scale
+# of at least 0.1 stays positive, so the scaled queue must hold the same facts.
+@given(inputs(), st.dictionaries(st.sampled_from(QUEUE_RULES), st.floats(0, 5, allow_subnormal=False)),
+       st.floats(0.1, 10))
 @hsettings(max_examples=150, deadline=None)
 def test_priority_is_the_weighted_sum_of_the_rules(inp, weights, scale):
     cfg = ReviewQueueSettings(weights=weights)
