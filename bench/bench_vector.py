@@ -329,6 +329,9 @@ def main() -> None:
     args = ap.parse_args()
     try:
         overrides = parse_sets(args.overrides)
+        own = sorted(k for k in overrides if k.split(".")[0] in ("graph", "state_dir") or k == "review.path")
+        if own:  # the bench drops and rebuilds indexes in its graph: never one it was pointed at by --set
+            raise GraphTrustError(f"--set {own[0]}: the benchmark builds its own graph and state; use --data DIR")
         load_settings(overrides=overrides, environ={})  # a bad key or value: one line, before any work
     except GraphTrustError as exc:
         ap.error(str(exc))

@@ -181,6 +181,9 @@ def test_set_replaces_a_shipped_default_and_is_recorded(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines()[-1].endswith(
         "error: config key vector_index.mm: unknown key [from command line]")
+    foreign = subprocess.run([sys.executable, "bench/bench_vector.py", "--set", "graph.uri=bolt://127.0.0.1:1"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert foreign.returncode == 2 and "--set graph.uri: the benchmark builds its own graph" in foreign.stderr
 
 
 EMBEDDERS = ("hashing", "wordllama")
