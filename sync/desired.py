@@ -68,11 +68,12 @@ def _text_sql(col: str) -> str:
 
 # What the copy keeps of each review row as it was read (untyped columns: values stay as they came,
 # of any type): a review row ``x`` is unchanged when each column sync reads equals the copy's
-# ``s``, compared as SQLite compares values (``IS``, with no type conversion: 1 and '1' differ).
+# ``s``, compared as SQLite compares values (``IS``, with no type conversion: 1 and '1' differ) and
+# of the same type (``IS`` holds 0 and 0.0 equal, but they read as '0' and '0.0').
 # Plain column comparisons, no per-row string building (a quote()-joined fingerprint made the
 # comparison of 100k unchanged rows about twice as slow).
 RAW = {name: f"raw_{name}" for name in REVIEW_FIELDS[1:]}
-SAME_ROW = " AND ".join(f"+s.{raw} IS +x.{name}" for name, raw in RAW.items())
+SAME_ROW = " AND ".join(f"+s.{raw} IS +x.{name} AND typeof(s.{raw}) = typeof(x.{name})" for name, raw in RAW.items())
 
 
 def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hypothesis import given, settings as hsettings
+from hypothesis import example, given, settings as hsettings
 from hypothesis import strategies as st
 
 from graph_trust.config import Settings
@@ -255,8 +255,14 @@ def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[
     return read, copy
 
 
+_INT_ZERO = {"status": "promoted", "evidence_refs_json": '[{"evidence_id": "e1"}]', "group_id": 1,
+             "memory_type": 0, "sensitivity": 0, "scope": 0}
+
+
 @hsettings(max_examples=40, deadline=None)
 @given(a=_review_rows, b=_review_rows)
+@example(a=_INT_ZERO, b={**_INT_ZERO, "memory_type": 0.0})  # SQLite's IS holds 0 and 0.0 equal
+@example(a={**_INT_ZERO, "scope": 1.0}, b={**_INT_ZERO, "scope": 1})
 def test_a_normal_refresh_sees_every_change_whatever_updated_at_says(a, b):
     """A review row changes from ``a`` to ``b`` with its updated_at left as it was: the normal
     refresh's copy equals a full re-read's, whatever the values and their types; an unchanged
