@@ -115,6 +115,11 @@ def spread(xs: list[float]) -> dict[str, float]:
     return {k: round(float(v), 2) for k, v in zip(("p10", "p50", "p90", "p95"), q, strict=True)}
 
 
+def say(what: str) -> None:
+    """One progress line on stderr (a 1M-edge run takes over an hour: where it is shows)."""
+    print(f"{time.strftime('%H:%M:%S')} {what}", file=sys.stderr, flush=True)
+
+
 async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.ndarray, float]:  # noqa: ANN001
     """Per query, the exact ``limit``-th cosine over every stored fact embedding (read range by
     range), and the p50 ms of that numpy scan per query (the physical floor of a cosine stage)."""
@@ -156,15 +161,19 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                                             "state_dir": f"{root}/state", **log, **(overrides or {})},
                                  environ={})
         emb = make(embedder)
+        say(f"opening the graph{f' kept in {data}' if data else ''} (a kept graph with vector indexes in it refills "
+            "them as it loads)")
         async with open_graph(settings) as conn:
             driver = conn.driver
             build_graph_s = None
             if not (await conn.query("relates_to_count"))[0]["n"]:
+                say(f"building a graph of {n_edges:,} edges")
                 await driver.build_indices_and_constraints()
                 t0 = time.perf_counter()
                 await synth.build_fast(conn, emb, n_edges)
                 build_graph_s = round(time.perf_counter() - t0, 1)
                 await conn.settle()
+            say("dropping the vector indexes")
             for t in vi.TARGETS:  # a kept graph: rebuilt below, as init builds it
                 await vi.drop(conn, t)
             with RecallStore.open(settings) as store:
@@ -176,10 +185,12 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 n_timed = min(timed_queries or queries, queries)
 
                 mem_before = await server_memory_mb(driver)
+                say("building the vector indexes (init's step)")
                 t0 = time.perf_counter()
                 report = await vi.ensure(conn, settings.vector_index)  # init's step: returns once filled
                 index_build_s = time.perf_counter() - t0
                 mem_after = await server_memory_mb(driver)
+                say(f"built in {index_build_s:,.0f} s; measuring their recall (the check)")
                 t0 = time.perf_counter()
                 checked = await index_recall.refresh(conn, settings, store,
                                                      queries=retrieval_log.query_source(settings))
@@ -212,6 +223,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 for m in modes:
                     await call(m, q, v)
             stages.clear()
+            say(f"checked in {check_s:,.0f} s; timing {n_timed} queries x {rounds} round(s) x {len(modes)} modes")
             runs: dict[str, list[list[float]]] = {m: [] for m in modes}
             for r in range(rounds):
                 for m in modes:
@@ -225,6 +237,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             p50 = {m: statistics.median(statistics.median(rr) for rr in runs[m]) * 1000 for m in modes}
             p95 = {m: float(np.percentile([x for rr in runs[m] for x in rr], 95)) * 1000 for m in modes}
 
+            say("timing each candidate stage alone")
             # each candidate stage alone, at trust_search's pool (2 x limit): BM25 (Graphiti's and
             # trust_search's), cosine (Graphiti's scan and the index at the chosen k)
             pool = 2 * limit
@@ -245,6 +258,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                     stage_t[name].append(time.perf_counter() - t)
 
             # recall@10 of the index stage (at the k the check chose) against the exact scan
+            say("recall@10 of the index stage against an exact scan")
             cuts, floor_ms = await exact_cuts(conn, vectors, 10)
             hits = 0
             for vec, cut in zip(vectors, cuts, strict=True):
@@ -256,6 +270,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             recall = hits / (10 * len(vectors))
 
             # at weight 0 with the reference settings: the default's top 10 against search_'s
+            say("the default at weight 0 against search_")
             same = same_candidates = same_when_candidates = 0
             ref = default.model_copy(update=PROFILES["graphiti"])
             for q, v in zip(texts[:exact_queries], vectors[:exact_queries], strict=True):
@@ -299,6 +314,10 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 if m != "search_":
                     res[f"ratio_{m}_to_search_"] = round(p50[m] / p50["search_"], 3)
                     res[f"ratio_p95_{m}_to_search_"] = round(p95[m] / p95["search_"], 3)
+            if data:  # a kept graph loads faster next time without them (they would be refilled first)
+                say("dropping the vector indexes of the kept graph")
+                for t in vi.TARGETS:
+                    await vi.drop(conn, t)
             return res
 
 
@@ -318,7 +337,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--modes", default=",".join(MODES),
                     help="search_ and trust_search with: default (the shipped settings), index, scan")
-    ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it")
+    ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it (its vector indexes are dropped at the end: "
+                         "a graph kept with them refills them as it loads, at 1M edges about as long as a build)")
     ap.add_argument("--logged-queries", type=int, default=0,
                     help="a retrieval log of this many earlier queries (review.log_queries), which the recall check "
                          "measures (from 33 on, instead of its midpoints)")

@@ -186,6 +186,40 @@ def test_set_replaces_a_shipped_default_and_is_recorded(tmp_path):
     assert foreign.returncode == 2 and "--set graph.uri: the benchmark builds its own graph" in foreign.stderr
 
 
+def test_a_kept_graph_is_reused_and_left_without_vector_indexes(tmp_path):
+    """--data: the second run reuses the graph (no build), and each run drops its vector indexes
+    at the end: a graph kept with them would refill them as it loads (at 1M edges as long as a
+    build), before the run could drop and rebuild them. The phases are reported on stderr."""
+    import asyncio
+
+    from graph_trust.config import load_settings
+    from graph_trust.graph import vector_index as vi
+    from graph_trust.graph.connection import open_graph
+
+    data = tmp_path / "kept"
+    rows = []
+    for i in range(2):
+        out = tmp_path / f"run{i}.json"
+        proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
+                               "--data", str(data), "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "dropping the vector indexes of the kept graph" in proc.stderr.splitlines()[-1]
+        rows.append(json.loads(out.read_text()))
+    assert positive(rows[0]["graph_build_s"]) and rows[1]["graph_build_s"] is None  # reused
+    assert rows[1]["index_report"]["edge"]["status"] == "created"
+
+    async def indexes() -> dict:
+        from bench.bench_vector import GROUP
+
+        settings = load_settings(overrides={"graph.uri": f"embedded:{data}/g", "graph.database": GROUP,
+                                            "state_dir": str(data / "state")}, environ={})
+        async with open_graph(settings) as conn:
+            return await vi.existing(conn.driver) or {}
+
+    assert asyncio.run(indexes()) == {}
+
+
 EMBEDDERS = ("hashing", "wordllama")
 
 
