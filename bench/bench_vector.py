@@ -161,8 +161,8 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                                             "state_dir": f"{root}/state", **log, **(overrides or {})},
                                  environ={})
         emb = make(embedder)
-        say(f"opening the graph{f' kept in {data}' if data else ''} (a kept graph with vector indexes in it refills "
-            "them as it loads)")
+        say(f"opening the graph kept in {data} (vector indexes kept in it are refilled as it loads)" if data
+            else "opening a temporary graph")
         async with open_graph(settings) as conn:
             driver = conn.driver
             build_graph_s = None
