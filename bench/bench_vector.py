@@ -120,6 +120,11 @@ def say(what: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {what}", file=sys.stderr, flush=True)
 
 
+async def drop_vector_indexes(conn) -> None:  # noqa: ANN001
+    for t in vi.TARGETS:
+        await vi.drop(conn, t)
+
+
 async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.ndarray, float]:  # noqa: ANN001
     """Per query, the exact ``limit``-th cosine over every stored fact embedding (read range by
     range), and the p50 ms of that numpy scan per query (the physical floor of a cosine stage)."""
@@ -174,8 +179,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 build_graph_s = round(time.perf_counter() - t0, 1)
                 await conn.settle()
             say("dropping the vector indexes")
-            for t in vi.TARGETS:  # a kept graph: rebuilt below, as init builds it
-                await vi.drop(conn, t)
+            await drop_vector_indexes(conn)  # a kept graph: rebuilt below, as init builds it
             with RecallStore.open(settings) as store:
                 for kind in ("edge", "node"):
                     store.forget(conn.address.display, GROUP, kind)
@@ -316,8 +320,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                     res[f"ratio_p95_{m}_to_search_"] = round(p95[m] / p95["search_"], 3)
             if data:  # a kept graph loads faster next time without them (they would be refilled first)
                 say("dropping the vector indexes of the kept graph")
-                for t in vi.TARGETS:
-                    await vi.drop(conn, t)
+                await drop_vector_indexes(conn)
             return res
 
 
@@ -337,7 +340,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--modes", default=",".join(MODES),
                     help="search_ and trust_search with: default (the shipped settings), index, scan")
-    ap.add_argument("--data", type=Path, default=None, help="keep the graph in this directory and reuse it (its vector indexes are dropped at the end: "
+    ap.add_argument("--data", type=Path, default=None,
+                    help="keep the graph in this directory and reuse it (its vector indexes are dropped at the end: "
                          "a graph kept with them refills them as it loads, at 1M edges about as long as a build)")
     ap.add_argument("--logged-queries", type=int, default=0,
                     help="a retrieval log of this many earlier queries (review.log_queries), which the recall check "
