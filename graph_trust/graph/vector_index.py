@@ -25,8 +25,9 @@ from graph_trust.graph import backends, queries
 
 # (graphs below this many items, M, efConstruction); the last row has no bound. Below 50,000 items
 # a smaller graph per node builds about twice as fast and the recall check's wider queries cost
-# little; from 50,000, M 32 / efConstruction 400 gave recall@10 0.995-0.998 at 100k edges on
-# the benchmark's hardest data (docs/benchmarks.md, "Vector index").
+# little; from 50,000, M 32 / efConstruction 400 gave recall@10 0.995-1.000 at 100k edges on
+# stored and perturbed facts, but 0.973 on midpoints of two facts (clustered vectors), where
+# M 64 / efConstruction 800 gives 0.994 for twice the build (docs/benchmarks.md, "Vector index").
 SIZE_PARAMS: tuple[tuple[int | None, int, int], ...] = ((50_000, 16, 200), (None, 32, 400))
 HEX = "0123456789abcdef"  # (uuid prefixes of the neo4j dialect's range reads)
 
