@@ -22,6 +22,7 @@ from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.review.db import parse_location
+from graph_trust.search.slots import relation_key
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
 DEFAULT_CONFIG_FILE = "graph-trust.yaml"
@@ -117,6 +118,25 @@ class RankingSettings(BaseModel):
     # it, facts that do not get no trust boost or relation bonus: a verified fact about another
     # incident never passes one about the incident asked for
     topic_guard: bool = True
+    # Facts of one subject and relation compete (the competitor rule, the relation bonus, the
+    # context's selector) only when the relation holds one value at a time (an owner, a host): these
+    # relations do, these hold several (depends on, calls), whatever review decisions show
+    # (names compare case-insensitively, spaces, underscores and hyphens alike)
+    single_valued: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list)
+    multi_valued: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list)
+    # learn the others from the review DB: a subject with two values verified holds several, one with
+    # one verified and another rejected holds one (docs: concepts)
+    learn_relations: bool = True
+    # a relation neither named above nor learned: "single" (its facts compete, Graphiti's
+    # contradiction key) or "multi" (they never do)
+    unreviewed_relations: Literal["single", "multi"] = "single"
+
+    @model_validator(mode="after")
+    def _one_cardinality(self) -> RankingSettings:
+        both = {relation_key(n) for n in self.single_valued} & {relation_key(n) for n in self.multi_valued}
+        if both:
+            raise ValueError(f"relation {sorted(both)[0]} is in both single_valued and multi_valued")
+        return self
 
     @model_validator(mode="after")
     def _apply_profile(self) -> RankingSettings:

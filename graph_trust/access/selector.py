@@ -10,9 +10,19 @@ Each candidate gets three signals in [0, 1]:
 - **recency**: recency of reinforcement, ``0.5 ** (age / half_life)`` from ``reinforced_at``,
   else ``valid_at``, else ``created_at`` (0.5 with none).
 
-``score`` is their weighted mean (``context.selector_weights``, equal by default). The best is
-kept; ``confidence = (best - second) / best`` (0 when best is 0) and ``needs_more =
-confidence < threshold``. The others are reported as ``alternatives``.
+``score`` is their weighted mean (``context.selector_weights``, equal by default).
+
+A review verdict comes first: a candidate whose ``trust_status`` is verified (promoted,
+corroborated) is chosen over unreviewed ones, and a rejected or expired one (``negative``) only when
+nothing else is left; the score decides among candidates of equal verdict. The best is kept;
+when the verdict decided (the best's verdict is above the runner-up's) ``confidence`` is 1 and
+``decided_by`` is ``review``, else ``confidence = (best - second) / best`` (0 when best is 0);
+``needs_more = confidence < threshold``. The others are reported as ``alternatives``.
+
+Groups (:func:`competing_groups`) are the facts of one competing slot
+(:func:`graph_trust.search.slots.slot_key` of subject and predicate) with two or more distinct
+objects; a relation that holds several values (:class:`graph_trust.search.slots.Relations`) forms
+no group.
 """
 
 from __future__ import annotations
@@ -28,10 +38,12 @@ import numpy as np
 from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, max_fused_of, normalize_relevance, recency_scores
 from graph_trust.errors import ConfigError
 from graph_trust.search.records import MemoryRecord, record_of
+from graph_trust.search.slots import ALL_SINGLE, VERIFIED, Relations, value_key
 
 SIGNALS: tuple[str, ...] = ("applicability", "success", "recency")
 EQUAL_WEIGHTS: Mapping[str, float] = {s: 1 / 3 for s in SIGNALS}
 UNKNOWN_SUCCESS = 0.5
+NEGATIVE = frozenset({"rejected", "expired"})
 
 T = TypeVar("T")
 
@@ -48,6 +60,7 @@ class Selection(Generic[T]):
     signals: dict[str, dict[str, float]] = field(default_factory=dict)  # uuid -> signal -> value
     confidence: float = 0.0
     needs_more: bool = True
+    decided_by: str = "signals"  # "review": the best's verdict is above every other's
 
 
 def check_weights(weights: Mapping[str, float]) -> np.ndarray:
@@ -74,6 +87,13 @@ def success_rate(record: MemoryRecord) -> float:
     """Observed success rate, 0.5 when no outcome is recorded."""
     s, f = record.success_count or 0, record.failure_count or 0
     return s / (s + f) if s + f > 0 else UNKNOWN_SUCCESS
+
+
+def verdict_rank(record: MemoryRecord) -> int:
+    """2 for a verified fact (promoted, corroborated), 0 for a rejected or expired one, else 1."""
+    status = record.attributes.get("trust_status")
+    status = status.strip().lower() if isinstance(status, str) else ""
+    return 2 if status in VERIFIED else 0 if status in NEGATIVE else 1
 
 
 def _applicability(item: Any, max_fused: MaxFused) -> float:
@@ -114,11 +134,13 @@ def select(
         ]
     )
     scores = w @ signals
-    order = np.argsort(-scores, kind="stable").tolist()
+    verdicts = np.array([verdict_rank(r) for r in recs])
+    order = np.lexsort((np.arange(len(recs)), -scores, -verdicts)).tolist()
     best_i = order[0]
     best = float(scores[best_i])
     second = float(scores[order[1]]) if len(order) > 1 else 0.0
-    confidence = (best - second) / best if best > 0 else 0.0
+    by_review = len(order) > 1 and verdicts[best_i] > verdicts[order[1]]
+    confidence = 1.0 if by_review else (best - second) / best if best > 0 else 0.0
     first = recs[best_i]
     return Selection(
         subject=first.subject or "",
@@ -131,23 +153,20 @@ def select(
         },
         confidence=confidence,
         needs_more=confidence < threshold,
+        decided_by="review" if by_review else "signals",
     )
 
 
-def _norm(s: str) -> str:
-    return " ".join(s.split()).casefold()
-
-
-def competing_groups(items: Sequence[T]) -> list[list[int]]:
-    """Indexes of items sharing subject and predicate with at least two distinct objects."""
+def competing_groups(items: Sequence[T], relations: Relations = ALL_SINGLE) -> list[list[int]]:
+    """Indexes of items of one competing slot (``relations``: which relations hold one value) with
+    at least two distinct objects."""
     groups: dict[tuple[str, str], list[int]] = {}
     for i, it in enumerate(items):
         r = record_of(it)
-        if r.subject and r.predicate and r.object and not r.redacted:
-            groups.setdefault((_norm(r.subject), _norm(r.predicate)), []).append(i)
-    return [
-        idx for idx in groups.values() if len({_norm(record_of(items[i]).object or "") for i in idx}) > 1
-    ]
+        key = relations.competing_slot(r.subject, r.predicate)
+        if key is not None and r.object and not r.redacted:
+            groups.setdefault(key, []).append(i)
+    return [idx for idx in groups.values() if len({value_key(record_of(items[i]).object) for i in idx}) > 1]
 
 
 def resolve_competing(
@@ -158,6 +177,7 @@ def resolve_competing(
     now: datetime | None = None,
     half_life_hours: float = 24.0,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
+    relations: Relations = ALL_SINGLE,
 ) -> tuple[list[T], list[Selection[T]]]:
     """Keep one item per competing group (in the group's best-ranked slot), report the rest.
 
@@ -167,7 +187,7 @@ def resolve_competing(
     replace_at: dict[int, T] = {}
     dropped: set[int] = set()
     selections: list[Selection[T]] = []
-    for idx in competing_groups(items):
+    for idx in competing_groups(items, relations):
         sel = select(
             [items[i] for i in idx],
             weights=weights,

@@ -45,7 +45,8 @@ from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, RankedReco
 from graph_trust.config import MAX_SEARCH_DEPTH, Settings
 from graph_trust.context.format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
-from graph_trust.search.trust_search import trust_search
+from graph_trust.search.slots import Relations
+from graph_trust.search.trust_search import relations_of, trust_search
 from graph_trust.access.layers import Layer, filter_by_salience, flatten, group_into_layers
 from graph_trust.access.override import OverrideDecision, OverridePolicy, request_override
 from graph_trust.search.ranked import max_fused_for, search_config_for
@@ -180,13 +181,16 @@ def context_from_records(
     trust_context: TrustContext | None,
     options: ContextOptions | None = None,
     max_fused: MaxFused = DEFAULT_MAX_FUSED,
+    relations: Relations | None = None,
     **option_fields: Any,
 ) -> ContextResult:
     """Every stage after search over ready-made records (pure apart from the audit store).
 
     ``options`` (:class:`ContextOptions`) says how; its fields may also be given as keyword
     arguments (``rank="boost"``), which replace those of ``options``. ``max_fused`` is the
-    largest fused score per record kind (:func:`max_fused_for` of the recipe searched)."""
+    largest fused score per record kind (:func:`max_fused_for` of the recipe searched).
+    ``relations`` says which relations hold one value, so which facts compete (the search's,
+    ``TrustSearchResults.relations``; None: the names and default of ``settings.search``)."""
     opts = ContextOptions.of(options, option_fields)
     ctx = require_context(trust_context)
     rank = opts.rank
@@ -228,6 +232,7 @@ def context_from_records(
         now=now,
         half_life_hours=comp.half_life_hours,
         max_fused=max_fused,
+        relations=relations if relations is not None else relations_of(settings.search),
     )
     layers = group_into_layers(_ordered(kept, rank)[:limit], xs.layer_order, by_salience=opts.by_salience)
     items = flatten(layers)
@@ -304,7 +309,8 @@ async def build_context(
                                      embedder=embedder, trust_weight=how.trust_weight,
                                      max_query_chars=settings.search.max_query_chars)
         return results, context_from_records(records_from_results(results), query, settings=settings,
-                                              trust_context=ctx, options=opts, max_fused=max_fused_for(cfg))
+                                              trust_context=ctx, options=opts, max_fused=max_fused_for(cfg),
+                                              relations=results.relations)
 
     (results, out), depth = await fill_window(
         run, lambda r: (visible_count(r[1], limit), max(len(r[0].edges), len(r[0].nodes))),

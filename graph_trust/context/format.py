@@ -6,6 +6,8 @@ Text (seed 000's provider format), one line per kept record in layer order::
     - [instruction|trust:90%] Always respond in English
     - [fact|trust:85%] Backup runs at 2am (competing facts: confidence 33%, needs more evidence)
       - alternative [fact|trust:60%] Backup runs at 3am
+    - [fact|trust:100%] billing-db runs on db-02 (competing facts: chosen by review)
+      - alternative [fact|trust:25%] billing-db runs on db-07
     - [fact|unreviewed] The billing team owns billing-db
     - [fact|trust:70%|sensitivity:high] [redacted]
 
@@ -74,7 +76,8 @@ def format_context(items: Sequence[Any], selections: Iterable[Selection[Any]] = 
         line = f"- {_tag(it)} {_text(it)}"
         sel = competing.get(record_of(it).uuid)
         if sel is not None:
-            note = f"competing facts: confidence {round(sel.confidence * 100)}%"
+            note = ("competing facts: chosen by review" if sel.decided_by == "review"
+                    else f"competing facts: confidence {round(sel.confidence * 100)}%")
             if sel.needs_more:
                 note += ", needs more evidence"
             lines.append(f"{line} ({note})")
@@ -147,6 +150,7 @@ def record_payload(item: Any, *, layer: str | None = None, selection: Selection[
         out["competing"] = {
             "confidence": selection.confidence,
             "needs_more": selection.needs_more,
+            "decided_by": selection.decided_by,
             "score": selection.scores.get(rec.uuid),
             "signals": selection.signals.get(rec.uuid),
             "alternatives": [

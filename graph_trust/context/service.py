@@ -305,7 +305,7 @@ class ContextService:
                                          group_ids=group_ids, max_query_chars=pol.max_query_chars)
             ranked = context_from_records(records_from_results(results), query, settings=settings,
                                           trust_context=ctx, rank=rank, max_results=window, max_fused=max_fused,
-                                          now=now)
+                                          now=now, relations=results.relations)
             return results, ranked
 
         (results, ranked), depth = await fill_window(run, lambda r: (visible_count(r[1], window), len(r[0].edges)),

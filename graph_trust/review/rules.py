@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.log import Use, searches
+from graph_trust.search.slots import slot_key
 
 DECISIVE = ("promoted", "rejected", "expired")  # a reviewer already decided these
 VERIFIED = ("promoted", "corroborated")
@@ -205,8 +206,8 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         if u is not None:
             subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + u.weighted
         subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
-        if e.valid:
-            slots.setdefault((e.subject_uuid, e.predicate), []).append(e)
+        if e.valid and (key := slot_key(e.subject_uuid, e.predicate)) is not None:
+            slots.setdefault(key, []).append(e)
     n_slots = sum(len(p) for p in subject_slots.values())
     n_searches = searches(uses)
     per_search = sum(u.weighted for u in uses.values()) / n_searches if n_searches > 0 else 0.0
@@ -216,9 +217,10 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         s = inp.status(uuid)
         return inp.tiers.get(s) if s in VERIFIED else None
 
-    for (subject, predicate), edges in slots.items():
+    for edges in slots.values():
         if len(edges) < 2:
             continue
+        subject, predicate = edges[0].subject_uuid, edges[0].predicate
         status_of = {e.uuid: inp.status(e.uuid) for e in edges}
         live = [e for e in edges if status_of[e.uuid] not in ("rejected", "expired")]
         if len({e.object_uuid for e in live}) < 2:

@@ -40,6 +40,7 @@ from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
 from graph_trust.search.rules.competitors import order_competitors
 from graph_trust.search.records import MemoryRecord
+from graph_trust.search.slots import slot_key
 
 DEFAULT_TYPE_BOOSTS: Mapping[str, float] = {
     "instruction": 1.0,
@@ -247,13 +248,13 @@ def _ranked(
 def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
                        verified_trust: float, keys: Mapping[str, Any] | None) -> np.ndarray:
     """``keep`` with competing edges reordered by evidence. ``keys`` maps an edge uuid to its
-    competitor key (search's :func:`graph_trust.search.trust_search.competitor_keys`); without it, a record's
-    subject and relation name."""
+    competitor key (search's :func:`graph_trust.search.trust_search.competitor_keys`, which leaves out
+    relations that hold several values); without it, the :func:`graph_trust.search.slots.slot_key` of
+    a record's subject and relation name."""
     if keys is not None:
         groups = [keys.get(r.uuid) if r.kind == "edge" else None for r in records]
     else:
-        groups = [(r.subject, r.name.strip().upper()) if r.kind == "edge" and r.subject and r.name.strip() else None
-                  for r in records]
+        groups = [slot_key(r.subject, r.name) if r.kind == "edge" else None for r in records]
     trust = np.where(a.trust_missing, np.nan, a.trust)
     stamps = None
     if timed:

@@ -29,6 +29,7 @@ from graph_trust.search.trust_search import (
     TrustSearchResults,
     check_query,
     competitor_keys,
+    relations_of,
     trust_search,
 )
 from graph_trust.search.records import MemoryRecord, check_memory_types, records_from_results
@@ -125,7 +126,8 @@ def composite_rank(settings: Settings, results: TrustSearchResults, *, scope: st
                    now: datetime | None = None) -> list[RankedRecord]:
     """The optional second stage: composite rank (trust, recency, relevance, type) of a search.
     ``now`` (a datetime; default the current time) is the instant recency is measured from."""
-    keys = dict(zip((e.uuid for e in results.edges), competitor_keys(results.edges), strict=True))
+    keys = dict(zip((e.uuid for e in results.edges), competitor_keys(results.edges, relations_of(results)),
+                    strict=True))
     return composite_rank_records(settings, records_from_results(results), keys, scope=scope, limit=limit,
                                   memory_types=memory_types, now=now)
 
@@ -200,7 +202,8 @@ async def search_visible(settings: Settings, query: str, *, trust_context: Trust
     shown = visible.records[:limit]
     records = [r if r.explanation is None else dataclasses.replace(
         r, explanation=dataclasses.replace(r.explanation, rank=i)) for i, r in enumerate(shown, start=1)]
-    keys = {e.uuid: k for e, k in zip(results.edges, competitor_keys(results.edges), strict=True)}
+    keys = {e.uuid: k for e, k in zip(results.edges, competitor_keys(results.edges, relations_of(results)),
+                                      strict=True)}
     return VisibleSearch(
         records=records, trust_weight=results.trust_weight, denied=visible.denied, redacted=visible.redacted,
         unknown_label=visible.unknown_label, search_depth=depth,

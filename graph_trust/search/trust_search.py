@@ -46,8 +46,10 @@ from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.clients.probe import check_query_embedder
 from graph_trust.errors import InputError
 from graph_trust.search.ranking import Explanation
+from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, SlotKey, learn_relations, relation_key
 from graph_trust.search.topic import missing_identifiers
 from graph_trust.graph import routing
+from graph_trust.graph.reviewed_slots import reviewed_slot_rows
 
 # The defaults live in graph_trust.config (one source); these names keep existing imports working.
 _DEFAULTS = RankingSettings()
@@ -98,6 +100,35 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
 
     trust_weight: TrustWeight | None = None
     cosine: CosineStage = Field(default_factory=CosineStage)
+    # which relations hold one value, with what the review DB taught (None: the settings' names and
+    # default alone); set by graph_trust.search.ranked, not a setting
+    relations: Any = Field(default=None, exclude=True)
+
+
+async def learned_relations(config: RankingSettings, routes: Sequence[tuple[Any, Any]]) -> Relations:
+    """The recipe's relation names and default, with what the review decisions on the searched
+    graphs teach (:func:`graph_trust.search.slots.learn_relations` over
+    :func:`graph_trust.graph.reviewed_slots.reviewed_slot_rows`)."""
+    rows: list[Any] = []
+    names: dict[str, str] = {}
+    for d, _ in routes:
+        more, named = await reviewed_slot_rows(d, LEARNED_FROM)
+        rows += more
+        names.update(named)
+    return Relations.of(config.single_valued, config.multi_valued, config.unreviewed_relations,
+                        learn_relations(rows, names))
+
+
+def relations_of(config: Any) -> Relations:
+    """The :class:`~graph_trust.search.slots.Relations` a recipe or a search result carries, else
+    the recipe's (or search settings') ``single_valued`` / ``multi_valued`` / ``unreviewed_relations``
+    (every relation holds one value for anything else)."""
+    given = getattr(config, "relations", None)
+    if isinstance(given, Relations):
+        return given
+    if isinstance(config, RankingSettings):
+        return Relations.of(config.single_valued, config.multi_valued, config.unreviewed_relations)
+    return ALL_SINGLE
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
@@ -123,6 +154,20 @@ class TrustSearchResults(SearchResults):
     trust_weight: float = DEFAULT_TRUST_WEIGHT
     # per scope and graph searched by cosine: {"kind", "graph", "stage" (index | scan), "reason"}
     cosine_stages: list[dict[str, str]] = Field(default_factory=list)
+    # the Relations the search used (which relations hold one value, and why): the later stages
+    # (composite, the context's selector) compete facts by the same slots
+    relations: Any = Field(default=None, exclude=True)
+
+    def relation_verdicts(self) -> dict[str, dict[str, str]]:
+        """Per relation of the returned facts: whether it holds one value or several, and why."""
+        rel = self.relations if isinstance(self.relations, Relations) else ALL_SINGLE
+        out: dict[str, dict[str, str]] = {}
+        for e in self.edges:
+            key = relation_key(e.name)
+            if key is not None and key not in out:
+                v = rel.verdict(key)
+                out[key] = {"holds": v.cardinality, "source": v.source, "reason": v.reason}
+        return out
 
 
 def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
@@ -281,15 +326,11 @@ async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, ve
     return _Pool.scored(items, scores)
 
 
-def competitor_keys(edges: Sequence[Any]) -> list[tuple[str, str] | None]:
-    """Each edge's competitor key: its source entity and relation name (Graphiti's
-    contradiction key), the name compared case-insensitively; None without either."""
-    out: list[tuple[str, str] | None] = []
-    for e in edges:
-        src, name = getattr(e, "source_node_uuid", None), getattr(e, "name", None)
-        out.append((src, name.strip().upper()) if isinstance(src, str) and isinstance(name, str) and name.strip()
-                   else None)
-    return out
+def competitor_keys(edges: Sequence[Any], relations: Relations = ALL_SINGLE) -> list[SlotKey | None]:
+    """Each edge's competing slot (:func:`graph_trust.search.slots.slot_key` of its source entity
+    and relation name, Graphiti's contradiction key); None without either, or when ``relations``
+    says the relation holds several values (its facts never compete)."""
+    return [relations.competing_slot(getattr(e, "source_node_uuid", None), getattr(e, "name", None)) for e in edges]
 
 
 def statement_keys(edges: Sequence[Any], competitors: Sequence[tuple[str, str] | None]) -> list[tuple | None]:
@@ -309,7 +350,7 @@ def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
     stamps = None
     if config.competitors == "trust_recency":
         stamps = np.array([_timestamp(e.valid_at or e.created_at) for e in items], dtype=np.float64)
-    keys = competitor_keys(items)
+    keys = competitor_keys(items, relations_of(config))
     return keys, stamps, statement_keys(items, keys)
 
 
@@ -399,6 +440,8 @@ async def trust_search(
         vector = await embedder.create(input_data=[query.replace("\n", " ")])
 
     routes = routing.routes(driver, group_ids)  # one graph per group where the backend keeps them so
+    if config.relations is None and config.learn_relations and config.edge_config is not None:
+        config.relations = await learned_relations(config, routes)
     if needs_vector and query_vector is None:  # the query's vector must be comparable with the graph's
         for d, g in routes:
             await check_query_embedder(d, embedder, g)
@@ -428,6 +471,7 @@ async def trust_search(
         episodes=episodes, episode_reranker_scores=ep_scores,
         communities=communities, community_reranker_scores=c_scores,
         edge_explanations=e_expl, node_explanations=n_expl, trust_weight=weight, cosine_stages=stages,
+        relations=relations_of(config),
     )
 
 
