@@ -67,7 +67,9 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
     trust_score, boost, relation_bonus, final, rank, rank_without_boost, negative,
     moved_by, score_before_move, missing_identifier (the query's identifier a
     fact lacks, so trust did not lift it: search.topic_guard), cosine_stage (and,
-    with --min-confidence, confidence). With --actor, --max-sensitivity or --scope the results are
+    with --min-confidence, confidence), and per relation of the results
+    (relations): whether it holds one value (its facts compete) or several, and why
+    (--explain prints it too). With --actor, --max-sensitivity or --scope the results are
     what that caller may see: facts above its clearance take no slot (the search goes deeper
     to fill --limit) and the JSON says how many were withheld.
     """
@@ -101,7 +103,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
               and (rt.settings.review.url or rt.settings.review.path) else None)
     if rt.json:
         emit_json({"query": query, "scope": scope, "trust_weight": results.trust_weight, **conf,
-                   "cosine_stages": results.cosine_stages,
+                   "cosine_stages": results.cosine_stages, "relations": results.relation_verdicts(),
                    "results": [{**e.to_dict(), **({} if confidences is None else {"confidence": confidences[e.uuid]}),
                                 **({} if behind is None else {"confidence_behind": behind.get(e.uuid)})}
                                for e in explanations]})
@@ -117,6 +119,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
         for c in results.cosine_stages:
             click.echo(f"cosine candidates of {c['graph']} ({c['kind']}s): {c['stage']}"
                        + (f", {c['reason']}" if c["reason"] else ""))
+        _print_relations(results.relation_verdicts())
         if behind:
             click.echo("\ntrust behind each result (sync.trust_mode confidence: tier x (1 - w + w x confidence)):")
             rows = [[e.rank, b["fact_id"], b["status"], trust_cell(b["tier"]), f"{b['confidence']:.3f}",
@@ -181,6 +184,13 @@ def _print_visible(rt, query: str, scope: str, explain: bool, rank_mode: str, li
         click.echo(table(rows, ["#", "score", "trust", "text"]))
     if found.denied:
         click.echo(f"({found.denied} fact(s) above this clearance withheld)")
+
+
+def _print_relations(verdicts: dict[str, dict[str, str]]) -> None:
+    """Per relation of the results: whether its facts compete (it holds one value) and why."""
+    for name, v in verdicts.items():
+        holds = "one value: its facts compete" if v["holds"] == "single" else "several values: no competitors"
+        click.echo(f"relation {name}: {holds} ({v['source']}: {v['reason']})")
 
 
 def _shown(r):
