@@ -284,9 +284,11 @@ class FactorInputsRead:
         confirmed_at, newest_at = ver[:, 4], ver[:, 5]
         created = np.array([x[4] for x in src], dtype=float).reshape(n)  # None -> nan: the row's own time
         created = np.where(np.isnan(created), np.array([r[5] for r in rows], dtype=float).reshape(n), created)
-        refuted = ~np.isnan(newest_at) & (np.isnan(confirmed_at) | (confirmed_at < newest_at))
         counts = np.nan_to_num(ver[:, :4])
-        confirming = counts[:, 0]
+        # the review decision is a verification too (graph_trust.confidence.verification.with_reviews)
+        level, verifiers = verification.with_reviews(
+            [r[6] for r in rows], np.array([r[5] for r in rows], dtype=float).reshape(n), counts[:, 0], counts[:, 1],
+            counts[:, 2] > 0, counts[:, 3] > 0, confirmed_at, newest_at)
         hl = {k: freshness.half_life_for(k, self.cfg.half_lives, self.cfg.default_half_life) for k in set(cats)}
         roles = {r: cred.role_weight(r) for r in {x[1] for x in src}}
         stypes = {t: cred.source_type_weight(t) for t in {x[2] for x in src}}
@@ -294,8 +296,7 @@ class FactorInputsRead:
         arrays = {
             "ref": np.fmax(created, confirmed_at), "half_life": per_fact[:, 2], "role": per_fact[:, 0],
             "source_type": per_fact[:, 1],
-            "level": verification.levels_many(confirming, counts[:, 1], counts[:, 2] > 0, counts[:, 3] > 0, refuted),
-            "verifiers": np.where(refuted, 0.0, confirming), "agents": agents_n, "specializations": specs_n,
+            "level": level, "verifiers": verifiers, "agents": agents_n, "specializations": specs_n,
             "independent": independent, "losses": col.scatter(list(losses.items()), (0,))[:, 0],
             "unresolved": col.scatter(list(unresolved.items()), (0.0,))[:, 0]}
         return Static(fids, [r[6] for r in rows], authors, cats, arrays, kept_votes, len(votes), kept_uses, track)

@@ -94,7 +94,7 @@ def test_older_db_is_migrated_in_place_keeping_data(tmp_path):
 # --- writes ----------------------------------------------------------------------------------
 
 def test_a_verification_two_days_ago_keeps_a_180_day_old_fact_fresh(tmp_path):
-    p = make_db(tmp_path / "r.db", [fact("f1")])
+    p = make_db(tmp_path / "r.db", [fact("f1", status="candidate")])  # (no review verdict: agents' alone)
     sources(p, [("f1", "alice", "developer", "observation", "infrastructure", iso(NOW - timedelta(days=180)))])
     with store(p) as s:
         before = s.confidence("f1")
@@ -319,7 +319,9 @@ def oracle(h: dict, fid: str) -> float:
     for vf, verifier, verdict, at in h["vers"]:
         if vf == fid and (verifier not in latest or parse(at) >= latest[verifier][1]):
             latest[verifier] = (verdict, parse(at))
-    level, n = ver.level_of([(v, d, t) for v, (d, t) in latest.items()], author)
+    # the review decision is a verification too, at the row's updated_at (confidence.md)
+    level, n = ver.level_of([(v, d, t) for v, (d, t) in latest.items()], author,
+                            review=(f["status"], parse(f["updated_at"])))
     confirmed = [t for d, t in latest.values() if d in ver.POSITIVE]
     fresh = fr.freshness(created, NOW, cat, max(confirmed) if confirmed else None)
 
