@@ -79,9 +79,7 @@ def search(query: str, scope: str, limit: int | None, trust_weight: str | None, 
                         "review.url": "--review-db"})
     if query == "-":
         query = click.get_text_stream("stdin").read()
-    pool_limit = limit
-    if rank_mode == "composite":  # rank a pool at least composite.max_results deep, then trim
-        pool_limit = max(limit or rt.settings.search.limit, rt.settings.composite.max_results)
+    pool_limit = limit  # the composite re-ranks what the search returns (it brings nothing in)
     if actor is not None or max_sensitivity is not None or scopes:
         ctx = TrustContext.from_settings(rt.settings, actor_id=actor, max_sensitivity=max_sensitivity, scopes=scopes)
         _print_visible(rt, query, scope, explain, rank_mode, limit, list(memory_types) or None,

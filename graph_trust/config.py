@@ -410,13 +410,17 @@ class CompositeSettings(_Section):
     """Composite rank: ``w_trust*trust + w_recency*recency + w_relevance*relevance + w_type*type``."""
 
     # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
-    # relevance (below vanilla search on the bundled eval): relevance leads by default.
-    w_trust: float = Field(default=0.20, ge=0.0, le=1.0)
+    # relevance (below vanilla search on the bundled eval). By default relevance (the trust
+    # search's own score) leads and the others only break near-ties: a larger trust or type weight
+    # cost clean queries on the judged sets (docs: concepts, the composite's defaults).
+    w_trust: float = Field(default=0.05, ge=0.0, le=1.0)
     # the composite's weight on recency (newer facts rank higher)
-    w_recency: float = Field(default=0.10, ge=0.0, le=1.0)
-    # the composite's weight on relevance (the search's fused score)
-    w_relevance: float = Field(default=0.60, ge=0.0, le=1.0)
-    w_type: float = Field(default=0.10, ge=0.0, le=1.0)
+    w_recency: float = Field(default=0.05, ge=0.0, le=1.0)
+    # the composite's weight on relevance (the trust search's final score)
+    w_relevance: float = Field(default=0.90, ge=0.0, le=1.0)
+    # the composite's weight on the memory type's boost (0: the type inferred from a fact's words
+    # moved facts no query asked to move)
+    w_type: float = Field(default=0.0, ge=0.0, le=1.0)
     half_life_hours: float = Field(default=24.0, gt=0.0)  # chat memories (observation, preference, ...)
     # per memory type; null = no recency decay (facts, system settings and instructions do not
     # go stale in a day; an edge without a declared memory_type is a fact)
@@ -426,7 +430,9 @@ class CompositeSettings(_Section):
     # trust of a record with no trust_score: the candidate tier's 0.25, so an unreviewed fact
     # never outranks a reviewed candidate on trust (rejected and expired read 0.0 from sync)
     default_trust: float = Field(default=0.25, ge=0.0, le=1.0)
-    min_trust: float = Field(default=0.1, ge=0.0, le=1.0)  # the composite drops facts whose trust is below this
+    # the composite drops facts whose trust is below this (0: none; the search already sinks rejected
+    # and expired facts that a competitor replaces, and keeps a lone one in place without boost)
+    min_trust: float = Field(default=0.0, ge=0.0, le=1.0)
     max_results: int = Field(default=20, ge=1)  # facts the composite keeps at most
 
     @model_validator(mode="after")

@@ -301,7 +301,8 @@ async def build_context(
     limit = opts.max_results or settings.composite.max_results
     # Access control, min_trust and competing facts remove candidates: the first window is twice
     # as deep, and it widens while what survives does not fill max_results.
-    base = how.config if how.config is not None else search_config_for(settings, limit=_first_window(settings, limit))
+    base = how.config if how.config is not None else search_config_for(settings, limit=_first_window(settings, limit),
+                                                                         shown=limit)
 
     async def run(depth: int) -> tuple[Any, ContextResult]:
         cfg = base.model_copy(update={"limit": depth})

@@ -138,7 +138,7 @@ async def rank_queries(
     for m in methods:  # no review evidence: review statuses are not negative evidence
         if m.kind == "noreview":
             trust_cfg[m.name] = trust_cfg[m.name].model_copy(update={"negative_statuses": []})
-    pool_cfg = {m.name: search_config_for(per_method[m.name]) for m in methods}
+    pool_cfg = {m.name: search_config(per_method[m.name], limit=LIMIT) for m in methods}
     vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)
     vanilla_cfg.limit = LIMIT
     graphitis: dict[str | None, Any] = {}

@@ -194,9 +194,10 @@ def composite_arrays(
     stamp = np.array(
         [None if (t := r.valid_at or r.created_at) is None else t.timestamp() for r in records], dtype=np.float64
     )
-    # the fused score plus the relation bonus search gave it (facts stating the same relation)
+    # the search stage's final score (fused, trust boost, relation bonus, its rules' order), else
+    # the fused score alone
     fused = np.array([None if r.relevance_raw is None else
-                      r.relevance_raw + (r.explanation.relation_bonus if r.explanation is not None else 0.0)
+                      r.explanation.final if r.explanation is not None else r.relevance_raw
                       for r in records], dtype=np.float64)
     types = [r.memory_type for r in records]
     tboost = np.array([boosts.get(t, unknown_boost) for t in types], dtype=np.float64)

@@ -39,9 +39,10 @@ from graph_trust.search.cosine import CosineStage
 
 
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,
-                  base: SearchConfig | None = None) -> TrustSearchConfig:
+                  base: SearchConfig | None = None, shown: int | None = None) -> TrustSearchConfig:
     """The hybrid RRF trust recipe for ``scope`` (or ``base``) with ``settings.search`` applied.
-    A ``base`` that sets its own ``trust_weight`` keeps it."""
+    A ``base`` that sets its own ``trust_weight`` keeps it. ``shown``: how many results a later
+    stage keeps of a pool searched ``limit`` deep (the relation bonus's window; None: ``limit``)."""
     s = settings.search
     recipe = base if base is not None else (
         EDGE_HYBRID_SEARCH_RRF_TRUST if scope == "edges" else NODE_HYBRID_SEARCH_RRF_TRUST)
@@ -51,14 +52,16 @@ def search_config(settings: Settings, *, scope: str = "edges", limit: int | None
                 cosine=CosineStage.for_settings(settings).model_dump())
     if weight is not None:
         data["trust_weight"] = weight
-    return TrustSearchConfig(**data)
+    return TrustSearchConfig(**data, relation_window=shown)
 
 
-def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None) -> TrustSearchConfig:
+def search_config_for(settings: Settings, *, limit: int | None = None, base: Any = None,
+                      shown: int | None = None) -> TrustSearchConfig:
     """The edge trust recipe (or ``base``) with ``settings.search`` applied; the pool is at least
-    ``composite.max_results`` deep so the composite stage has something to rank."""
+    ``composite.max_results`` deep so the composite stage has something to rank, of which it keeps
+    ``shown`` (:func:`search_config`)."""
     return search_config(settings, limit=limit or max(settings.search.limit, settings.composite.max_results),
-                         base=base)
+                         base=base, shown=shown)
 
 
 def max_fused_for(config: Any) -> dict[str, float]:

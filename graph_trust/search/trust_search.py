@@ -103,6 +103,9 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     # which relations hold one value, with what the review DB taught (None: the settings' names and
     # default alone); set by graph_trust.search.ranked, not a setting
     relations: Any = Field(default=None, exclude=True)
+    # how many results a later stage shows when the pool is searched deeper (the composite rank,
+    # the agent context): the relation bonus window under relation_scope limit (None: limit)
+    relation_window: int | None = Field(default=None, ge=1, exclude=True)
 
 
 async def learned_relations(config: RankingSettings, routes: Sequence[tuple[Any, Any]]) -> Relations:
@@ -380,7 +383,7 @@ def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_
         competitors=keys, stamps=stamps, reorder=config.competitors != "none",
         relation_weight=config.relation_weight, relation_cap=config.relation_cap,
         relation_mode=config.relation_mode, twins=twins,
-        relation_window=config.limit if config.relation_scope == "limit" else None)
+        relation_window=(config.relation_window or config.limit) if config.relation_scope == "limit" else None)
     top = ranked.order[: config.limit]
     explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid) if e.cosine_rank else None,
                             missing_identifier=None if missing is None else missing[i])
