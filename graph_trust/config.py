@@ -411,13 +411,14 @@ class CompositeSettings(_Section):
 
     # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
     # relevance (below vanilla search on the bundled eval). By default relevance (the trust
-    # search's own score) leads and the others only break near-ties: a larger trust or type weight
-    # cost clean queries on the judged sets (docs: concepts, the composite's defaults).
-    w_trust: float = Field(default=0.05, ge=0.0, le=1.0)
+    # search's own score, which already holds the trust boost and the review rules) leads and
+    # recency moves chat memories: any trust or type weight on top cost clean queries on the
+    # judged sets (docs: concepts, the composite's defaults).
+    w_trust: float = Field(default=0.0, ge=0.0, le=1.0)
     # the composite's weight on recency (newer facts rank higher)
     w_recency: float = Field(default=0.05, ge=0.0, le=1.0)
     # the composite's weight on relevance (the trust search's final score)
-    w_relevance: float = Field(default=0.90, ge=0.0, le=1.0)
+    w_relevance: float = Field(default=0.95, ge=0.0, le=1.0)
     # the composite's weight on the memory type's boost (0: the type inferred from a fact's words
     # moved facts no query asked to move)
     w_type: float = Field(default=0.0, ge=0.0, le=1.0)

@@ -90,7 +90,7 @@ def test_json_has_every_dimension(settings):
                 "salience", "sensitivity", "scope", "layer", "fusion", "memory_type", "valid_at"):
         assert key in first
     assert first["uuid"] == "a" and first["layer"] == "fact"
-    assert first["relevance"] == 0.75 and first["trust"] == 0.8 and first["recency"] == 1.0
+    assert first["relevance"] == 0.81 and first["trust"] == 0.8  # the search's final score 1.62 / 2 and first["recency"] == 1.0
     assert first["fusion"] == {"bm25_rank": 1, "cosine_rank": 2, "fused": 1.5, "boost": 0.12, "final": 1.62,
                                "rank": 1, "rank_without_boost": 1, "relation_bonus": 0.0, "negative": None,
                                "moved_by": None, "score_before_move": None, "missing_identifier": None}

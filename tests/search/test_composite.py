@@ -141,8 +141,11 @@ def test_relevance_is_fused_over_max_rrf():
 
 
 def test_composite_formula_with_defaults():
-    out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=0)], CompositeSettings(), now=NOW)[0]
-    assert out.score == pytest.approx(0.20 * 0.8 + 0.10 * 1.0 + 0.60 * 0.5 + 0.10 * 0.9)
+    s = CompositeSettings()
+    out = score_records([rec("a", trust_score=0.8, relevance_raw=1.0, age_h=0)], s, now=NOW)[0]
+    total = s.w_trust + s.w_recency + s.w_relevance + s.w_type
+    assert out.score == pytest.approx((s.w_trust * 0.8 + s.w_recency * 1.0 + s.w_relevance * 0.5 + s.w_type * 0.9)
+                                      / total)
 
 
 def test_seed_000_weights_stay_available():
@@ -157,7 +160,7 @@ def test_seed_000_weights_stay_available():
 
 
 def test_min_trust_filter_sort_and_max_results():
-    s = CompositeSettings(max_results=2)
+    s = CompositeSettings(max_results=2, min_trust=0.1)
     recs = [
         rec("low", trust_score=0.05),  # below min_trust 0.1: dropped
         rec("mid", trust_score=0.5),
@@ -191,7 +194,9 @@ def test_weight_sum_validation_names_keys_and_sum():
     with pytest.raises(ConfigError) as err:
         load_settings(overrides={"composite.w_trust": 0.5}, environ={})
     msg = str(err.value)
-    assert "composite" in msg and "w_trust" in msg and "1.300" in msg and "command line" in msg
+    d = CompositeSettings()
+    assert "composite" in msg and "w_trust" in msg and "command line" in msg
+    assert f"{0.5 + d.w_recency + d.w_relevance + d.w_type:.3f}" in msg
 
 
 def test_weight_sum_validation_from_yaml(tmp_path):
@@ -209,8 +214,9 @@ def test_weight_range_validation_names_the_key():
 
 
 def test_weights_within_tolerance_are_accepted():
-    s = load_settings(overrides={"composite.w_trust": 0.24}, environ={})  # sum 1.04
-    assert s.composite.w_trust == 0.24
+    w = round(CompositeSettings().w_trust + 0.04, 2)  # sum 1.04
+    s = load_settings(overrides={"composite.w_trust": w}, environ={})
+    assert s.composite.w_trust == w
 
 
 # --- properties ----------------------------------------------------------------------------

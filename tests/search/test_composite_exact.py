@@ -57,13 +57,19 @@ def test_max_fused_of_a_mapping_without_the_kind_is_the_default():
     assert [o.relevance for o in out] == [0.5, 0.5]
 
 
-def test_the_relation_bonus_feeds_the_relevance():
-    r = rec("a", relevance_raw=0.5, explanation=_expl("a", 0.5, relation=0.25))
+def test_the_search_stage_final_score_is_the_relevance():
+    # the search's final score (fused + boost + relation bonus, its rules' order) is what the
+    # composite ranks by; a record without an explanation falls back to its fused score
+    lifted = Explanation("a", "t", 1, 1, 0.5, 1.0, 0.05, 0.8, 1, 2, relation_bonus=0.25)
+    r = rec("a", relevance_raw=0.5, explanation=lifted)
     plain = rec("b", relevance_raw=0.5, explanation=_expl("b", 0.5))
     bare = rec("c", relevance_raw=0.5)
-    out = score_records([r, plain, bare], CompositeSettings(), now=NOW, max_fused=1.0)
-    assert [o.relevance for o in out] == [0.75, 0.5, 0.5]
-    assert out[0].score - out[1].score == pytest.approx(0.60 * 0.25)
+    s = CompositeSettings()
+    out = score_records([r, plain, bare], s, now=NOW, max_fused=1.0)
+    assert [o.relevance for o in out] == [0.8, 0.5, 0.5]
+    assert out[1].score == out[2].score
+    total = s.w_trust + s.w_recency + s.w_relevance + s.w_type
+    assert out[0].score - out[1].score == pytest.approx(s.w_relevance / total * 0.3)
 
 
 def test_rank_composite_honours_now_trust_override_and_max_fused():
