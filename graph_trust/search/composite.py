@@ -6,20 +6,21 @@ the rank in [0, 1] and changes nothing for the default weights, which sum to 1).
 
 - **trust**: the record's ``trust_score``; ``default_trust`` (0.25, the candidate tier: an
   unreviewed fact never outranks a reviewed candidate on trust) when absent; rejected and
-  expired facts read 0.0 (sync's default tiers) and fall under ``min_trust``; a validated
+  expired facts read 0.0 (sync's default tiers) and fall under a positive ``min_trust``; a validated
   per-request trust override (:mod:`graph_trust.access.override`) replaces it for every record.
 - **recency**: ``0.5 ** (age / half_life)``, age from ``valid_at`` else ``created_at``;
   half-life ``half_life_hours_by_type[memory_type]`` else ``half_life_hours`` (24 h, right for
   chat memories); a type mapped to null does not decay (recency 1: by default facts, system
   settings and instructions, so an edge without a declared memory_type, a fact, keeps its
   place however old); no timestamp gives 0.5; a timestamp in the future counts as age 0.
-- **relevance**: the fused RRF score divided by the largest score RRF can give, ``max_fused =
+- **relevance**: the search stage's final score (the fused RRF score with its trust boost and
+  relation bonus, in the order of its rules; the fused score alone for a record without an
+  explanation) divided by the largest score RRF can give, ``max_fused =
   n_methods / rank_const`` (first place in every search method; 2.0 for Graphiti's BM25 +
   cosine with ``rank_const=1``), clipped to [0, 1]. It is absolute, not relative to the pool:
   a hit ranked first by both BM25 and cosine is 1.0 whatever else was found, and a lone weak
   hit does not become 1.0. ``max_fused`` may differ per record kind (edge/node scopes can use
-  different methods); for a non-RRF reranker pass 1.0 (its score is clipped). No fused score
-  (no explanation) gives 0.5.
+  different methods); for a non-RRF reranker pass 1.0 (its score is clipped). No score gives 0.5.
 - **type_boost**: :data:`DEFAULT_TYPE_BOOSTS`, overridden per key by ``type_boosts``; types
   not in the table get ``type_boosts['unknown']`` or 0.5.
 
