@@ -119,11 +119,12 @@ class RankingSettings(BaseModel):
     # incident never passes one about the incident asked for
     topic_guard: bool = True
     # Facts of one subject and relation compete (the competitor rule, the relation bonus, the
-    # context's selector) only when the relation holds one value at a time (an owner, a host): these
-    # relations do, these hold several (depends on, calls), whatever review decisions show
-    # (names compare case-insensitively, spaces, underscores and hyphens alike)
-    single_valued: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list)
-    multi_valued: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list)
+    # context's selector) only when the relation holds one value at a time (an owner, a host):
+    # these relations do, whatever review decisions show (names compare case-insensitively,
+    # spaces, underscores and hyphens alike)
+    single_valued: list[str] = Field(default_factory=list)
+    # these relations hold several values (depends on, calls): their facts never compete
+    multi_valued: list[str] = Field(default_factory=list)
     # learn the others from the review DB: a subject with two values verified holds several, one with
     # one verified and another rejected holds one (docs: concepts)
     learn_relations: bool = True
@@ -133,6 +134,9 @@ class RankingSettings(BaseModel):
 
     @model_validator(mode="after")
     def _one_cardinality(self) -> RankingSettings:
+        for key in ("single_valued", "multi_valued"):
+            if any(relation_key(n) is None for n in getattr(self, key)):
+                raise ValueError(f"{key}: a relation name is empty")
         both = {relation_key(n) for n in self.single_valued} & {relation_key(n) for n in self.multi_valued}
         if both:
             raise ValueError(f"relation {sorted(both)[0]} is in both single_valued and multi_valued")

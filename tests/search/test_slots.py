@@ -79,6 +79,8 @@ def test_a_relation_in_both_lists_is_a_config_error(tmp_path):
     s = load_settings(overrides={"search.multi_valued": ["DEPENDS_ON"], "search.unreviewed_relations": "multi"},
                       environ={})
     assert s.search.multi_valued == ["DEPENDS_ON"] and s.search.unreviewed_relations == "multi"
+    with pytest.raises(ConfigError, match="single_valued: a relation name is empty"):
+        load_settings(overrides={"search.single_valued": ["  "]}, environ={})
     with pytest.raises(ConfigError, match="unreviewed_relations"):
         load_settings(overrides={"search.unreviewed_relations": "several"}, environ={})
 
