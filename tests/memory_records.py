@@ -18,3 +18,8 @@ def rec(uuid: str, *, age_h: float | None = 0.0, **kw: Any) -> MemoryRecord:
     if age_h is not None and "valid_at" not in kw:
         kw["valid_at"] = NOW - timedelta(hours=age_h)
     return MemoryRecord(uuid=uuid, **kw)
+
+
+# weights under which trust and type order records (the defaults leave ordering to the search's
+# score): these tests are about the formula, not the defaults
+SEED_WEIGHTS = {"w_trust": 0.2, "w_recency": 0.1, "w_relevance": 0.6, "w_type": 0.1}

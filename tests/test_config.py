@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graph_trust.graph.address import parse_address
-from graph_trust.config import load_settings
+from graph_trust.config import CompositeSettings, load_settings
 from graph_trust.errors import ConfigError
 from graph_trust.eval.runner import settings_with
 
@@ -59,8 +59,9 @@ def test_errors_name_the_key(tmp_path, yaml_text, key):
 
 def test_composite_weight_sum_error_names_the_sum(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("composite:\n  w_trust: 0.8\n")
-    with pytest.raises(ConfigError, match=r"config key composite: .*sum to 1 \+/- 0.05, got 1.600"):
+    cfg.write_text("composite:\n  w_trust: 0.6\n  w_relevance: 1.0\n")
+    d = CompositeSettings()
+    with pytest.raises(ConfigError, match=rf"config key composite: .*sum to 1 \+/- 0.05, got {1.6 + d.w_recency + d.w_type:.3f}"):
         load_settings(cfg, environ={})
 
 

@@ -20,7 +20,7 @@ from graph_trust.search.composite import (
 )
 from graph_trust.config import CompositeSettings, SyncSettings, load_settings
 from graph_trust.errors import ConfigError
-from memory_records import NOW, rec
+from memory_records import NOW, SEED_WEIGHTS, rec
 
 HOUR = 3600.0
 
@@ -160,7 +160,7 @@ def test_seed_000_weights_stay_available():
 
 
 def test_min_trust_filter_sort_and_max_results():
-    s = CompositeSettings(max_results=2, min_trust=0.1)
+    s = CompositeSettings(max_results=2, min_trust=0.1, **SEED_WEIGHTS)
     recs = [
         rec("low", trust_score=0.05),  # below min_trust 0.1: dropped
         rec("mid", trust_score=0.5),

@@ -20,7 +20,7 @@ from graph_trust.search.composite import (DEFAULT_MAX_FUSED, composite_scores, m
                                           type_boost_table)
 from graph_trust.search.ranking import Explanation
 from graph_trust.search.trust_search import competitor_keys
-from memory_records import NOW, rec
+from memory_records import NOW, SEED_WEIGHTS, rec
 
 DAY = 24 * 3600.0
 
@@ -107,7 +107,7 @@ def test_max_results_none_zero_and_a_limit():
 
 def test_ties_keep_input_order_beyond_sixteen_records():
     recs = [rec(f"r{i:02d}", trust_score=0.5 if i % 2 else 0.6) for i in range(40)]
-    out = rank_composite(recs, CompositeSettings(), now=NOW, max_results=0)
+    out = rank_composite(recs, CompositeSettings(**SEED_WEIGHTS), now=NOW, max_results=0)
     assert [o.uuid for o in out] == [f"r{i:02d}" for i in range(0, 40, 2)] + [f"r{i:02d}" for i in range(1, 40, 2)]
 
 
