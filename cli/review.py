@@ -52,7 +52,9 @@ def _print_batch(rt: Any, out: dict[str, Any]) -> None:
         return
     b = out["batch"]
     what = f"undid {b['undoes']}" if b["action"] == "undo" else b["action"]
-    click.echo(f"{b['batch_id']}: {what} by {b['actor']} ({len(b['decisions'])} fact(s)): {b['reason']}")
+    facts = len({d["edge_uuid"] or d["candidate_id"] for d in b["decisions"]})
+    click.echo(f"{b['batch_id']}: {what} by {b['actor']} ({facts} fact(s), {len(b['decisions'])} candidate row(s)): "
+               f"{b['reason']}")
     rows = [[d["candidate_id"], d["edge_uuid"] or "-", d["previous_status"] or "(new row)",
              d["new_status"] or "(row deleted)"] for d in b["decisions"]]
     click.echo(table(rows, ["candidate", "edge", "before", "after"]))
@@ -85,8 +87,10 @@ Examples:
         _print_batch(rt, run(api.review_decide(rt.settings, action, list(ids), actor=actor, reason=reason,
                                                group=group, apply_sync=sync_now)))
 
-    command.help = (f"Mark facts {status}: each ID is a candidate id or an edge uuid (an edge no candidate cites "
-                    "gets a candidate row from the graph's fact, subject, predicate and object). All IDs in one "
+    command.help = (f"Mark facts {status}: each ID is an edge uuid or the id of any candidate citing it, and every "
+                    "candidate row citing that edge gets the decision (the output lists each row changed; an edge "
+                    "no candidate cites gets a candidate row from the graph's fact, subject, predicate and "
+                    "object). All IDs in one "
                     "transaction with an audit trail (who, when, why, status before); nothing is written when "
                     "one is unknown. A promotion cannot be made by the fact's own proposer (override policy).")
     return command
