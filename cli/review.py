@@ -24,13 +24,14 @@ Examples:
   graph-trust sync --review-db review.sqlite3
 """)
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
-def init(path: str, as_json: bool) -> None:
+@common_options
+def init(path: str) -> None:
     """Create a review DB at PATH with the documented `candidates` schema and the confidence
     tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
+    rt = runtime()
     out = api.init_review_db(path)
     added = out["added"]
-    if as_json:
+    if rt.json:
         emit_json(out)
     else:
         click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"

@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from cli_helpers import run_cli
+from paths import REPO
 from test_mcp_confidence_tools import _error_text, _params, review  # noqa: F401 - review: the shared fixture
 from test_mcp_server import _data
 from test_policy_graph import QUERY
@@ -45,6 +46,10 @@ async def test_every_fact_tool_takes_the_ids_search_facts_returns(settings, revi
         await session.initialize()
         tools = {t.name for t in (await session.list_tools()).tools}
         assert set(FACT_TOOLS) | {"flag_fact"} <= tools
+        # what the server serves is what `graph-trust mcp --help` and the tool table in docs/policy.md name
+        helped = " ".join(run_cli("mcp", "--help").out.split())
+        table = (REPO / "docs" / "policy.md").read_text().split("| tool | arguments | returns |")[1].split("\n\n")[0]
+        assert {t for t in tools if t not in helped} == set() and {t for t in tools if f"`{t}`" not in table} == set()
         found = _data(await session.call_tool("search_facts", {"query": QUERY, "group": group, "limit": 20}))
         ids = [f["id"] for f in found["facts"] if f["id"] in known]
         assert sorted(ids) == sorted(known)  # search_facts shows edge uuids
