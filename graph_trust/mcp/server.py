@@ -226,7 +226,9 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
     async def get_context(query: str, format: Literal["prompt", "payload"] = "prompt",
                           group: str | None = None) -> dict[str, Any]:
         """Context for a prompt: deduplicated, clipped, PII-redacted facts within the token budget.
-        format="prompt" gives {"prompt": text, "metadata": ...}; "payload" gives memories + metadata."""
+        format="prompt" gives {"prompt": text, "metadata": ...}; "payload" gives memories + metadata.
+        A query that cannot be searched (empty, blank, too long, no searchable text) gives no
+        memories and metadata error_code INVALID_QUERY, fallback skip: go on without memory."""
         payload = await context(settings, query, trust_context=trust_context, groups=[group] if group else None)
         if format == "payload":
             return payload.to_dict()
