@@ -76,13 +76,16 @@ Examples:
 @review_db_option
 @common_options
 def show(fact_id: str, risk: str | None, review_db: str | None) -> None:
-    """Score, level and factor breakdown of the fact ID (a candidate id in the review DB), and the
+    """Score, level and factor breakdown of the fact ID (its edge uuid, as search and context show it,
+    or a review candidate id; an edge several candidates cite answers for the one its trust comes
+    from, chosen as sync chooses it), and the
     trust_score sync writes for it (sync.trust_mode: its tier, or the tier blended with this
     confidence) when it is its edge's winning candidate."""
     rt, out = _ask(review_db, lambda s: ops.fact_confidence(s, fact_id, risk), trust=True)
     if rt.json:
         return
-    click.echo(f"{fact_id}: confidence {out['score']:.3f} ({out['level']}): {out['description']}")
+    named = fact_id if out["id"] == fact_id.strip() else f"{fact_id} (candidate {out['id']})"
+    click.echo(f"{named}: confidence {out['score']:.3f} ({out['level']}): {out['description']}")
     rows = [[f, f"{out['factors'][f]:.3f}", f"{out['weights'][f]:.2f}",
              f"{out['factors'][f] * out['weights'][f]:.3f}"] for f in FACTORS]
     click.echo(table(rows, ["factor", "score", "weight", "contributes"]))
@@ -188,7 +191,7 @@ Examples:
 @review_db_option
 @common_options
 def verify_fact(fact_id: str, verdict: str, by: str, notes: str | None, review_db: str | None) -> None:
-    """Record that AGENT checked the fact ID and found it VERDICT."""
+    """Record that AGENT checked the fact ID (an edge uuid or a candidate id) and found it VERDICT."""
     rt, out = _ask(review_db, lambda s: ops.verify_fact(s, fact_id, verdict, by, notes))
     _echo(rt, f"{fact_id}: {verdict} by {by}; confidence now {out['confidence']:.3f}")
 
@@ -207,7 +210,8 @@ Examples:
 @review_db_option
 @common_options
 def record_usage(fact_id: str, outcome: str, by: str, action: str, review_db: str | None) -> None:
-    """Record that AGENT acted on the fact ID and how it went (also learning data: the fact's
+    """Record that AGENT acted on the fact ID (an edge uuid or a candidate id) and how it went (also
+    learning data: the fact's
     confidence at the time is kept with the outcome)."""
     rt, out = _ask(review_db, lambda s: ops.record_usage(s, fact_id, outcome, by, action))
     _echo(rt, f"{fact_id}: {outcome} recorded for {by} (confidence at use {out['confidence_before']:.3f})")
@@ -228,7 +232,8 @@ Examples:
 @review_db_option
 @common_options
 def vote(fact_id: str, vote: str, confidence: float, by: str, reasoning: str | None, review_db: str | None) -> None:
-    """Record AGENT's vote on the fact ID (one vote per agent; a new vote replaces the old)."""
+    """Record AGENT's vote on the fact ID, an edge uuid or a candidate id (one vote per agent; a new vote
+    replaces the old)."""
     rt, out = _ask(review_db, lambda s: ops.vote(s, fact_id, vote, confidence, by, reasoning))
     _echo(rt, f"{fact_id}: {vote} ({confidence:g}) by {by}; consensus now {out['consensus']:.3f}")
 

@@ -7,13 +7,14 @@ import click
 from graph_trust import api
 from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, graph_option, run,
                                      runtime, shorten, table, trust_cell)
-from graph_trust.config import DEFAULT_GRAPH
+from graph_trust.config import DEFAULT_GRAPH, state_path
 
 EXAMPLES = f"""
 \b
 Examples:
   graph-trust demo                                # its own embedded FalkorDB: {DEFAULT_GRAPH}
   graph-trust demo --json > demo.json
+  graph-trust demo --reset                        # the demo's review DB afresh (your decisions, log, flags go)
   graph-trust demo --graph bolt://localhost:7687  # the same on Neo4j (only a graph named here)
   graph-trust demo --embedder wordllama --graph embedded:.graph-trust/wordllama   # graph-trust[wordllama]
 """
@@ -25,8 +26,11 @@ Examples:
               help="What embeds the sample's facts and the queries: hashing (lexical, core install) or wordllama "
                    "(semantic, offline: graph-trust[wordllama]). A graph holds the sample embedded by one of them: "
                    "give the other a graph of its own (--graph).")
+@click.option("--reset", is_flag=True,
+              help="Start the demo's review DB afresh: the sample's rows only (your review decisions, retrieval log, "
+                   "flags and confidence records in it are deleted). Without it a demo keeps them.")
 @common_options
-def demo(limit: int, embedder: str) -> None:
+def demo(limit: int, embedder: str, reset: bool) -> None:
     """The whole loop: review decisions in, boosted ranks out.
 
     Loads a bundled operations graph (services, ports, owners, schedules; idempotent),
@@ -37,10 +41,15 @@ def demo(limit: int, embedder: str) -> None:
     into one the configuration or the environment (NEO4J_URI, GRAPH_TRUST_GRAPH) points at.
     Later commands on that graph search with search.embedder: set it (or GRAPH_TRUST_EMBEDDER)
     to the demo's --embedder.
+
+    The demo's review DB (STATE_DIR/demo-review.sqlite3) has every table (review, confidence) from
+    the first run. A later demo keeps what you added to it (review decisions, the retrieval log,
+    flags, confidence records) and its sync applies your decisions; --reset starts it afresh.
     """
     named = graph_option()
     rt = runtime() if named else runtime({"graph.uri": DEFAULT_GRAPH}, explicit={"graph.database": None})
-    report = run(api.demo(rt.settings, limit=limit, embedder=embedder))
+    kept = not reset and state_path(rt.settings, "demo-review.sqlite3").exists()
+    report = run(api.demo(rt.settings, limit=limit, embedder=embedder, reset=reset))
     if rt.json:
         emit_json(report.to_dict())
         return
@@ -49,6 +58,9 @@ def demo(limit: int, embedder: str) -> None:
     click.echo(f"graph {report.graph} ({whose}), embedder {report.embedder}: {load.entities_created} entities "
                f"and {load.edges_created} facts loaded "
                f"({load.entities_existing + load.edges_existing} already there)")
+    if kept:
+        click.echo(f"review DB {report.review_db} kept: your decisions, retrieval log, flags and confidence records "
+                   "stay (graph-trust demo --reset starts it afresh)")
     click.echo(f"sync {sync.run_id}: {sync.candidates_read} review decisions read, {sync.edges_set} edges set, "
                f"{sync.edges_unchanged} unchanged, {sync.edges_cleared} cleared, {sync.entities_updated} entities "
                f"updated, {sync.unmatched_count} unmatched (run `graph-trust relink`), "

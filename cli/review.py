@@ -24,13 +24,14 @@ Examples:
   graph-trust sync --review-db review.sqlite3
 """)
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
-def init(path: str, as_json: bool) -> None:
+@common_options
+def init(path: str) -> None:
     """Create a review DB at PATH with the documented `candidates` schema and the confidence
     tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
+    rt = runtime()
     out = api.init_review_db(path)
     added = out["added"]
-    if as_json:
+    if rt.json:
         emit_json(out)
     else:
         click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"
@@ -52,7 +53,9 @@ def _print_batch(rt: Any, out: dict[str, Any]) -> None:
         return
     b = out["batch"]
     what = f"undid {b['undoes']}" if b["action"] == "undo" else b["action"]
-    click.echo(f"{b['batch_id']}: {what} by {b['actor']} ({len(b['decisions'])} fact(s)): {b['reason']}")
+    facts = len({d["edge_uuid"] or d["candidate_id"] for d in b["decisions"]})
+    click.echo(f"{b['batch_id']}: {what} by {b['actor']} ({facts} fact(s), {len(b['decisions'])} candidate row(s)): "
+               f"{b['reason']}")
     rows = [[d["candidate_id"], d["edge_uuid"] or "-", d["previous_status"] or "(new row)",
              d["new_status"] or "(row deleted)"] for d in b["decisions"]]
     click.echo(table(rows, ["candidate", "edge", "before", "after"]))
@@ -85,8 +88,10 @@ Examples:
         _print_batch(rt, run(api.review_decide(rt.settings, action, list(ids), actor=actor, reason=reason,
                                                group=group, apply_sync=sync_now)))
 
-    command.help = (f"Mark facts {status}: each ID is a candidate id or an edge uuid (an edge no candidate cites "
-                    "gets a candidate row from the graph's fact, subject, predicate and object). All IDs in one "
+    command.help = (f"Mark facts {status}: each ID is an edge uuid or the id of any candidate citing it, and every "
+                    "candidate row citing that edge gets the decision (the output lists each row changed; an edge "
+                    "no candidate cites gets a candidate row from the graph's fact, subject, predicate and "
+                    "object). All IDs in one "
                     "transaction with an audit trail (who, when, why, status before); nothing is written when "
                     "one is unknown. A promotion cannot be made by the fact's own proposer (override policy).")
     return command

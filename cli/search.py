@@ -17,7 +17,8 @@ EXAMPLES = """
 Examples:
   graph-trust search "when does the billing backup run"
   graph-trust search "auth service port" --explain --limit 5
-  graph-trust search "payments owner" --trust-weight 0 --json     # Graphiti's vanilla order
+  graph-trust search "payments owner" --trust-weight 0 --json     # no boost; the ranking rules still apply
+  graph-trust search "payments owner" --config vanilla.yaml      # vanilla.yaml: search: {profile: graphiti}
   graph-trust search "billing" --nodes --group ops
   graph-trust search "auth service port" --min-confidence 0.7 --review-db review.sqlite3 --explain
   graph-trust search "billing backup" --actor alice --max-sensitivity low   # as alice may see it

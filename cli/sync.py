@@ -61,6 +61,11 @@ def sync(review_db: str | None, dry_run: bool, full: bool, batch_size: int | Non
             relinked = run(api.relink(rt.settings, dry_run=dry_run)).to_dict()
         report = run(api.sync(rt.settings, dry_run=dry_run, full=full, batch_size=batch_size,
                               progress=bars)).to_dict()
+    except RunFailedError as exc:
+        if rt.json and exc.report is not None:  # interrupted: the report so far, then the error and its exit code
+            bars.close()
+            emit_json({**exc.report.to_dict(), **({"relink": relinked} if relinked is not None else {})})
+        raise
     except KeyboardInterrupt:
         raise RunFailedError("sync interrupted; every applied batch is journaled: run `graph-trust sync` again "
                              "to converge") from None

@@ -76,7 +76,7 @@ from graph_trust.review import queue as review_queue_mod
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.fact import fact_view
 from graph_trust.review.web import app as review_web
-from graph_trust.review.db import parse_location
+from graph_trust.review.db import ReviewConn, parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
@@ -386,19 +386,38 @@ async def sync_review_rows(settings: Settings, rows: list[dict[str, Any]], path:
         init_confidence_tables(tmp)
         insert_records(tmp, records)
     os.replace(tmp, path)
-    try:
-        return await run_sync(settings, review_db=path, full=True, graph=graph)
-    except RunFailedError as exc:
-        if isinstance(exc.__cause__, (asyncio.CancelledError, KeyboardInterrupt)):
-            # the demo or the eval was stopped: not a sync run the user must rerun or roll back
-            raise exc.__cause__ from None
-        raise
+    return await _sync_review_db(settings, path, graph)
 
 
-async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing") -> DemoReport:
-    """Load the sample graph embedded by ``embedder``, sync its review DB, compare vanilla and
-    boosted ranks (``graph-trust demo``)."""
-    return await run_demo(settings, limit=limit, sync_rows=sync_review_rows, embedder=embedder)
+async def _sync_demo_review(settings: Settings, rows: list[dict[str, Any]], path: Path, graph: GraphConnection, *,
+                            reset: bool = False, records: dict[str, list[dict[str, Any]]] | None = None) -> Any:
+    """The demo's review DB, then a full sync of it onto ``graph``. Made the first time (or with
+    ``reset``) with every table (candidates, confidence, review: what the getting-started steps
+    use); later demos keep everything in it (decisions, the retrieval log, flags, confidence
+    records) and add only the sample rows it lacks, so the sync applies the user's decisions."""
+    path = Path(path)
+    if reset or not path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        init_review_db(tmp)
+        insert_rows(tmp, rows)
+        if records:
+            insert_records(tmp, records)
+        os.replace(tmp, path)
+    else:
+        init_review_db(path)  # (completes an older demo's DB in place)
+        with ReviewConn.open(parse_location(path), readonly=True) as conn:  # (the sample's own schema)
+            have = {str(r[0]) for r in conn.query("SELECT id FROM candidates")}
+        insert_rows(path, [r for r in rows if str(r["id"]) not in have])
+    return await _sync_review_db(settings, path, graph)
+
+
+async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing", reset: bool = False) -> DemoReport:
+    """Load the sample graph embedded by ``embedder``, sync its review DB (kept between demos: see
+    :func:`_sync_demo_review`; ``reset`` starts it afresh), compare vanilla and boosted ranks
+    (``graph-trust demo``)."""
+    return await run_demo(settings, limit=limit, sync_rows=functools.partial(_sync_demo_review, reset=reset),
+                          embedder=embedder)
 
 
 async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
@@ -417,7 +436,14 @@ async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | 
 
 
 async def _sync_review_db(settings: Settings, path: Path, graph: GraphConnection) -> Any:
-    return await run_sync(settings, review_db=path, full=True, graph=graph)
+    """A full sync of the review DB at ``path`` onto the open ``graph`` (the demo's, the eval's)."""
+    try:
+        return await run_sync(settings, review_db=path, full=True, graph=graph)
+    except RunFailedError as exc:
+        if isinstance(exc.__cause__, (asyncio.CancelledError, KeyboardInterrupt)):
+            # the demo or the eval was stopped: not a sync run the user must rerun or roll back
+            raise exc.__cause__ from None
+        raise
 
 
 async def evaluate_review_budget(settings: Settings, **options: Any) -> BudgetReport:

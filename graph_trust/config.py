@@ -236,8 +236,8 @@ class ReviewQueueSettings(_Section):
     low_confidence: float = Field(default=0.5, ge=0, le=1)
     # what one agent flag is worth, in returns at rank 1 (flags are few; each is a direct request)
     flag_uses: float = Field(default=20.0, ge=0)
-    # what a fact that relink could not place, or Graphiti invalidated while review vouches for
-    # it, is worth, in returns at rank 1 when the log has none for it
+    # what a review row whose edge is not in the graph, or a fact Graphiti invalidated while review
+    # vouches for it, is worth, in returns at rank 1 when the log has none for it
     floor_uses: float = Field(default=5.0, ge=0)
     # contested slots: a newer value that came this many days after the value it displaced is an
     # update rather than a conflict with chance 1 - 1/e; the slot's risk that agents see the wrong

@@ -53,6 +53,7 @@ class RunFailedError(GraphTrustError):
     """A run failed part-way; every applied batch is journaled, so state is consistent."""
 
     exit_code = 3
+    report: object | None = None  # an interrupted sync's report so far (a SyncReport), when it has one
 
 
 class DriftError(GraphTrustError):

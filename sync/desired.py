@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from graph_trust.errors import ReviewDBError
 from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.sync.labels import register as register_labels
 from graph_trust.sync.policy import Policy
 from graph_trust.review.db import review_error
 from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB
@@ -77,21 +78,27 @@ SAME_ROW = " AND ".join(f"+s.{raw} IS +x.{name} AND typeof(s.{raw}) = typeof(x.{
 
 
 def load_tiers(con: sqlite3.Connection, policy: Policy) -> None:
-    """(Re)create ``temp.tiers`` (status, score, rank) from the policy."""
+    """(Re)create ``temp.tiers`` (status, score, rank) from the policy, and add the label window
+    functions on its sensitivity scale (:func:`graph_trust.sync.labels.register`)."""
+    register_labels(con, policy.scale)
     con.execute("CREATE TEMP TABLE IF NOT EXISTS tiers (status TEXT PRIMARY KEY, score REAL)")
     con.execute("DELETE FROM temp.tiers")
     con.executemany("INSERT INTO temp.tiers VALUES (?, ?)", list(policy.tiers.items()))
 
 
-# Winner per edge: scored statuses first, then highest score, then status name, then id.
+# Winner per edge: scored statuses first, then highest score, then status name, then id. Its
+# sensitivity and scope are the strictest of all the edge's usable rows, whatever their status
+# (graph_trust.sync.labels), so no decision loosens them.
 # {source_rows} is the candidates considered: all of a source, or those on touched edges.
 _DESIRED = """
 SELECT :source, graph, edge_uuid, {score}, status, memory_type, sensitivity, scope FROM (
-    SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type, c.sensitivity, c.scope{conf},
+    SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type,
+           strictest_sensitivity(c.sensitivity) OVER edge AS sensitivity, joined_scope(c.scope) OVER edge AS scope{conf},
            row_number() OVER (PARTITION BY c.graph, c.edge_uuid
                               ORDER BY t.score IS NULL, t.score DESC, c.status, c.id) AS rn
     FROM {{source_rows}} JOIN temp.tiers t ON t.status = c.status{join}
     WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL{{where}}
+    WINDOW edge AS (PARTITION BY c.graph, c.edge_uuid)
 ) WHERE rn = 1 AND score IS NOT NULL
 """
 DESIRED_SQL = _DESIRED.format(score="score", conf="", join="")
@@ -253,9 +260,11 @@ def source_for(review: ReviewDB, graph_key: str) -> str:
 
 
 def _tiers_hash(policy: Policy, blend: float = 0.0) -> str:
-    """What the desired scores are computed with: a change re-reads everything (tiers mode hashes
-    as it always did, so switching it on or off is a full recompute, and nothing else is)."""
+    """What the desired scores and labels are computed with: the tiers, confidence mode's weight,
+    the sensitivity scale and the labels rule; a change re-reads everything."""
     what = policy.tiers if not blend else {"tiers": policy.tiers, "confidence_weight": blend}
+    # the labels rule and scale too: a change (or the first run with the strictest-labels rule) re-reads everything
+    what = {"tiers": what, "labels": "strictest", "levels": policy.scale.levels, "named": policy.scale.labels}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -12,17 +12,22 @@ Rejected and expired (0.0) rank below every positive tier, so they mark an edge 
 other candidate on it carries a higher score; statuses configured with no score rank below every
 scored status and clear an edge only when no other candidate on it carries a score. Ties (two statuses configured with
 the same score) break by status name, then by candidate id, so the result is deterministic.
-A status not in the tiers is unknown and its candidate is quarantined.
+A status not in the tiers is unknown and its candidate is quarantined. The edge's
+``sensitivity`` and ``scope`` are not the winner's: they are the strictest of all its rows
+(:mod:`graph_trust.sync.labels`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph_trust.access.sensitivity import DEFAULT_SCALE, SensitivityScale, scale_of
+
 
 @dataclass(frozen=True)
 class Policy:
     tiers: dict[str, float | None]
+    scale: SensitivityScale = DEFAULT_SCALE  # access.levels/labels: which row label is strictest (sync.labels)
 
     def knows(self, status: object) -> bool:
         return isinstance(status, str) and status in self.tiers
@@ -41,4 +46,4 @@ class Policy:
 
 
 def policy_of(settings) -> Policy:
-    return Policy(dict(settings.sync.tiers))
+    return Policy(dict(settings.sync.tiers), scale_of(settings))

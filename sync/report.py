@@ -30,6 +30,7 @@ class SyncReport:
     dry_run: bool
     full: bool
     status: str = "ok"
+    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM: the counts are those so far
     # every candidate of the review DB, read and compared with the state store's copy; of those,
     # the ones that differed from it (new, edited or gone) and were parsed again
     candidates_read: int = 0

@@ -117,11 +117,14 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
             await job.run()
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
             await job.settle_after_failure()
-            report.status = "interrupted"
-            store.finish_run(run_id, "interrupted", job.counts(), error="interrupted")
-            raise RunFailedError(
+            report.status, report.interrupted = "interrupted", True
+            report.duration_s = round(time.monotonic() - t0, 3)
+            job.recorded(store.finish_run(run_id, "interrupted", job.counts(), error="interrupted"))
+            stopped = RunFailedError(
                 f"sync run {run_id} was interrupted after {job.writer.batches} batch(es); every applied batch is "
-                f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`") from exc
+                f"journaled: run `graph-trust sync` again to converge, or `graph-trust rollback {run_id}`")
+            stopped.report = report  # the counts so far (sync --json prints them)
+            raise stopped from exc
         except Exception as exc:
             await job.settle_after_failure()
             report.status = "failed"

@@ -38,6 +38,16 @@ def sensitivity_level(value: str | None, scale: SensitivityScale = DEFAULT_SCALE
     return scale.level(value)
 
 
+# An edge whose review rows name different scopes carries them all, sorted, joined by this: only a
+# caller cleared for every one of them sees it (sync writes it; see graph_trust.sync.labels).
+SCOPE_JOIN = " & "
+
+
+def scope_parts(scope: str | None) -> list[str | None]:
+    """The scopes a record's effective scope names (one, or several joined by :data:`SCOPE_JOIN`)."""
+    return scope.split(SCOPE_JOIN) if isinstance(scope, str) and scope else [scope]
+
+
 class Access(Enum):
     FULL = "full"
     REDACTED = "redacted"
@@ -111,9 +121,9 @@ class TrustContext:
                                  scopes=settings.mcp.scopes)
 
     def in_scope(self, record: MemoryRecord) -> bool:
-        """The record's scope (its ``scope`` property, else its group) is one of ``scopes``, or
-        there are none."""
-        return not self.scopes or record.effective_scope in self.scopes
+        """Every scope the record names (its ``scope`` property, else its group; several joined by
+        :data:`SCOPE_JOIN` when its review rows name several) is one of ``scopes``, or there are none."""
+        return not self.scopes or all(s in self.scopes for s in scope_parts(record.effective_scope))
 
     def level_of(self, record: MemoryRecord, default_sensitivity: str = "low") -> int:
         """The record's level on this context's scale (-1: unknown label)."""

@@ -21,11 +21,15 @@ is the fused score divided by the largest fused score the recipe can give); with
 ``methods / rank_const`` (2.0 for hybrid with ``rank_const=1``).
 
 **Error policies** (never raised; the payload is empty and ``metadata`` says why). They cover
-the graph's failures and state, never bad input:
+the query's text and the graph's failures and state; bad arguments (a query that is not text,
+an unknown rank, groups that are no list, an override out of range) raise:
 
 =================  ===========  ==============================================
 code               fallback     when
 =================  ===========  ==============================================
+INVALID_QUERY      skip         the query is empty, blank, longer than
+                                ``policy.max_query_chars`` or has no
+                                searchable text
 GRAPH_UNAVAILABLE  skip         the graph cannot be reached
 GROUP_NOT_FOUND    empty        a requested group does not exist
 RATE_LIMITED       cache        over ``rate_limit_per_minute`` for this caller;
@@ -241,7 +245,8 @@ class ContextService:
         ctx = require_context(trust_context)
         pol = policy if isinstance(policy, PolicySettings) else policy_with(settings.policy, policy or {})
         settings = settings.model_copy(update={"policy": pol})
-        check_query(query, pol.max_query_chars, "policy.max_query_chars")
+        if not isinstance(query, str):
+            raise InputError(f"the query must be text, got {type(query).__name__}")
         if rank not in RANK_MODES:
             raise InputError(f"rank must be one of {', '.join(RANK_MODES)}, got {rank!r}")
         if isinstance(groups, str) or not all(isinstance(g, str) and g.strip() for g in groups or ()):
@@ -251,6 +256,10 @@ class ContextService:
         def fail(code: str, fallback: str, reason: str) -> Payload:
             return self._finish(Payload([], Metadata(fallback=fallback, error_code=code, reason=reason)), pol, started)
 
+        try:  # the reference's INVALID_QUERY: the turn goes on without memory
+            query = check_query(query, pol.max_query_chars, "policy.max_query_chars")
+        except InputError as exc:
+            return fail("INVALID_QUERY", "skip", str(exc))
         try:
             async with self._opened(settings, connection) as (conn, graphiti):
                 try:

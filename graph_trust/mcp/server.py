@@ -226,7 +226,9 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
     async def get_context(query: str, format: Literal["prompt", "payload"] = "prompt",
                           group: str | None = None) -> dict[str, Any]:
         """Context for a prompt: deduplicated, clipped, PII-redacted facts within the token budget.
-        format="prompt" gives {"prompt": text, "metadata": ...}; "payload" gives memories + metadata."""
+        format="prompt" gives {"prompt": text, "metadata": ...}; "payload" gives memories + metadata.
+        A query that cannot be searched (empty, blank, too long, no searchable text) gives no
+        memories and metadata error_code INVALID_QUERY, fallback skip: go on without memory."""
         payload = await context(settings, query, trust_context=trust_context, groups=[group] if group else None)
         if format == "payload":
             return payload.to_dict()
@@ -267,26 +269,29 @@ def _confidence_tools(tool: Callable[[Callable[..., Any]], Any], settings: Setti
 
     @tool
     def confidence(fact_id: str, risk: Risk | None = None) -> dict[str, Any]:
-        """How far to trust the fact ``fact_id`` (a review DB candidate id): score 0-1, level, the
-        seven factors behind it; with risk (low, medium, high, critical) whether to act on it."""
+        """How far to trust the fact ``fact_id`` (its id from search_facts, an edge uuid, or a review
+        candidate id): score 0-1, level, the seven factors behind it; with risk (low, medium, high,
+        critical) whether to act on it."""
         return ask(lambda s: ops.fact_confidence(s, fact_id, risk))
 
     @tool
     def verify_fact(fact_id: str, verification_type: Verdict, notes: str | None = None) -> dict[str, Any]:
-        """Record that this server's agent checked the fact: confirmed, still_valid, partially_valid
-        (confirm it) or outdated, incorrect (refute it). Returns the new confidence."""
+        """Record that this server's agent checked the fact ``fact_id`` (an id from search_facts or a
+        candidate id): confirmed, still_valid, partially_valid (confirm it) or outdated, incorrect
+        (refute it). Returns the new confidence."""
         return ask(lambda s: ops.verify_fact(s, fact_id, verification_type, agent(), notes))
 
     @tool
     def record_usage(fact_id: str, outcome: Outcome, action: str) -> dict[str, Any]:
-        """Record that this server's agent acted on the fact (action: what was done) and the outcome:
-        success, partial, failure or error."""
+        """Record that this server's agent acted on the fact ``fact_id`` (an id from search_facts or a
+        candidate id; action: what was done) and the outcome: success, partial, failure or error."""
         return ask(lambda s: ops.record_usage(s, fact_id, outcome, agent(), action))
 
     @tool
     def vote(fact_id: str, vote: Vote, confidence: Unit, reasoning: str | None = None) -> dict[str, Any]:
-        """This server's agent's vote on the fact (agree, disagree or uncertain) and how sure it is
-        (0-1); a new vote replaces the old. Returns the fact's consensus factor."""
+        """This server's agent's vote on the fact ``fact_id`` (an id from search_facts or a candidate
+        id): agree, disagree or uncertain, and how sure it is (0-1); a new vote replaces the old.
+        Returns the fact's consensus factor."""
         return ask(lambda s: ops.vote(s, fact_id, vote, confidence, agent(), reasoning))
 
     @tool

@@ -3,11 +3,12 @@
 A command decides one or more facts, named by candidate id or by edge uuid, in one transaction
 on the review DB:
 
-- an id that is a candidate's id decides that candidate; an edge uuid decides every candidate
-  whose evidence cites it (element 0's ``evidence_id``, as sync reads it); an edge no candidate
-  cites gets a new candidate row (id = the edge uuid) from the graph's fact, subject, predicate
-  and object (:class:`EdgeFact`, read by the caller); anything else is a NotFoundError and
-  nothing is written;
+- a decision is about a fact (an edge): an edge uuid, or the id of any candidate citing it,
+  decides every candidate whose evidence cites that edge (element 0's ``evidence_id``, as sync
+  reads it), so no other row on the fact keeps it trusted; a candidate citing no edge is decided
+  alone; an edge no candidate cites gets a new candidate row (id = the edge uuid) from the graph's
+  fact, subject, predicate and object (:class:`EdgeFact`, read by the caller); anything else is
+  a NotFoundError and nothing is written; the batch lists every row it changed;
 - each candidate's status and ``updated_at`` change, and ``review_decisions`` records who, when,
   why and the status before (the audit trail); open agent flags on the fact are resolved;
 - the self-review rules follow the trust-override policy (:mod:`graph_trust.access.override`): the actor
@@ -175,11 +176,15 @@ def decide(conn: ReviewConn, cand: CandidateTable, action: str, ids: list[str], 
 
     def run(c: ReviewConn) -> Batch:
         by_id = statuses_by_id(c, cand, targets)
-        cited = cited_by(c, cand, [t for t in targets if t not in by_id])
+        # the fact a target names: its edge (a candidate id names its row's edge), and every row citing it
+        edge_of = {t: by_id[t][1] if t in by_id else t for t in targets}
+        cited = cited_by(c, cand, [u for u in edge_of.values() if u])
         plan: list[Decided] = []
         seen: set[str] = set()
         for t in targets:
-            rows = [(t, *by_id[t])] if t in by_id else [(cid, st, t) for cid, st in cited.get(t, [])]
+            u = edge_of[t]
+            rows = [(cid, st, u) for cid, st in cited.get(u, [])] if u in cited else \
+                [(t, *by_id[t])] if t in by_id else []
             if not rows:
                 if t not in edges:
                     raise NotFoundError(f"{t!r} is neither a candidate id nor the uuid of an edge in the graph; "

@@ -289,14 +289,17 @@ def flagged(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
 
 
 def unplaced(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
-    """Review rows whose edge is not in the graph (relink could not place them): their decision
-    reaches no agent until someone relinks, re-creates or expires them. ``floor_uses`` each."""
+    """Review rows whose edge is not in the graph (a migration, a re-extraction, a deleted edge):
+    their decision reaches no agent until someone relinks, re-creates or expires them. Whether
+    relink ran is not known here, so the reason says what is: the edge is missing and what fixes
+    it. ``floor_uses`` each."""
     for r in inp.unplaced:
         if r.get("status") in ("rejected", "expired"):
             continue
         yield Hit(f"candidate:{r['candidate_id']}", cfg.floor_uses,
                   f"review row {r['candidate_id']} ({r.get('status')}) points at edge {r['edge_uuid']}, which is not "
-                  "in the graph (graph-trust relink could not place it)",
+                  "in the graph: its decision reaches no agent (graph-trust relink matches it to a current edge "
+                  "that states the same fact; else expire it)",
                   {"candidate_id": r["candidate_id"], "edge_uuid": r["edge_uuid"], "status": r.get("status")})
 
 

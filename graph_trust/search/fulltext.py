@@ -12,6 +12,8 @@ the same order, so it returns the same facts in the same order. Backends it has 
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 from graphiti_core.driver.driver import GraphProvider
@@ -23,12 +25,28 @@ from graphiti_core.search.search_filters import SearchFilters, edge_search_filte
 from graph_trust.graph import backends, queries
 
 _OWN = (GraphProvider.FALKORDB, GraphProvider.NEO4J)
+_LONE_UNDERSCORES = re.compile(r"(?<![^\W_])_+(?![^\W_])")  # not next to a letter or digit
+
+
+def searchable(query: str) -> str:
+    """``query`` as every fulltext engine may be handed it, through graphiti-core's own query
+    helpers or this module's: characters of Unicode's "other" categories (controls such as
+    ``\\x01``, ``\\x1b`` and ``\\x7f``, format characters, surrogates, private use, unassigned)
+    become spaces, and underscores next to no letter or digit go (Graphiti's FalkorDB helper turns
+    every other ASCII punctuation character into a space and keeps ``_``): RediSearch's query
+    parser rejects a term of either ("Syntax error"), and neither is a word of an indexed fact.
+    Empty when nothing is left (the caller refuses that query)."""
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in query)
+    return " ".join(_LONE_UNDERSCORES.sub(" ", text).split())
 
 
 async def edge_fulltext_candidates(driver: Any, query: str, search_filter: SearchFilters,
                                    group_ids: list[str] | None, limit: int) -> list[EntityEdge]:
-    """What ``graphiti_core.search.search_utils.edge_fulltext_search`` returns for these arguments."""
-    p = driver.provider
+    """What ``graphiti_core.search.search_utils.edge_fulltext_search`` returns for these arguments
+    (the query made :func:`searchable` first)."""
+    p, query = driver.provider, searchable(query)
+    if not query:
+        return []
     if getattr(driver, "search_interface", None) or p not in _OWN:
         return await su.edge_fulltext_search(driver, query, search_filter, group_ids, limit)
     fuzzy = su.fulltext_query(query, group_ids, driver)

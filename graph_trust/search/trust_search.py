@@ -41,7 +41,7 @@ from graph_trust.search import fusion
 from graph_trust.search import ranking
 from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
                                 env_setting)
-from graph_trust.search.fulltext import edge_fulltext_candidates
+from graph_trust.search.fulltext import edge_fulltext_candidates, searchable
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.clients.probe import check_query_embedder
 from graph_trust.errors import InputError
@@ -184,13 +184,21 @@ def _resolve(graphiti: Any, embedder: Any) -> tuple[Any, Any, Any]:
 
 
 def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS, setting: str = "search.max_query_chars") -> str:
-    """A non-empty string of at most ``max_chars`` characters, else :class:`InputError` naming
-    the query and the ``setting`` that sets the limit."""
-    if not isinstance(query, str) or not query.strip():
+    """The query as search reads it (:func:`graph_trust.search.fulltext.searchable`: what no
+    fulltext engine can parse taken out) when ``query`` is a string of at most ``max_chars``
+    characters with searchable text, else :class:`InputError` saying which (naming the ``setting``
+    that sets the limit)."""
+    if not isinstance(query, str):
+        raise InputError(f"the search query must be text, got {type(query).__name__}")
+    if not query.strip():
         raise InputError("the search query is empty")
     if len(query) > max_chars:
         raise InputError(f"the search query is {len(query):,} characters; the limit is {max_chars:,} ({setting})")
-    return query
+    text = searchable(query)
+    if not text:
+        raise InputError("the search query has no searchable text (only control, format or unassigned characters "
+                         "and underscores)")
+    return text
 
 
 def _timestamp(value: Any) -> float:

@@ -19,8 +19,9 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.confidence.composite import RISK_THRESHOLDS
-from graph_trust.errors import InputError, ReviewDBError
+from graph_trust.errors import InputError, NotFoundError, ReviewDBError
 from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.policy import Policy
 from graph_trust.sync.confidence.trust import confidence_behind
 
 
@@ -29,32 +30,60 @@ def store(settings: Settings, review_db: str | Path | None = None, readonly: boo
           ) -> Iterator[ConfidenceStore]:
     """The confidence records of the review DB (``review_db``, default ``review.path``), closed on exit."""
     with ConfidenceStore.open(review_db, settings.review, settings.confidence, readonly=readonly) as s:
+        s.tiers = dict(settings.sync.tiers)
         yield s
 
 
+def candidate_of(store: ConfidenceStore, fact_id: Any) -> str:
+    """The candidate id ``fact_id`` names: a fact is named by a candidate id or by its edge uuid
+    (what search, context and the MCP tools return); an edge uuid names, of the candidates citing
+    it (as sync maps them), the one its trust comes from, chosen as sync chooses it (highest tier
+    of ``store.tiers``, then status, then id). A NotFoundError names both forms."""
+    if not isinstance(fact_id, str) or not fact_id.strip():
+        raise InputError("name a fact: an edge uuid (from search or context) or a review candidate id")
+    fact_id = fact_id.strip()
+    ids = sorted(store.candidates_for_edges([fact_id]).get(fact_id, []))
+    if not ids:
+        try:
+            store.fact(fact_id)
+        except NotFoundError:
+            raise NotFoundError(f"no fact {fact_id!r} in review DB {store.path} (table {store.db.table}): neither the "
+                                "edge uuid of a fact a candidate cites (search and context show edge uuids) nor a "
+                                "candidate id") from None
+        return fact_id
+    statuses = [(store.fact(i)[6], i) for i in ids]
+    return (Policy(store.tiers).winner([c for c in statuses if c[0] in store.tiers]) or statuses[0])[1]
+
+
 def fact_confidence(store: ConfidenceStore, fact_id: str, risk: str | None = None) -> dict[str, Any]:
-    """Score, level, factor breakdown and inputs of ``fact_id``; with ``risk``, whether to act."""
+    """Score, level, factor breakdown and inputs of ``fact_id`` (:func:`candidate_of`); with
+    ``risk``, whether to act."""
     if risk is not None and risk not in store.cfg.risk_thresholds:
         raise InputError(f"unknown risk {risk!r} (one of {', '.join(store.cfg.risk_thresholds or RISK_THRESHOLDS)})")
-    return store.confidence(fact_id, risk)
+    return store.confidence(candidate_of(store, fact_id), risk)
 
 
 def verify_fact(store: ConfidenceStore, fact_id: str, verdict: str, by: str,
                 notes: str | None = None) -> dict[str, Any]:
-    """Record ``by``'s verification of ``fact_id``; answers with the fact's confidence after it."""
-    return {**store.verify(fact_id, verdict, by, notes), "confidence": store.confidence(fact_id)["score"]}
+    """Record ``by``'s verification of ``fact_id`` (:func:`candidate_of`); answers with the fact's
+    confidence after it."""
+    cid = candidate_of(store, fact_id)
+    return {**store.verify(cid, verdict, by, notes), "confidence": store.confidence(cid)["score"]}
 
 
 def record_usage(store: ConfidenceStore, fact_id: str, outcome: str, by: str, action: str) -> dict[str, Any]:
-    """Record that ``by`` acted on ``fact_id`` and how it went (with the confidence at use)."""
-    return store.record_usage(fact_id, outcome, by, action)
+    """Record that ``by`` acted on ``fact_id`` (:func:`candidate_of`) and how it went (with the
+    confidence at use)."""
+    return store.record_usage(candidate_of(store, fact_id), outcome, by, action)
 
 
 def vote(store: ConfidenceStore, fact_id: str, vote: str, confidence: float, by: str,
          reasoning: str | None = None) -> dict[str, Any]:
-    """Record (or replace) ``by``'s vote; answers with the fact's consensus factor after it."""
-    return {**store.vote(fact_id, vote, confidence, by, reasoning),
-            "consensus": store.confidence(fact_id)["factors"]["consensus"]}
+    """Record (or replace) ``by``'s vote on ``fact_id`` (:func:`candidate_of`); answers with the
+    fact's consensus factor after it."""
+    cid = candidate_of(store, fact_id)
+    return {**store.vote(cid, vote, confidence, by, reasoning),
+            "consensus": store.confidence(cid)["factors"]["consensus"]}
 
 
 def contradictions(store: ConfidenceStore, resolve: bool = False) -> dict[str, Any]:

@@ -32,7 +32,9 @@ from graph_trust.sync.confidence.weights import LearnedWeights
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_kinds import RunKind
+from graph_trust.config import SyncSettings
 
+DEFAULT_TIERS = SyncSettings.model_fields["tiers"].get_default(call_default_factory=True)
 _PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
 
 
@@ -44,6 +46,9 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
         self.path = db.location.display  # (what messages name)
         self.now = now or datetime.now(timezone.utc)
         self._weights: dict[str, float] | None = None
+        # sync.tiers: which of the candidates citing an edge the edge's uuid names (ops.candidate_of);
+        # the shipped tiers until the opener sets the configured ones
+        self.tiers: dict[str, float | None] = dict(DEFAULT_TIERS)
 
     @classmethod
     def open(cls, path: str | Path | None, review: ReviewSettings, cfg: ConfidenceSettings,

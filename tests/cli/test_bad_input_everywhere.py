@@ -1,11 +1,13 @@
 """A bad argument is the same error on every interface: the library raises (InputError,
 ConfigError), the CLI exits 2 with one line starting `error:`, the MCP server answers isError with
-one line naming the argument (no pydantic URL). The policy's fallbacks are for the graph's
-failures only. Also: the MCP server's version and the bounds its tool schemas declare."""
+one line naming the argument (no pydantic URL). The policy's fallbacks are for the query's text
+(INVALID_QUERY, skip) and the graph's failures. Also: the MCP server's version and the bounds its
+tool schemas declare."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from contextlib import asynccontextmanager
 
@@ -27,11 +29,14 @@ HUGE = "billing backup " * 7000  # 105,000 characters: over search.max_query_cha
 async def test_the_library_raises_for_bad_arguments(settings, graph, facts):
     group, _ = facts
     svc = ContextService()
-    for q in ("", "  ", None, 42, LONG_POLICY, HUGE):
-        with pytest.raises(InputError, match="query"):
+    for q in (None, 42, b"billing"):
+        with pytest.raises(InputError, match="query must be text"):
             await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
-    with pytest.raises(InputError, match=r"policy\.max_query_chars"):
-        await svc.get_context(settings, LONG_POLICY, trust_context=MEDIUM, groups=[group], connection=graph)
+    for q, why in (("", "empty"), ("  ", "empty"), (LONG_POLICY, r"2,001 characters.*policy\.max_query_chars"),
+                   (HUGE, "policy.max_query_chars"), ("\x01", "no searchable text"), ("\x1b _", "no searchable")):
+        p = await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
+        assert (p.metadata.error_code, p.metadata.fallback, p.memories) == ("INVALID_QUERY", "skip", []), q
+        assert re.search(why, p.metadata.reason), p.metadata.reason
     with pytest.raises(InputError, match="rank"):
         await svc.get_context(settings, QUERY, trust_context=MEDIUM, groups=[group], connection=graph, rank="best")
     with pytest.raises(InputError, match="groups"):
@@ -66,13 +71,18 @@ def test_the_cli_exits_2_with_one_line(settings, facts):
     group, _ = facts
     base = ["--graph", settings.graph.uri, "--group", group]
     env = {"GRAPH_TRUST_STATE_DIR": str(settings.state_dir)}
-    line = _one_error_line(run_cli("context", HUGE, "--policy", *base, env=env))
-    assert "query" in line and "policy.max_query_chars" in line
-    line = _one_error_line(run_cli("context", LONG_POLICY, "--policy", "--json", *base, env=env))
-    assert "2,001 characters" in line
     for args in (["context", HUGE], ["search", HUGE]):
         assert "search.max_query_chars" in _one_error_line(run_cli(*args, *base, env=env))
-    assert "query is empty" in _one_error_line(run_cli("context", " ", "--policy", *base, env=env))
+    for args in (["context", "\x01"], ["search", "\x1b"]):
+        assert "no searchable text" in _one_error_line(run_cli(*args, *base, env=env))
+    # the agent path (--policy): the reference's INVALID_QUERY fallback, one warning line, exit 0
+    for q, why in ((HUGE, "policy.max_query_chars"), (" ", "query is empty"), ("\x7f", "no searchable text")):
+        r = run_cli("context", q, "--policy", *base, env=env)
+        assert r.code == 0 and r.err.startswith("warning: INVALID_QUERY (") and why in r.err, (r.code, r.err)
+        assert r.err.strip().endswith("fallback: skip") and len(r.err.strip().splitlines()) == 1
+    r = run_cli("context", LONG_POLICY, "--policy", "--json", *base, env=env)
+    md = json.loads(r.out)["metadata"]
+    assert r.code == 0 and (md["error_code"], md["fallback"]) == ("INVALID_QUERY", "skip") and "2,001" in md["reason"]
     line = _one_error_line(run_cli("context", QUERY, "--max-sensitivity", "secret", *base, env=env))
     assert "'secret'" in line and "public < low < medium < high < hyper" in line
 
@@ -142,11 +152,13 @@ async def test_the_mcp_server_names_the_bad_argument(settings, facts):
         assert "argument query is required" in await error("get_context", {})
         assert "there is no argument max_sensitivity" in await error(
             "get_context", {"query": QUERY, "max_sensitivity": "hyper"})
-        for tool, n, limit in (("get_context", 5000, "policy.max_query_chars"),
-                               ("search_facts", 9000, "search.max_query_chars")):
-            text = await error(tool, {"query": "x" * n, "group": group})
-            assert "query" in text and f"{n:,} characters" in text and limit in text
-        text = await error("get_context", {"query": " "})
-        assert "query is empty" in text
+        text = await error("search_facts", {"query": "x" * 9000, "group": group})
+        assert "query" in text and "9,000 characters" in text and "search.max_query_chars" in text
+        assert "no searchable text" in await error("search_facts", {"query": "\x01", "group": group})
+        assert "argument query" in await error("get_context", {"query": 42})
+        for q, why in (("x" * 5000, "policy.max_query_chars"), (" ", "query is empty"), ("\x1b", "no searchable")):
+            res = await session.call_tool("get_context", {"query": q, "group": group, "format": "payload"})
+            md = json.loads(res.content[0].text)["metadata"]
+            assert (md["error_code"], md["fallback"]) == ("INVALID_QUERY", "skip") and why in md["reason"], md
         ok = await session.call_tool("get_context", {"query": QUERY, "group": group, "format": "payload"})
         assert json.loads(ok.content[0].text)["memories"]

@@ -113,6 +113,24 @@ def test_search_weight_zero_and_table(demo_dir):
     assert t.code == 0 and "unboosted#" in t.out and "payments-api" in t.out
 
 
+def test_only_the_graphiti_profile_gives_graphitis_vanilla_order(demo_dir):
+    """What docs/search.md and `search --help` say: `search.profile: graphiti` is Graphiti's own
+    search_ (the demo's vanilla column); `--trust-weight 0` only turns the boost off, and the
+    ranking rules still move facts on the demo."""
+    cfg = demo_dir / "vanilla.yaml"
+    cfg.write_text("search:\n  profile: graphiti\n")
+    differs = 0
+    for q in _first(demo_dir)["queries"]:
+        vanilla = [v["uuid"] for v in q["vanilla"]]
+        args = ("search", q["query"], "--json", "--group", "ops", "--limit", str(len(vanilla)))
+        r = run_cli(*args, "--config", str(cfg), cwd=demo_dir)
+        assert r.code == 0 and [e["uuid"] for e in r.json()["results"]] == vanilla, r.err
+        w0 = run_cli(*args, "--trust-weight", "0", cwd=demo_dir)
+        differs += [e["uuid"] for e in w0.json()["results"]] != vanilla
+    assert differs >= 1
+    assert "--trust-weight 0 --json     # no boost; the ranking rules still apply" in run_cli("search", "--help").out
+
+
 def test_search_nodes(demo_dir):
     r = run_cli("search", "payments", "--nodes", "--json", cwd=demo_dir)
     assert r.code == 0, r.err

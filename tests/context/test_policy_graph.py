@@ -179,9 +179,12 @@ async def test_rate_limit_serves_the_cache_else_empty(settings, graph, facts):
 async def test_fallbacks(settings, graph, facts, tmp_path):
     group, _ = facts
     svc = ContextService()
-    for q in ("", "   ", None, "x" * 2001):  # bad input is an error, not a fallback
-        with pytest.raises(InputError, match="query"):
-            await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
+    with pytest.raises(InputError, match="query must be text"):  # a bad argument is an error, not a fallback
+        await svc.get_context(settings, None, trust_context=MEDIUM, groups=[group], connection=graph)
+    for q in ("", "   ", "x" * 2001, "\x01\x1b"):  # the reference's INVALID_QUERY: the turn goes on without memory
+        p = await svc.get_context(settings, q, trust_context=MEDIUM, groups=[group], connection=graph)
+        assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("INVALID_QUERY", "skip")
+        assert "query" in p.metadata.reason and p.format_for_system_prompt() == ""
     p = await svc.get_context(settings, QUERY, trust_context=MEDIUM, groups=["no_such_group"], connection=graph)
     assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("GROUP_NOT_FOUND", "empty")
     assert "no_such_group" in p.metadata.reason

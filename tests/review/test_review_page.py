@@ -146,6 +146,7 @@ async def test_promote_undo_reject_through_the_page_then_sync(graph, settings, r
         assert r.status_code == 303 and r.headers["location"].startswith(f"/fact/{host1}?batch=review-")
         shown = c.get(r.headers["location"]).text
         assert "Recorded: <strong>promote</strong> by bob" in shown
+        assert "on 1 candidate row(s): <code>c2</code> candidate → promoted." in shown  # every row it changed
         assert statuses(w.url)["c2"] == "promoted"
         trail = api.review_history(w.settings)
         assert [(t["action"], t["candidate_id"], t["previous_status"], t["new_status"], t["actor"], t["reason"])

@@ -223,6 +223,9 @@ def test_the_other_rules():
     assert hits("trusted_invalidated", inp) == {"u9": CFG.floor_uses}
     assert hits("flagged", inp) == pytest.approx({"u1": 2 * CFG.flag_uses + 2, "candidate:c7": CFG.flag_uses})
     assert hits("unplaced", inp) == {"candidate:c5": CFG.floor_uses}
+    # the reason says what is true whether or not relink ever ran: the edge is missing, what fixes it
+    why = next(iter(RULES["unplaced"](inp, CFG))).reason
+    assert "gone, which is not in the graph" in why and "relink matches it" in why and "could not" not in why
 
 
 @st.composite

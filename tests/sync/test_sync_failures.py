@@ -1,7 +1,9 @@
-"""Crashes mid-run: SIGINT to the CLI, and the graph going away. State stays consistent; a rerun converges."""
+"""Crashes mid-run: SIGINT to the CLI (whose --json still prints the report so far), and the graph going
+away. State stays consistent; a rerun converges."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -75,6 +77,10 @@ async def test_sigint_mid_run_then_rerun_converges(sig, graph, settings, tmp_pat
     on_graph = _trust(await edge_props(graph, group))
     assert 0 < len(on_graph) < len(expected_state(rows))  # really interrupted part-way
     assert set(on_graph) == applied  # every change on the graph is journaled, nothing else
+    # --json still prints the report, with the counts so far (the cron recipe's report is never empty)
+    report = json.loads(out)
+    assert (report["run_id"], report["status"], report["interrupted"]) == (run_id, "interrupted", True)
+    assert report["edges_set"] == len(applied) and report["batches"] > 0 and report["candidates_read"] == len(rows)
     rerun = _cli(config, "sync", "--json")
     assert rerun.returncode == 0, rerun.stderr
     assert _trust(await edge_props(graph, group)) == expected_state(rows)
