@@ -76,7 +76,7 @@ class RetrievalLog:
         where = review_location(review)
         if not review.log or where is None:
             return None
-        return cls(where, batch=review.log_batch, flush_s=review.log_flush_s,
+        return cls(parse_location(where, review.limits()), batch=review.log_batch, flush_s=review.log_flush_s,
                    retention_days=review.log_retention_days, log_queries=review.log_queries, **kw)
 
     # --- recording (the caller's thread: no I/O) ------------------------------------------------
@@ -315,7 +315,8 @@ def query_source(settings: Settings, where: Location | str | None = None,
 
     async def embedded(group: str | None) -> list[list[float]]:
         try:
-            with ReviewConn.open(where, readonly=True) as conn:
+            with ReviewConn.open(parse_location(where, settings.review.limits()) if isinstance(where, str) else where,
+                                 readonly=True) as conn:
                 texts = recent_queries(conn, group, settings.vector_index.check_queries)
         except GraphTrustError as exc:
             log.warning("recall check without the retrieval log's queries: %s", exc)

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from graph_trust.config import ReviewPageSettings
 from graph_trust.errors import (ConfigError, GraphConnectionError, GraphTrustError, InputError, NotFoundError,
-                                ReviewDBError, RollbackConflictError)
+                                ReviewDBError, RollbackConflictError, scrub)
 from graph_trust.review.schema import ACTIONS
 
 try:  # the optional review-page extra: without it create_app and serve raise one ConfigError line
@@ -189,7 +189,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
         return response
 
     def error_page(request: Request, status: int, title: str, message: str) -> Response:
-        return render(request, "error.html", {"title": title, "message": message}, status)
+        return render(request, "error.html", {"title": title, "message": scrub(message)}, status)
 
     async def refused(request: Request, form: Any) -> tuple[Response | None, str | None]:
         """(a refusal page, or None and the reviewer): CSRF first, then the identity."""
@@ -235,7 +235,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
         done = request.query_params.get("batch")
         undone = request.query_params.get("undone")
         return render(request, "fact.html", {
-            "f": view, "actions": ACTIONS, "error": error, "form": form or {},
+            "f": view, "actions": ACTIONS, "error": scrub(error) if error else None, "form": form or {},
             "done": [r for r in view["history"] if done and r["batch_id"] == done],
             "undone": [r for r in view["history"] if undone and r["batch_id"] == undone]}, status)
 
