@@ -17,26 +17,6 @@ def review() -> None:
     """Work with the review DB: decide facts, see what to review next, the retrieval log."""
 
 
-@review.command(epilog="""
-\b
-Examples:
-  graph-trust review init review.sqlite3
-  graph-trust sync --review-db review.sqlite3
-""")
-@click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
-def init(path: str, as_json: bool) -> None:
-    """Create a review DB at PATH with the documented `candidates` schema and the confidence
-    tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
-    out = api.init_review_db(path)
-    added = out["added"]
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"
-                   + (f", added {', '.join(added)})" if added else ")"))
-
-
 REVIEW_DB = click.option("--review-db", default=None, metavar="PATH|URL",
                          help="Review DB (default: config review.url or $GRAPH_TRUST_REVIEW_DB).")
 ACTOR = click.option("--actor", required=True, metavar="NAME",
@@ -44,6 +24,63 @@ ACTOR = click.option("--actor", required=True, metavar="NAME",
 REASON = click.option("--reason", required=True, metavar="TEXT", help="Why (recorded in the audit trail).")
 SYNC_NOW = click.option("--sync", "sync_now", is_flag=True,
                         help="Apply now: run graph-trust sync after the decision (otherwise the next sync does).")
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review init --review-db review.sqlite3
+  graph-trust review init --review-db postgresql://alice@db.example/review
+  GRAPH_TRUST_REVIEW_DB=review.sqlite3 graph-trust review init
+  graph-trust sync --review-db review.sqlite3
+""")
+@click.argument("path", required=False, metavar="[PATH|URL]")
+@REVIEW_DB
+@common_options
+def init(path: str | None, review_db: str | None) -> None:
+    """Create a review DB with the documented `candidates` schema, the confidence tables and the
+    review tables (idempotent; an existing DB gains missing tables, columns and indexes in place).
+    The DB is --review-db (or PATH|URL, the older form), else review.url or $GRAPH_TRUST_REVIEW_DB."""
+    if path and review_db and path != review_db:
+        raise click.UsageError(f"give the review DB once: PATH {path!r} or --review-db, not both")
+    rt = runtime({"review.url": review_db or path}, flags={"review.url": "--review-db" if review_db else "PATH"})
+    out = api.init_review_db(None, rt.settings)
+    added = out["added"]
+    if rt.json:
+        emit_json(out)
+    else:
+        click.echo(f"review DB ready: {out['path']} (table candidates; confidence and review tables"
+                   + (f", added {', '.join(added)})" if added else ")"))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review copy .graph-trust/demo-review.sqlite3 postgresql://alice@db.example/review
+  graph-trust review copy postgresql://alice@db.example/review backup.sqlite3 --json
+""")
+@click.argument("source", metavar="SRC")
+@click.argument("destination", metavar="DST")
+@common_options
+def copy(source: str, destination: str) -> None:
+    """Copy every table of the review DB SRC into DST (SQLite or PostgreSQL, either way): candidates,
+    the decisions' audit trail, the retrieval log, agent flags and the confidence tables. DST is made
+    a review DB first; a row whose key DST already holds is kept as it is (counted, never
+    overwritten), so a second run copies nothing new. Each table's keys are checked to be all in
+    DST afterwards."""
+    rt = runtime()
+    out = api.review_copy(rt.settings, source, destination)
+    if rt.json:
+        emit_json(out.to_dict())
+        return
+    click.echo(f"copied {out.copied} row(s) from {out.source} to {out.destination}"
+               + ("" if out.copied else " (nothing new: every row was there already)"))
+    click.echo(table([[t.table, t.source_rows, t.copied, t.already, t.differing] for t in out.tables],
+                     ["table", "rows in SRC", "copied", "already in DST", "of those differing"]))
+    if out.absent:
+        click.echo(f"not in SRC: {', '.join(out.absent)}")
+
+
 
 
 def _print_batch(rt: Any, out: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.access.audit import list_events as audit_events
 from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.config import Settings
-from graph_trust.errors import ConfigError
+from graph_trust.errors import ConfigError, InputError
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
@@ -73,10 +73,12 @@ from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
-from graph_trust.review.candidates import open_candidates
+from graph_trust.review.candidates import location_of, open_candidates
+from graph_trust.review.copy import CopyReport as ReviewCopyReport
+from graph_trust.review.copy import copy_tables
 from graph_trust.review.fact import fact_view
 from graph_trust.review.web import app as review_web
-from graph_trust.review.db import parse_location
+from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
@@ -153,14 +155,32 @@ async def get_context(settings: Settings, query: Any, *, trust_context: TrustCon
     return payload
 
 
-def init_review_db(path: str | Path) -> dict[str, Any]:
-    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL URL):
-    the documented ``candidates`` table, the confidence tables and the review tables (decisions,
-    retrieval log, flags) (``graph-trust review init``). Returns what it made."""
-    where = _init_review_db(path)
+def init_review_db(path: str | Path | Location | None = None, settings: Settings | None = None) -> dict[str, Any]:
+    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL
+    address; default the configured one, ``review.url``): the documented ``candidates`` table, the
+    confidence tables and the review tables (decisions, retrieval log, flags) (``graph-trust review
+    init``). Returns what it made."""
+    where = location_of(path, settings.review) if settings is not None else (
+        path if isinstance(path, Location) else parse_location(path or ""))
+    _init_review_db(where)
     added = init_confidence_tables(where) + init_review_tables(where)
-    return {"path": parse_location(where).display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
+    return {"path": where.display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
             "confidence_tables": list(CONFIDENCE_TABLES), "review_tables": list(REVIEW_TABLES), "added": added}
+
+
+def review_copy(settings: Settings, source: str | Path, destination: str | Path) -> ReviewCopyReport:
+    """``graph-trust review copy SRC DST``: every table of the review DB ``source`` into
+    ``destination`` (made a review DB first), SQLite and PostgreSQL either way; rows the
+    destination holds are kept; idempotent (:mod:`graph_trust.review.copy`)."""
+    src, dst = location_of(source, settings.review), location_of(destination, settings.review)
+    if src.dialect == dst.dialect and (src.path.resolve() == dst.path.resolve() if src.path and dst.path
+                                       else src.display == dst.display):
+        raise InputError(f"review copy: the source and the destination are the same review DB ({src})")
+    with ReviewConn.open(src, readonly=True):
+        pass  # (a missing or unreachable source fails before the destination is made)
+    init_review_db(dst)
+    with ReviewConn.open(src, readonly=True) as s, ReviewConn.open(dst) as d:
+        return copy_tables(s, d, ["candidates", *REVIEW_TABLES, *CONFIDENCE_TABLES])
 
 
 @contextmanager
@@ -483,6 +503,7 @@ __all__ = [
     "record_returned",
     "relink",
     "review_candidates",
+    "review_copy",
     "review_decide",
     "review_fact",
     "review_history",

@@ -11,7 +11,7 @@ from pathlib import Path
 from graph_trust.config import ReviewSettings, review_location
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.queries import check_identifier
-from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
 
 REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
 OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
@@ -52,9 +52,8 @@ def resolve_table(conn: ReviewConn, review: ReviewSettings) -> CandidateTable:
                             f"(known: {', '.join(REQUIRED + OPTIONAL)})")
     cols = list(conn.columns(table))
     if not cols:
-        raise ReviewDBError(f"review DB {conn.location} has no table {table!r}: run graph-trust review init "
-                            f"--review-db {conn.location.display}" + ("" if table == "candidates" else
-                                                                     " (or set review.table to the pipeline's table)"))
+        raise ReviewDBError(f"review DB {conn.location} has no table {table!r}: {init_hint(conn.location)}"
+                            + ("" if table == "candidates" else " (or set review.table to the pipeline's table)"))
     resolved: dict[str, str | None] = {}
     missing = []
     for logical in REQUIRED + OPTIONAL:

@@ -108,11 +108,18 @@ def parse_location(raw: str | Path, limits: Limits | None = None) -> Location:
     return Location("sqlite", str(p), str(p), limits)
 
 
-def display_location(raw: str | Path | Location) -> str:
+def init_hint(where: object) -> str:
+    """The one hint for a review DB that lacks tables graph-trust made (``where``: its location)."""
+    return f"run graph-trust review init --review-db {display_location(where)}"
+
+
+def display_location(raw: object) -> str:
     """The one rendering of any review DB location for people (messages, reports, the page, the
     state store): a path, or a PostgreSQL address without secrets; never raises on a bad one."""
     if isinstance(raw, Location):
         return raw.display
+    if not isinstance(raw, str | Path):
+        return str(raw)
     try:
         return parse_location(raw).display
     except ConfigError:
@@ -540,5 +547,5 @@ def run_script(conn: ReviewConn, script: str) -> None:
             conn.execute(stmt)
 
 
-__all__ = ["LOCK_TIMEOUT_S", "AnswerTimeout", "Dialect", "Limits", "Location", "ReviewConn", "ddl", "display_location",
+__all__ = ["LOCK_TIMEOUT_S", "AnswerTimeout", "Dialect", "Limits", "Location", "ReviewConn", "ddl", "display_location", "init_hint",
            "parse_location", "pg_sql", "review_error", "run_script"]

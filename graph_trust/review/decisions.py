@@ -33,7 +33,7 @@ from typing import Any
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.access.override import APPROVAL_THRESHOLD, names_nobody
 from graph_trust.review.candidates import CandidateTable
-from graph_trust.review.db import ReviewConn
+from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.review.schema import ACTIONS, STATUS_OF, missing_tables
 
 
@@ -102,8 +102,8 @@ def _batch_id(at: str) -> str:
 def need_review_tables(conn: ReviewConn) -> None:
     missing = missing_tables(conn, ("review_decisions", "review_flags"))
     if missing:
-        raise ReviewDBError(f"review DB {conn.location} lacks the review tables ({', '.join(missing)}): run "
-                            f"`graph-trust review init {conn.location}` to add them in place")
+        raise ReviewDBError(f"review DB {conn.location} lacks the review tables ({', '.join(missing)}): "
+                            f"{init_hint(conn.location)}")
 
 
 def cited_by(conn: ReviewConn, cand: CandidateTable, uuids: list[str]) -> dict[str, list[tuple[str, str]]]:

@@ -33,7 +33,7 @@ from graph_trust.clients.factory import make_embedder
 from graph_trust.clients.probe import embed_texts
 from graph_trust.config import ReviewSettings, Settings, review_location
 from graph_trust.errors import GraphTrustError
-from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
 from graph_trust.review.schema import INTERFACES, missing_tables
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,7 @@ class RetrievalLog:
             if missing:
                 conn.close()
                 raise GraphTrustError(f"review DB {self.location} lacks {', '.join(missing)} "
-                                      f"(run `graph-trust review init {self.location}`)")
+                                      f"({init_hint(self.location)})")
             self._conn = conn
         return self._conn
 
@@ -262,7 +262,7 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
     the most returned facts, the oldest and newest day kept."""
     missing = missing_tables(conn, ("retrieval_log",))
     if missing:
-        raise GraphTrustError(f"review DB {conn.location} lacks the retrieval log (run `graph-trust review init`)")
+        raise GraphTrustError(f"review DB {conn.location} lacks the retrieval log ({init_hint(conn.location)})")
     since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%d")
     where, params = "WHERE day >= ?", [since]
     if group is not None:
