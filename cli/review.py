@@ -107,20 +107,25 @@ def _decision_command(action: str, status: str) -> click.Command:
 Examples:
   graph-trust review {action} cand-42 --actor alice --reason "checked the runbook"
   graph-trust review {action} 3f1c...e9 --actor alice --reason "seen in prod" --sync   # an edge uuid
+  graph-trust review {action} cand-42 --actor alice --reason "checked" --expect candidate
   graph-trust review undo --actor alice --reason "wrong fact"
 """)
     @click.argument("ids", nargs=-1, required=True)
     @ACTOR
     @REASON
     @click.option("--group", default=None, metavar="G", help="Look up edge uuids in this group's graph only.")
+    @click.option("--expect", default=None, metavar="STATUS|VERSION",
+                  help="The state you saw: the fact's status (as review queue shows it; 'unreviewed' for none) or "
+                       "its version (review queue --json). A fact changed since is refused, naming who changed it "
+                       "and when; nothing is decided (exit 2).")
     @SYNC_NOW
     @REVIEW_DB
     @common_options
-    def command(ids: tuple[str, ...], actor: str, reason: str, group: str | None, sync_now: bool,
-                review_db: str | None) -> None:
+    def command(ids: tuple[str, ...], actor: str, reason: str, group: str | None, expect: str | None,
+                sync_now: bool, review_db: str | None) -> None:
         rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
         _print_batch(rt, run(api.review_decide(rt.settings, action, list(ids), actor=actor, reason=reason,
-                                               group=group, apply_sync=sync_now)))
+                                               group=group, apply_sync=sync_now, expect=expect)))
 
     command.help = (f"Mark facts {status}: each ID is a candidate id or an edge uuid (an edge no candidate cites "
                     "gets a candidate row from the graph's fact, subject, predicate and object). All IDs in one "
@@ -148,8 +153,8 @@ Examples:
 @REVIEW_DB
 @common_options
 def undo(batch_id: str | None, actor: str, reason: str, force: bool, sync_now: bool, review_db: str | None) -> None:
-    """Revert a decision batch (default: the latest not yet undone): each fact gets its previous
-    status back (a row the batch created is deleted). A fact changed since is a conflict and
+    """Revert a decision batch (default: the --actor's own latest not yet undone; another reviewer's
+    batch only by its BATCH_ID): each fact gets its previous status back (a row the batch created is deleted). A fact changed since is a conflict and
     nothing is undone (exit 2) unless --force. The undo is recorded in the audit trail."""
     rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
     _print_batch(rt, run(api.review_undo(rt.settings, actor=actor, reason=reason, batch_id=batch_id, force=force,

@@ -261,11 +261,12 @@ def review_candidates(settings: Settings, review_db: str | Path | None = None, *
 
 async def review_decide(settings: Settings, action: str, ids: list[str], *, actor: str, reason: str,
                         review_db: str | Path | None = None, group: str | None = None, apply_sync: bool = False,
-                        graph: GraphConnection | None = None) -> dict[str, Any]:
+                        graph: GraphConnection | None = None, expect: str | None = None) -> dict[str, Any]:
     """``graph-trust review promote|corroborate|reject|expire``: decide the facts ``ids`` (candidate
     ids or edge uuids; an edge no candidate cites is read from the graph, in ``group`` or any) in one
-    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`); with
-    ``apply_sync`` a sync applies them now. Returns ``{"batch": ..., "sync": report or None}``."""
+    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`; ``expect``: the
+    status or version the reviewer saw, else refused); with ``apply_sync`` a sync applies them now.
+    Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         named = review_decisions.named(actor)  # (a bad actor fails before the graph is opened)
         missing = review_decisions.unknown_targets(conn, cand, ids)
@@ -274,7 +275,7 @@ async def review_decide(settings: Settings, action: str, ids: list[str], *, acto
             async with use_graph(settings, graph) as g:
                 edges = await edge_facts(g, missing, group)
         batch = review_decisions.decide(conn, cand, action, ids, actor=named, reason=reason,
-                                        tiers=settings.sync.tiers, edges=edges)
+                                        tiers=settings.sync.tiers, edges=edges, expect=expect)
     report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
     return {"batch": batch.to_dict(), "sync": report}
 
@@ -282,7 +283,7 @@ async def review_decide(settings: Settings, action: str, ids: list[str], *, acto
 async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: str | None = None,
                       force: bool = False, review_db: str | Path | None = None, apply_sync: bool = False,
                       graph: GraphConnection | None = None) -> dict[str, Any]:
-    """``graph-trust review undo``: revert the latest decision batch (or ``batch_id``); see
+    """``graph-trust review undo``: revert ``actor``'s own latest decision batch (or ``batch_id``); see
     :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
@@ -346,7 +347,7 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
-                      graph: GraphConnection | None = None) -> dict[str, Any]:
+                      graph: GraphConnection | None = None, actor: str | None = None) -> dict[str, Any]:
     """One fact as the review page shows it (a candidate id or an edge uuid): the edge, its review
     rows, competitors, episodes, confidence factors, retrieval log, flags and audit trail
     (:func:`graph_trust.review.fact.fact_view`); a NotFoundError when it names nothing."""
@@ -356,7 +357,7 @@ async def review_fact(settings: Settings, target: str, *, days: int = 30, review
             def conf(uuids: list[str]) -> dict[str, dict[str, Any]]:
                 return _confidence_behind(settings, uuids, review_db)
         async with use_graph(settings, graph) as g:
-            return await fact_view(conn, cand, g, target, days=days, confidence=conf)
+            return await fact_view(conn, cand, g, target, days=days, confidence=conf, actor=actor)
 
 
 def review_page_app(settings: Settings, *, review_db: str | Path | None = None, graph: GraphConnection | None = None,

@@ -75,6 +75,10 @@ class RollbackConflictError(GraphTrustError):
     """A later run changed properties a rollback would restore."""
 
 
+class ChangedSinceError(RollbackConflictError):
+    """A review decision on a fact that changed since the reviewer saw it (nothing decided)."""
+
+
 class ClearLimitError(GraphTrustError):
     """A sync run would clear trust from more edges than ``sync.max_clear`` allows (nothing written)."""
 

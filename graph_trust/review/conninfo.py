@@ -62,18 +62,19 @@ def looks_like_conninfo(text: str) -> bool:
 def parse(text: str) -> PgAddress:
     """``text`` (a ``postgresql://`` URL or a key=value string) as libpq reads it; a ConfigError that
     quotes none of it when libpq cannot read it, or would read a part as something it is not."""
-    remember(text)
     try:
         params = _conninfo().conninfo_to_dict(text)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - libpq's message quotes the string: only its gist is kept
+        remember(text)  # (it may hold a password libpq could not find)
         raise ConfigError(f"review DB address is not a PostgreSQL connection string libpq can read "
                           f"({_gist(exc)}); {_HOW}") from None
     params = {k: str(v) for k, v in params.items() if v is not None}
     for k in SECRET_KEYS:
         if params.get(k):
             remember(params[k])
+            remember(text)
     problem = _misread(params, url=text.lstrip().startswith(URL_PREFIXES))
     if problem:
         raise ConfigError(f"review DB address {_shown_safely(params)}: {problem}; {_HOW}")
