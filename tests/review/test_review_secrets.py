@@ -159,17 +159,21 @@ def test_no_command_shows_the_password(pg_socket, tmp_path, monkeypatch, data):
 NASTY = ["p@ss/w%rd#1?Zq8Xw2Lm0P", "a'b\\c d=e Zq8Xw2Lm0P", "[::1] Zq8Xw2Lm0P @host:5/db?x=y"]
 
 
-@pytest.mark.parametrize("pw", NASTY)
-def test_a_subprocess_with_debug_shows_no_password(pw, tmp_path):
-    for url in (f"postgresql://alice:{pw}@127.0.0.1:1/review", f"postgresql://alice@127.0.0.1:1/review?password={pw}",
-                f"postgresql://alice:{quote(pw, safe='')}@127.0.0.1:1/review",
-                f"host=127.0.0.1 port=1 user=alice password={_kv_quoted(pw)} dbname=review",
-                f"host=[::1 password={pw} dbname=review"):
-        for args in (("review", "init", "--review-db", url, "--debug"), ("review", "queue", "--debug", "--json"),
-                     ("sync", "--review-db", url, "--debug")):
-            r = run_cli(*args, env={"GRAPH_TRUST_REVIEW_DB": url}, cwd=tmp_path)
-            assert r.code == 2 and r.err.strip().splitlines()[-1].startswith("error: "), (args, r.err)
-            assert _clean(r.out + r.err, pw, "Zq8Xw2Lm0P"), (url, args, r.err)
+COMMANDS = [("review", "init", "--debug"), ("review", "queue", "--debug", "--json"), ("sync", "--debug")]
+
+
+def test_a_subprocess_with_debug_shows_no_password(tmp_path):
+    forms = (lambda pw: f"postgresql://alice:{pw}@127.0.0.1:1/review",
+             lambda pw: f"postgresql://alice@127.0.0.1:1/review?password={pw}",
+             lambda pw: f"postgresql://alice:{quote(pw, safe='')}@127.0.0.1:1/review",
+             lambda pw: f"host=127.0.0.1 port=1 user=alice password={_kv_quoted(pw)} dbname=review",
+             lambda pw: f"host=[::1 password={pw} dbname=review")
+    for i, form in enumerate(forms):  # each form through one command (by flag or by environment), in turn
+        pw = NASTY[i % len(NASTY)]
+        url, args = form(pw), COMMANDS[i % len(COMMANDS)]
+        r = run_cli(*args, *(("--review-db", url) if i % 2 else ()), env={"GRAPH_TRUST_REVIEW_DB": url}, cwd=tmp_path)
+        assert r.code == 2 and r.err.strip().splitlines()[-1].startswith("error: "), (args, r.err)
+        assert _clean(r.out + r.err, pw, "Zq8Xw2Lm0P"), (url, args, r.err)
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
