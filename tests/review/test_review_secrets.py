@@ -88,8 +88,11 @@ def _cli(*args: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def pg_socket(pg_server, unique) -> str:
-    new_pg_database(pg_server, "secrets") if not _has_db(pg_server, "secrets") else None
+def pg_socket(pg_server) -> str:
+    """The session server's socket directory; its database ``secrets`` is a review DB (so the
+    connections that get in run the commands and pages through, not only their errors)."""
+    if not _has_db(pg_server, "secrets"):
+        api.init_review_db(new_pg_database(pg_server, "secrets"))
     return pg_server.get_uri().split("host=", 1)[1]
 
 
@@ -178,10 +181,10 @@ def test_a_subprocess_with_debug_shows_no_password(tmp_path):
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_the_page_shows_no_password(pg_socket, settings, graph, data):
+def test_the_page_shows_no_password(pg_socket, settings, data):
     url, pw, marker = data.draw(addresses(pg_socket))
     settings.review.page.reviewer = "bob"
-    app = api.review_page_app(settings, review_db=url, graph=graph)
+    app = api.review_page_app(settings, review_db=url)  # (it opens the graph in its own event loop)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         for path in ("/", "/fact/x", "/history"):
             page = c.get(path).text
