@@ -15,7 +15,7 @@ import click
 
 from graph_trust import __version__
 from graph_trust.cli.signals import sigterm_interrupts, terminated
-from graph_trust.errors import GraphTrustError
+from graph_trust.errors import GraphTrustError, scrub
 
 # (module under graph_trust.cli, attribute) for every command; modules import lazily.
 COMMANDS = [
@@ -94,6 +94,9 @@ def _main(args: list[str]) -> None:
     debug = "--debug" in args
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _Scrubbed) for f in handler.filters):
+            handler.addFilter(_Scrubbed())
     if not debug:
         for noisy in ("graphiti_core", "neo4j", "httpx"):
             logging.getLogger(noisy).setLevel(logging.CRITICAL)
@@ -101,8 +104,8 @@ def _main(args: list[str]) -> None:
         rv = cli.main(args=args, prog_name="graph-trust", standalone_mode=False)
     except GraphTrustError as exc:
         if debug:
-            traceback.print_exc()
-        click.echo(f"error: {exc}", err=True)
+            _traceback()
+        click.echo(scrub(f"error: {exc}"), err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:  # click's form of Ctrl-C (and so of SIGTERM)
         click.echo("terminated" if terminated() else "aborted", err=True)
@@ -111,17 +114,35 @@ def _main(args: list[str]) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except click.ClickException as exc:  # usage errors (unknown option, missing argument, bad value ...)
-        click.echo(usage_error_line(exc, args), err=True)
+        click.echo(scrub(usage_error_line(exc, args)), err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         click.echo("terminated" if terminated() else "interrupted", err=True)
         sys.exit(143 if terminated() else 130)
     except Exception as exc:  # noqa: BLE001 - last resort: one line, traceback under --debug
         if debug:
-            traceback.print_exc()
-        click.echo(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)", err=True)
+            _traceback()
+        click.echo(scrub(f"error: unexpected {type(exc).__name__}: {exc} (rerun with --debug for details)"), err=True)
         sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _traceback() -> None:
+    """The current exception's traceback on stderr, without secrets."""
+    sys.stderr.write(scrub(traceback.format_exc()))
+
+
+class _Scrubbed(logging.Filter):
+    """Log records without secrets (their message formatted, then scrubbed)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = scrub(message)
+        if record.exc_info and record.exc_text is None and record.exc_info[0] is not None:
+            record.exc_text = scrub("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
 
 
 def usage_error_line(exc: click.ClickException, args: list[str]) -> str:

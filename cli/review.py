@@ -17,27 +17,6 @@ def review() -> None:
     """Work with the review DB: decide facts, see what to review next, the retrieval log."""
 
 
-@review.command(epilog="""
-\b
-Examples:
-  graph-trust review init review.sqlite3
-  graph-trust sync --review-db review.sqlite3
-""")
-@click.argument("path", type=click.Path(dir_okay=False))
-@common_options
-def init(path: str) -> None:
-    """Create a review DB at PATH with the documented `candidates` schema and the confidence
-    tables (idempotent; an existing DB gains missing tables, columns and indexes in place)."""
-    rt = runtime()
-    out = api.init_review_db(path)
-    added = out["added"]
-    if rt.json:
-        emit_json(out)
-    else:
-        click.echo(f"review DB ready: {out['path']} (table candidates; confidence tables"
-                   + (f", added {', '.join(added)})" if added else ")"))
-
-
 REVIEW_DB = click.option("--review-db", default=None, metavar="PATH|URL",
                          help="Review DB (default: config review.url or $GRAPH_TRUST_REVIEW_DB).")
 ACTOR = click.option("--actor", required=True, metavar="NAME",
@@ -45,6 +24,63 @@ ACTOR = click.option("--actor", required=True, metavar="NAME",
 REASON = click.option("--reason", required=True, metavar="TEXT", help="Why (recorded in the audit trail).")
 SYNC_NOW = click.option("--sync", "sync_now", is_flag=True,
                         help="Apply now: run graph-trust sync after the decision (otherwise the next sync does).")
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review init --review-db review.sqlite3
+  graph-trust review init --review-db postgresql://alice@db.example/review
+  GRAPH_TRUST_REVIEW_DB=review.sqlite3 graph-trust review init
+  graph-trust sync --review-db review.sqlite3
+""")
+@click.argument("path", required=False, metavar="[PATH|URL]")
+@REVIEW_DB
+@common_options
+def init(path: str | None, review_db: str | None) -> None:
+    """Create a review DB with the documented `candidates` schema, the confidence tables and the
+    review tables (idempotent; an existing DB gains missing tables, columns and indexes in place).
+    The DB is --review-db (or PATH|URL, the older form), else review.url or $GRAPH_TRUST_REVIEW_DB."""
+    if path and review_db and path != review_db:
+        raise click.UsageError(f"give the review DB once: PATH {path!r} or --review-db, not both")
+    rt = runtime({"review.url": review_db or path}, flags={"review.url": "--review-db" if review_db else "PATH"})
+    out = api.init_review_db(None, rt.settings)
+    added = out["added"]
+    if rt.json:
+        emit_json(out)
+    else:
+        click.echo(f"review DB ready: {out['path']} (table candidates; confidence and review tables"
+                   + (f", added {', '.join(added)})" if added else ")"))
+
+
+@review.command(epilog="""
+\b
+Examples:
+  graph-trust review copy .graph-trust/demo-review.sqlite3 postgresql://alice@db.example/review
+  graph-trust review copy postgresql://alice@db.example/review backup.sqlite3 --json
+""")
+@click.argument("source", metavar="SRC")
+@click.argument("destination", metavar="DST")
+@common_options
+def copy(source: str, destination: str) -> None:
+    """Copy every table of the review DB SRC into DST (SQLite or PostgreSQL, either way): candidates,
+    the decisions' audit trail, the retrieval log, agent flags and the confidence tables. DST is made
+    a review DB first; a row whose key DST already holds is kept as it is (counted, never
+    overwritten), so a second run copies nothing new. Each table's keys are checked to be all in
+    DST afterwards."""
+    rt = runtime()
+    out = api.review_copy(rt.settings, source, destination)
+    if rt.json:
+        emit_json(out.to_dict())
+        return
+    click.echo(f"copied {out.copied} row(s) from {out.source} to {out.destination}"
+               + ("" if out.copied else " (nothing new: every row was there already)"))
+    click.echo(table([[t.table, t.source_rows, t.copied, t.already, t.differing] for t in out.tables],
+                     ["table", "rows in SRC", "copied", "already in DST", "of those differing"]))
+    if out.absent:
+        click.echo(f"not in SRC: {', '.join(out.absent)}")
+
+
 
 
 def _print_batch(rt: Any, out: dict[str, Any]) -> None:
@@ -73,20 +109,25 @@ def _decision_command(action: str, status: str) -> click.Command:
 Examples:
   graph-trust review {action} cand-42 --actor alice --reason "checked the runbook"
   graph-trust review {action} 3f1c...e9 --actor alice --reason "seen in prod" --sync   # an edge uuid
+  graph-trust review {action} cand-42 --actor alice --reason "checked" --expect candidate
   graph-trust review undo --actor alice --reason "wrong fact"
 """)
     @click.argument("ids", nargs=-1, required=True)
     @ACTOR
     @REASON
     @click.option("--group", default=None, metavar="G", help="Look up edge uuids in this group's graph only.")
+    @click.option("--expect", default=None, metavar="STATUS|VERSION",
+                  help="The state you saw: the fact's status (as review queue shows it; 'unreviewed' for none) or "
+                       "its version (review queue --json). A fact changed since is refused, naming who changed it "
+                       "and when; nothing is decided (exit 2).")
     @SYNC_NOW
     @REVIEW_DB
     @common_options
-    def command(ids: tuple[str, ...], actor: str, reason: str, group: str | None, sync_now: bool,
-                review_db: str | None) -> None:
+    def command(ids: tuple[str, ...], actor: str, reason: str, group: str | None, expect: str | None,
+                sync_now: bool, review_db: str | None) -> None:
         rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
         _print_batch(rt, run(api.review_decide(rt.settings, action, list(ids), actor=actor, reason=reason,
-                                               group=group, apply_sync=sync_now)))
+                                               group=group, apply_sync=sync_now, expect=expect)))
 
     command.help = (f"Mark facts {status}: each ID is an edge uuid or the id of any candidate citing it, and every "
                     "candidate row citing that edge gets the decision (the output lists each row changed; an edge "
@@ -116,8 +157,8 @@ Examples:
 @REVIEW_DB
 @common_options
 def undo(batch_id: str | None, actor: str, reason: str, force: bool, sync_now: bool, review_db: str | None) -> None:
-    """Revert a decision batch (default: the latest not yet undone): each fact gets its previous
-    status back (a row the batch created is deleted). A fact changed since is a conflict and
+    """Revert a decision batch (default: the --actor's own latest not yet undone; another reviewer's
+    batch only by its BATCH_ID): each fact gets its previous status back (a row the batch created is deleted). A fact changed since is a conflict and
     nothing is undone (exit 2) unless --force. The undo is recorded in the audit trail."""
     rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
     _print_batch(rt, run(api.review_undo(rt.settings, actor=actor, reason=reason, batch_id=batch_id, force=force,

@@ -30,7 +30,7 @@ from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.access.audit import list_events as audit_events
 from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.config import Settings
-from graph_trust.errors import ConfigError
+from graph_trust.errors import ConfigError, InputError
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
@@ -73,10 +73,12 @@ from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
-from graph_trust.review.candidates import open_candidates
+from graph_trust.review.candidates import location_of, open_candidates
+from graph_trust.review.copy import CopyReport as ReviewCopyReport
+from graph_trust.review.copy import copy_tables
 from graph_trust.review.fact import fact_view
 from graph_trust.review.web import app as review_web
-from graph_trust.review.db import ReviewConn, parse_location
+from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.review.graph_read import edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
@@ -153,14 +155,32 @@ async def get_context(settings: Settings, query: Any, *, trust_context: TrustCon
     return payload
 
 
-def init_review_db(path: str | Path) -> dict[str, Any]:
-    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL URL):
-    the documented ``candidates`` table, the confidence tables and the review tables (decisions,
-    retrieval log, flags) (``graph-trust review init``). Returns what it made."""
-    where = _init_review_db(path)
+def init_review_db(path: str | Path | Location | None = None, settings: Settings | None = None) -> dict[str, Any]:
+    """Create (or complete in place) a review DB at ``path`` (an SQLite path or a PostgreSQL
+    address; default the configured one, ``review.url``): the documented ``candidates`` table, the
+    confidence tables and the review tables (decisions, retrieval log, flags) (``graph-trust review
+    init``). Returns what it made."""
+    where = location_of(path, settings.review) if settings is not None else (
+        path if isinstance(path, Location) else parse_location(path or ""))
+    _init_review_db(where)
     added = init_confidence_tables(where) + init_review_tables(where)
-    return {"path": parse_location(where).display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
+    return {"path": where.display, "table": "candidates", "columns": list(REVIEW_COLUMNS),
             "confidence_tables": list(CONFIDENCE_TABLES), "review_tables": list(REVIEW_TABLES), "added": added}
+
+
+def review_copy(settings: Settings, source: str | Path, destination: str | Path) -> ReviewCopyReport:
+    """``graph-trust review copy SRC DST``: every table of the review DB ``source`` into
+    ``destination`` (made a review DB first), SQLite and PostgreSQL either way; rows the
+    destination holds are kept; idempotent (:mod:`graph_trust.review.copy`)."""
+    src, dst = location_of(source, settings.review), location_of(destination, settings.review)
+    if src.dialect == dst.dialect and (src.path.resolve() == dst.path.resolve() if src.path and dst.path
+                                       else src.display == dst.display):
+        raise InputError(f"review copy: the source and the destination are the same review DB ({src})")
+    with ReviewConn.open(src, readonly=True):
+        pass  # (a missing or unreachable source fails before the destination is made)
+    init_review_db(dst)
+    with ReviewConn.open(src, readonly=True) as s, ReviewConn.open(dst) as d:
+        return copy_tables(s, d, ["candidates", *REVIEW_TABLES, *CONFIDENCE_TABLES])
 
 
 @contextmanager
@@ -241,11 +261,12 @@ def review_candidates(settings: Settings, review_db: str | Path | None = None, *
 
 async def review_decide(settings: Settings, action: str, ids: list[str], *, actor: str, reason: str,
                         review_db: str | Path | None = None, group: str | None = None, apply_sync: bool = False,
-                        graph: GraphConnection | None = None) -> dict[str, Any]:
+                        graph: GraphConnection | None = None, expect: str | None = None) -> dict[str, Any]:
     """``graph-trust review promote|corroborate|reject|expire``: decide the facts ``ids`` (candidate
     ids or edge uuids; an edge no candidate cites is read from the graph, in ``group`` or any) in one
-    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`); with
-    ``apply_sync`` a sync applies them now. Returns ``{"batch": ..., "sync": report or None}``."""
+    transaction with its audit trail (:func:`graph_trust.review.decisions.decide`; ``expect``: the
+    status or version the reviewer saw, else refused); with ``apply_sync`` a sync applies them now.
+    Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         named = review_decisions.named(actor)  # (a bad actor fails before the graph is opened)
         missing = review_decisions.unknown_targets(conn, cand, ids)
@@ -254,7 +275,7 @@ async def review_decide(settings: Settings, action: str, ids: list[str], *, acto
             async with use_graph(settings, graph) as g:
                 edges = await edge_facts(g, missing, group)
         batch = review_decisions.decide(conn, cand, action, ids, actor=named, reason=reason,
-                                        tiers=settings.sync.tiers, edges=edges)
+                                        tiers=settings.sync.tiers, edges=edges, expect=expect)
     report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
     return {"batch": batch.to_dict(), "sync": report}
 
@@ -262,7 +283,7 @@ async def review_decide(settings: Settings, action: str, ids: list[str], *, acto
 async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: str | None = None,
                       force: bool = False, review_db: str | Path | None = None, apply_sync: bool = False,
                       graph: GraphConnection | None = None) -> dict[str, Any]:
-    """``graph-trust review undo``: revert the latest decision batch (or ``batch_id``); see
+    """``graph-trust review undo``: revert ``actor``'s own latest decision batch (or ``batch_id``); see
     :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
@@ -326,7 +347,7 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
-                      graph: GraphConnection | None = None) -> dict[str, Any]:
+                      graph: GraphConnection | None = None, actor: str | None = None) -> dict[str, Any]:
     """One fact as the review page shows it (a candidate id or an edge uuid): the edge, its review
     rows, competitors, episodes, confidence factors, retrieval log, flags and audit trail
     (:func:`graph_trust.review.fact.fact_view`); a NotFoundError when it names nothing."""
@@ -336,7 +357,7 @@ async def review_fact(settings: Settings, target: str, *, days: int = 30, review
             def conf(uuids: list[str]) -> dict[str, dict[str, Any]]:
                 return _confidence_behind(settings, uuids, review_db)
         async with use_graph(settings, graph) as g:
-            return await fact_view(conn, cand, g, target, days=days, confidence=conf)
+            return await fact_view(conn, cand, g, target, days=days, confidence=conf, actor=actor)
 
 
 def review_page_app(settings: Settings, *, review_db: str | Path | None = None, graph: GraphConnection | None = None,
@@ -509,6 +530,7 @@ __all__ = [
     "record_returned",
     "relink",
     "review_candidates",
+    "review_copy",
     "review_decide",
     "review_fact",
     "review_history",

@@ -21,7 +21,7 @@ from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
-from graph_trust.review.db import parse_location
+from graph_trust.review.db import Limits, parse_location
 from graph_trust.search.slots import relation_key
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
@@ -302,8 +302,8 @@ class ReviewSettings(_Section):
     """The review DB and, for a pipeline DB, its table and column names; the retrieval log; the
     review queue."""
 
-    # The review DB: an SQLite path (sqlite:///PATH works too) or postgresql://user@host/db
-    # (the postgres extra; PostgreSQL 16 or newer). Wins over ``path``.
+    # The review DB: an SQLite path (sqlite:///PATH works too), postgresql://user@host/db or a libpq
+    # key=value string (the postgres extra; PostgreSQL 15 or newer). Wins over ``path``.
     url: str | None = None
     path: Path | None = None  # the older name of an SQLite review DB (``url`` wins)
     table: str = "candidates"  # the review DB table sync reads decisions from
@@ -321,6 +321,19 @@ class ReviewSettings(_Section):
     log_flush_s: float = Field(default=5.0, gt=0, le=3600)
     queue: ReviewQueueSettings = Field(default_factory=ReviewQueueSettings)
     page: ReviewPageSettings = Field(default_factory=ReviewPageSettings)
+    # Bounded waits (docs/review.md, "Bounded waits"). PostgreSQL: seconds to connect
+    connect_timeout_s: float = Field(default=10.0, ge=1, le=3600)
+    # PostgreSQL: the server cancels a statement running longer (statement_timeout); the client closes a
+    # connection whose server sends no answer for this + 5 s (a frozen server or a dead network)
+    statement_timeout_s: float = Field(default=60.0, gt=0, le=86400)
+    # SQLite and PostgreSQL: seconds a statement waits for a lock another writer holds before it fails
+    lock_timeout_s: float = Field(default=5.0, gt=0, le=3600)
+    # PostgreSQL over TCP: seconds of silence before keepalive probes start (3 probes, a third of this apart)
+    keepalive_idle_s: int = Field(default=30, ge=1, le=7200)
+
+    def limits(self) -> Limits:
+        """The waits of a review DB connection (:class:`graph_trust.review.db.Limits`)."""
+        return Limits(self.connect_timeout_s, self.statement_timeout_s, self.lock_timeout_s, self.keepalive_idle_s)
 
     @field_validator("url")
     @classmethod
@@ -952,7 +965,7 @@ def _first_error(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
         msg = "unknown key"
     got = err.get("input")
     shown = "" if isinstance(got, dict) or err["type"] == "extra_forbidden" else f" (got {got!r})"
-    if key.endswith("password"):
+    if key.endswith("password") or key == "review.url":  # (a connection string may hold a password)
         shown = ""
     return key.rstrip("."), msg + shown
 

@@ -1,6 +1,36 @@
-"""Typed errors. The CLI maps each to one line and its ``exit_code``."""
+"""Typed errors. The CLI maps each to one line and its ``exit_code``.
+
+Secrets never reach a message: whatever parses a secret (a review DB connection string's
+password) calls :func:`remember_secret`, and the CLI passes its error lines, ``--debug``
+tracebacks and log records through :func:`scrub`, so even a driver's message that quotes a
+connection string carries no password out.
+"""
 
 from __future__ import annotations
+
+import threading
+
+SECRET_MASK = "***"
+_MIN_SCRUBBED = 3  # shorter secrets are not scrubbed from free text (they would eat ordinary words)
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+
+
+def remember_secret(secret: str | None) -> None:
+    """Keep ``secret`` out of every text :func:`scrub` passes (for this process)."""
+    if secret and len(secret) >= _MIN_SCRUBBED:
+        with _secrets_lock:
+            _secrets.add(secret)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every secret seen so far masked (longest first)."""
+    with _secrets_lock:
+        known = sorted(_secrets, key=len, reverse=True)
+    for s in known:
+        if s in text:
+            text = text.replace(s, SECRET_MASK)
+    return text
 
 
 class GraphTrustError(Exception):
@@ -43,6 +73,10 @@ class LockHeldError(GraphTrustError):
 
 class RollbackConflictError(GraphTrustError):
     """A later run changed properties a rollback would restore."""
+
+
+class ChangedSinceError(RollbackConflictError):
+    """A review decision on a fact that changed since the reviewer saw it (nothing decided)."""
 
 
 class ClearLimitError(GraphTrustError):

@@ -36,7 +36,7 @@ from urllib.parse import quote
 from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.review.candidates import open_candidates
-from graph_trust.review.db import Location, ReviewConn, run_script
+from graph_trust.review.db import Location, ReviewConn, init_hint, run_script
 from graph_trust.sync.state import now_iso
 
 
@@ -103,7 +103,7 @@ def insert_records(where: str | Path | Location, tables: dict[str, list[dict[str
             for table, rows in tables.items():
                 have = set(c.columns(table)) if table.isidentifier() else set()
                 if not have:
-                    raise ReviewDBError(f"review DB {c.location} has no table {table!r} (run graph-trust review init)")
+                    raise ReviewDBError(f"review DB {c.location} has no table {table!r} ({init_hint(c.location)})")
                 cols = list(dict.fromkeys(col for r in rows for col in r))
                 missing = [col for col in cols if col not in have]
                 if missing:

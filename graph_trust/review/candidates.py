@@ -11,7 +11,7 @@ from pathlib import Path
 from graph_trust.config import ReviewSettings, review_location
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.queries import check_identifier
-from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
 
 REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
 OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
@@ -36,7 +36,7 @@ def location_of(where: str | Path | Location | None, review: ReviewSettings) -> 
     raw = where if where is not None else review_location(review)
     if raw is None:
         raise ReviewDBError("no review DB given: pass --review-db PATH|URL, set GRAPH_TRUST_REVIEW_DB or review.url")
-    return raw if isinstance(raw, Location) else parse_location(raw)
+    return raw if isinstance(raw, Location) else parse_location(raw, review.limits())
 
 
 def resolve_table(conn: ReviewConn, review: ReviewSettings) -> CandidateTable:
@@ -52,7 +52,8 @@ def resolve_table(conn: ReviewConn, review: ReviewSettings) -> CandidateTable:
                             f"(known: {', '.join(REQUIRED + OPTIONAL)})")
     cols = list(conn.columns(table))
     if not cols:
-        raise ReviewDBError(f"review DB {conn.location} has no table {table!r} (set review.table)")
+        raise ReviewDBError(f"review DB {conn.location} has no table {table!r}: {init_hint(conn.location)}"
+                            + ("" if table == "candidates" else " (or set review.table to the pipeline's table)"))
     resolved: dict[str, str | None] = {}
     missing = []
     for logical in REQUIRED + OPTIONAL:

@@ -16,8 +16,15 @@ file (the default) or a PostgreSQL database (``review.url: postgresql://...``, p
   ``REPEATABLE READ READ ONLY``).
 
 Errors of either driver become one :class:`~graph_trust.errors.ReviewDBError` line naming the
-DB; a PostgreSQL address is shown without its password. PostgreSQL 16 or newer is required
-(``pg_input_is_valid`` and ``IS JSON`` keep bad dates and bad JSON a miss, as SQLite's functions do).
+DB; a PostgreSQL address is parsed by libpq and shown without its secrets
+(:mod:`graph_trust.review.conninfo`). PostgreSQL 15 or newer is required: bad dates and bad JSON
+are a miss, as SQLite's functions make them (16's ``pg_input_is_valid`` and ``IS JSON``; on 15 two
+functions of the session's own ``pg_temp`` schema do the same).
+
+Every wait on PostgreSQL is bounded (:class:`Limits`, the ``review.*_timeout_s`` settings): the
+connection attempt, each statement (the server's ``statement_timeout``, and the client gives up
+on a server that does not answer at all, e.g. a frozen backend, ``ANSWER_MARGIN_S`` later), each
+lock wait (``lock_timeout``; SQLite's busy timeout), and TCP keepalives notice a peer that is gone.
 """
 
 from __future__ import annotations
@@ -28,29 +35,49 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 from graph_trust.errors import ConfigError, ReviewDBError
+from graph_trust.review import conninfo
 
 Dialect = Literal["sqlite", "postgresql"]
-LOCK_TIMEOUT_S = 5.0  # SQLite: how long a writer waits for another's lock
-PG_CONNECT_TIMEOUT_S = 10
-PG_MIN_VERSION = 160000
+LOCK_TIMEOUT_S = 5.0  # the default of review.lock_timeout_s
+PG_MIN_VERSION = 150000  # PostgreSQL 15 (Debian 12's)
+PG_NATIVE_CHECKS = 160000  # pg_input_is_valid and IS JSON
+ANSWER_MARGIN_S = 5.0  # the client waits this much longer than statement_timeout for any answer
 WRITE_RETRIES = 30  # PostgreSQL: serialization failures retried per write transaction
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
+class Limits:
+    """How long a review DB connection waits (the ``review.*_timeout_s`` settings; docs/review.md,
+    "Bounded waits"). SQLite uses ``lock_timeout_s`` only."""
+
+    connect_timeout_s: float = 10.0
+    statement_timeout_s: float = 60.0
+    lock_timeout_s: float = LOCK_TIMEOUT_S
+    keepalive_idle_s: int = 30
+
+    @property
+    def answer_within_s(self) -> float:
+        """How long the client waits for any answer of the server before it closes the connection."""
+        return self.statement_timeout_s + ANSWER_MARGIN_S
+
+
+@dataclass(frozen=True)
 class Location:
-    """Where the review DB is: ``target`` opens it (a file path, or the full PostgreSQL URL with
-    any password), ``display`` names it in messages and reports (never a password)."""
+    """Where the review DB is: ``target`` opens it (a file path, or the PostgreSQL connection
+    string with any password: never shown, not even by repr), ``display`` names it in messages
+    and reports (:func:`graph_trust.review.conninfo.shown`), ``limits`` bound its waits."""
 
     dialect: Dialect
-    target: str
+    target: str = field(repr=False)
     display: str
+    limits: Limits = field(default_factory=Limits, compare=False)
 
     def __str__(self) -> str:
         return self.display
@@ -61,21 +88,15 @@ class Location:
         return Path(self.target) if self.dialect == "sqlite" else None
 
 
-def _hide_password(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-
-
-def parse_location(raw: str | Path) -> Location:
-    """A review DB address: ``postgresql://...`` (or ``postgres://``), ``sqlite:///PATH``, or a path."""
+def parse_location(raw: str | Path, limits: Limits | None = None) -> Location:
+    """A review DB address: ``postgresql://...`` (or ``postgres://``), a libpq key=value string
+    (``host=... dbname=...``), ``sqlite:///PATH``, or a path."""
     text = str(raw).strip()
+    limits = limits or Limits()
     if not text:
         raise ConfigError("review DB address is empty: give a path or a postgresql:// URL")
-    if text.startswith(("postgresql://", "postgres://")):
-        return Location("postgresql", text, _hide_password(text))
+    if text.startswith(conninfo.URL_PREFIXES) or conninfo.looks_like_conninfo(text):
+        return Location("postgresql", text, conninfo.parse(text).display, limits)
     if "://" in text and not text.startswith("sqlite://"):
         raise ConfigError(f"review DB address {text.split('://')[0]}://... is neither a path, sqlite:///PATH "
                           "nor postgresql://...")
@@ -84,7 +105,25 @@ def parse_location(raw: str | Path) -> Location:
         if text.startswith("/") and text[1:2] == "/":  # sqlite:////abs -> /abs
             text = text[1:]
     p = Path(text).expanduser()
-    return Location("sqlite", str(p), str(p))
+    return Location("sqlite", str(p), str(p), limits)
+
+
+def init_hint(where: object) -> str:
+    """The one hint for a review DB that lacks tables graph-trust made (``where``: its location)."""
+    return f"run graph-trust review init --review-db {display_location(where)}"
+
+
+def display_location(raw: object) -> str:
+    """The one rendering of any review DB location for people (messages, reports, the page, the
+    state store): a path, or a PostgreSQL address without secrets; never raises on a bad one."""
+    if isinstance(raw, Location):
+        return raw.display
+    if not isinstance(raw, str | Path):
+        return str(raw)
+    try:
+        return parse_location(raw).display
+    except ConfigError:
+        return conninfo.scrub(str(raw)) if "://" not in str(raw) and "=" not in str(raw) else "(a bad address)"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -129,8 +168,20 @@ def pg_sql(sql: str, has_params: bool) -> str:
 def review_error(where: object, exc: Exception) -> ReviewDBError:
     """One clear line for a driver error on the review DB ``where`` (PostgreSQL's SQLSTATE kept
     as ``.sqlstate``, so a write transaction can tell a conflict to retry)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if "locked" in text or "busy" in text:
+    text = conninfo.scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    state = getattr(exc, "sqlstate", None)
+    limits = where.limits if isinstance(where, Location) else None
+    if isinstance(exc, AnswerTimeout):
+        err = ReviewDBError(f"review DB {where} did not answer within {exc.seconds:g} s (the server or the network "
+                            "is stuck; the connection was closed: review.statement_timeout_s + 5 s)")
+    elif state == "55P03":
+        err = ReviewDBError(f"review DB {where}: gave up waiting for a lock another session holds"
+                            + (f" after {limits.lock_timeout_s:g} s" if limits else "")
+                            + " (review.lock_timeout_s); nothing was written, retry when it is released")
+    elif state == "57014":
+        err = ReviewDBError(f"review DB {where}: a statement ran longer than review.statement_timeout_s"
+                            + (f" ({limits.statement_timeout_s:g} s)" if limits else "") + " and was cancelled")
+    elif "locked" in text or "busy" in text:
         err = ReviewDBError(f"review DB {where} is locked by a writer ({text}); retry when the pipeline's "
                             "write finishes")
     elif "not a database" in text or "malformed" in text or "corrupt" in text:
@@ -156,7 +207,7 @@ def _driver_errors() -> tuple[type[Exception], ...]:
         import psycopg
     except ImportError:
         return (sqlite3.Error,)
-    return (sqlite3.Error, psycopg.Error)
+    return (sqlite3.Error, psycopg.Error, AnswerTimeout)
 
 
 class ReviewConn:
@@ -169,6 +220,7 @@ class ReviewConn:
         self.dialect: Dialect = location.dialect
         self.pg = self.dialect == "postgresql"
         self.errors = _driver_errors()
+        self.native_checks = not self.pg or raw.info.server_version >= PG_NATIVE_CHECKS
 
     # --- opening ------------------------------------------------------------------------------
 
@@ -186,32 +238,43 @@ class ReviewConn:
             raise ReviewDBError(f"review DB {p} does not exist")
         mode = "ro" if readonly else ("rwc" if create else "rw")
         try:
-            raw = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode={mode}", uri=True, timeout=LOCK_TIMEOUT_S,
+            raw = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode={mode}", uri=True, timeout=loc.limits.lock_timeout_s,
                                   isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise review_error(p, exc) from None
+            raise review_error(loc, exc) from None
         return cls(loc, raw, readonly)
 
     @classmethod
     def _open_pg(cls, loc: Location, readonly: bool) -> ReviewConn:
         psycopg = _psycopg()
+        lim = loc.limits
         try:
-            raw = psycopg.connect(loc.target, autocommit=True, connect_timeout=PG_CONNECT_TIMEOUT_S)
+            raw = _bounded_connection(psycopg).connect(
+                loc.target, autocommit=True, connect_timeout=max(1, round(lim.connect_timeout_s)), keepalives=1,
+                keepalives_idle=lim.keepalive_idle_s, keepalives_interval=max(1, lim.keepalive_idle_s // 3),
+                keepalives_count=3, tcp_user_timeout=int(lim.answer_within_s * 1000))
         except psycopg.Error as exc:
-            raise review_error(loc.display, exc) from None
+            raise review_error(loc, exc) from None
+        raw.answer_within_s = lim.answer_within_s
         raw.adapters.register_loader("numeric", _numeric_loader(psycopg))
         try:
-            if raw.info.server_version < PG_MIN_VERSION:
+            version = raw.info.server_version
+            if version < PG_MIN_VERSION:
+                found = raw.info.parameter_status("server_version") or str(version)
                 raw.close()
-                raise ReviewDBError(f"review DB {loc.display}: PostgreSQL {raw.info.server_version // 10000} is too old "
-                                    "(16 or newer is needed)")
-            # times without a zone are UTC, as SQLite reads them; a read-only open refuses every write
-            raw.execute("SET TIME ZONE 'UTC'")
+                raise ReviewDBError(f"review DB {loc}: PostgreSQL {found.split()[0]} found; "
+                                    f"{_version_name(PG_MIN_VERSION)} or newer is needed")
+            # times without a zone are UTC, as SQLite reads them; every wait is bounded; a read-only
+            # open refuses every write
+            raw.execute(f"SET TIME ZONE 'UTC'; SET statement_timeout = {int(lim.statement_timeout_s * 1000)}; "
+                        f"SET lock_timeout = {int(lim.lock_timeout_s * 1000)}")
+            if version < PG_NATIVE_CHECKS:
+                raw.execute(PG15_CHECKS)
             if readonly:
                 raw.execute("SET default_transaction_read_only = on")
         except psycopg.Error as exc:
             raw.close()
-            raise review_error(loc.display, exc) from None
+            raise review_error(loc, exc) from None
         return cls(loc, raw, readonly)
 
     def close(self) -> None:
@@ -229,7 +292,7 @@ class ReviewConn:
     # --- statements ---------------------------------------------------------------------------
 
     def error(self, exc: Exception) -> ReviewDBError:
-        return review_error(self.location.display, exc)
+        return review_error(self.location, exc)
 
     def execute(self, sql: str, params: Any = ()) -> Any:
         """Run one statement; returns the driver's cursor (``fetchall``, ``fetchone``, ``rowcount``,
@@ -355,7 +418,9 @@ class ReviewConn:
         """``expr`` (ISO 8601 text) as a Julian day number; NULL when it is not a time."""
         if not self.pg:
             return f"julianday({expr})"
-        return (f"(CASE WHEN pg_input_is_valid(CAST({expr} AS TEXT), 'timestamptz') THEN CAST(extract(epoch FROM "
+        valid = (f"pg_input_is_valid(CAST({expr} AS TEXT), 'timestamptz')" if self.native_checks
+                 else f"pg_temp.gt_is_timestamptz(CAST({expr} AS TEXT))")
+        return (f"(CASE WHEN {valid} THEN CAST(extract(epoch FROM "
                 f"CAST(CAST({expr} AS TEXT) AS timestamptz)) AS double precision) / 86400.0 + 2440587.5 END)")
 
     def same(self, a: str, b: str) -> str:
@@ -370,7 +435,9 @@ class ReviewConn:
         """Element 0's ``evidence_id`` of the JSON list in ``col`` (sync's edge uuid of a review row),
         NULL when ``col`` is no such JSON."""
         if self.pg:
-            return (f"(CASE WHEN CAST({col} AS TEXT) IS JSON ARRAY THEN "
+            array = (f"CAST({col} AS TEXT) IS JSON ARRAY" if self.native_checks
+                     else f"pg_temp.gt_is_json_array(CAST({col} AS TEXT))")
+            return (f"(CASE WHEN {array} THEN "
                     f"CAST(CAST({col} AS TEXT) AS jsonb) -> 0 ->> 'evidence_id' END)")
         return (f"(CASE WHEN typeof({col}) = 'text' AND json_valid({col}) "
                 f"THEN json_extract({col}, '$[0].evidence_id') END)")
@@ -394,6 +461,50 @@ class ReviewConn:
         if self.pg:
             return "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
         return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+# PostgreSQL 15 lacks pg_input_is_valid and IS JSON: the same checks as functions of the session's
+# own temporary schema (nothing is created in the user's database)
+PG15_CHECKS = """
+CREATE FUNCTION pg_temp.gt_is_timestamptz(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN PERFORM CAST(t AS timestamptz); RETURN t IS NOT NULL; EXCEPTION WHEN others THEN RETURN false; END $$;
+CREATE FUNCTION pg_temp.gt_is_json_array(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN RETURN json_typeof(CAST(t AS json)) = 'array'; EXCEPTION WHEN others THEN RETURN false; END $$
+"""
+
+
+def _version_name(num: int) -> str:
+    """A ``server_version_num`` as people name the release (150000 -> 15)."""
+    return str(num // 10000) if num >= 100000 else f"{num // 10000}.{num // 100 % 100}"
+
+
+class AnswerTimeout(Exception):
+    """The server sent no answer within :attr:`Limits.answer_within_s` (the connection is closed)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"no answer within {seconds:g} s")
+        self.seconds = seconds
+
+
+@functools.cache
+def _bounded_connection(psycopg: Any) -> type:
+    """psycopg's connection whose every wait for the server ends after ``answer_within_s``: a
+    frozen backend or a silent network (which TCP keepalives do not notice while the peer's kernel
+    still answers) fails the statement and closes the connection instead of waiting forever."""
+    from psycopg import errors
+
+    class BoundedConnection(psycopg.Connection):
+        answer_within_s: float | None = None
+
+        def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+            try:
+                return super().wait(gen, interval=interval,
+                                    timeout=timeout if timeout is not None else self.answer_within_s)
+            except errors._WaitTimeout:  # (psycopg's own type for it)
+                self.pgconn.finish()  # the connection is in an unknown state: nothing more goes over it
+                raise AnswerTimeout(self.answer_within_s or 0.0) from None
+
+    return BoundedConnection
 
 
 @functools.cache
@@ -436,5 +547,5 @@ def run_script(conn: ReviewConn, script: str) -> None:
             conn.execute(stmt)
 
 
-__all__ = ["LOCK_TIMEOUT_S", "Dialect", "Location", "ReviewConn", "ddl", "parse_location", "pg_sql",
-           "review_error", "run_script"]
+__all__ = ["LOCK_TIMEOUT_S", "AnswerTimeout", "Dialect", "Limits", "Location", "ReviewConn", "ddl", "display_location", "init_hint",
+           "parse_location", "pg_sql", "review_error", "run_script"]

@@ -17,7 +17,14 @@ on the review DB:
   tiers) cannot be made by the fact's proposer (its ``fact_sources.agent_id``, or whoever created
   its row by a review decision).
 
-``undo`` reverts one batch (the latest not yet undone, or the one named): each candidate gets its
+A decision may carry the state its reviewer saw (``expect``): a status (``unreviewed`` for a fact
+with no review row; the fact's status as the queue shows it, its rows' highest tier) or the fact's
+version (:func:`version_of`: the queue's and the review page's ``version``). A fact whose state is
+not that any more, when the transaction reads it, is a :class:`ChangedSinceError` naming who
+changed it and when, and nothing is decided: two reviewers deciding the same fact from the same
+view, one wins and the other is told.
+
+``undo`` reverts one batch (the caller's own latest not yet undone, or the one named): each candidate gets its
 status back (a row the batch created is deleted), unless it changed since (a conflict: nothing is
 written, unless ``force``); the undo is a batch of its own in the audit trail. The next sync
 applies decisions like any review DB change.
@@ -25,16 +32,17 @@ applies decisions like any review DB change.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
+from graph_trust.errors import ChangedSinceError, InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.access.override import APPROVAL_THRESHOLD, names_nobody
 from graph_trust.review.candidates import CandidateTable
-from graph_trust.review.db import ReviewConn
+from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.review.schema import ACTIONS, STATUS_OF, missing_tables
 
 
@@ -103,8 +111,8 @@ def _batch_id(at: str) -> str:
 def need_review_tables(conn: ReviewConn) -> None:
     missing = missing_tables(conn, ("review_decisions", "review_flags"))
     if missing:
-        raise ReviewDBError(f"review DB {conn.location} lacks the review tables ({', '.join(missing)}): run "
-                            f"`graph-trust review init {conn.location}` to add them in place")
+        raise ReviewDBError(f"review DB {conn.location} lacks the review tables ({', '.join(missing)}): "
+                            f"{init_hint(conn.location)}")
 
 
 def cited_by(conn: ReviewConn, cand: CandidateTable, uuids: list[str]) -> dict[str, list[tuple[str, str]]]:
@@ -156,10 +164,55 @@ def _proposers(conn: ReviewConn, ids: list[str]) -> dict[str, set[str]]:
     return out
 
 
+UNREVIEWED = "unreviewed"  # the state of a fact with no review row (``expect``)
+
+
+def version_of(rows: list[tuple[str, str | None]]) -> str:
+    """The version of a fact: a short digest of its review rows' (candidate id, status); a fact
+    with no row has one too. Equal versions: the same rows in the same states."""
+    text = json.dumps(sorted([str(c), s] for c, s in rows))
+    return "v" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def status_shown(rows: list[tuple[str, str | None]], tiers: dict[str, float | None]) -> str:
+    """A fact's status as the queue shows it: its rows' highest tier (``unreviewed``: no row)."""
+    if not rows:
+        return UNREVIEWED
+    return max(rows, key=lambda r: (tiers.get(r[1]) is not None, tiers.get(r[1]) or 0.0, r[1]))[1]
+
+
+def rows_of(conn: ReviewConn, cand: CandidateTable, target: str) -> list[tuple[str, str]]:
+    """(candidate id, status) of the rows a decision on ``target`` decides (module docstring)."""
+    by_id = statuses_by_id(conn, cand, [target])
+    edge = by_id[target][1] if target in by_id else target
+    cited = cited_by(conn, cand, [edge]).get(edge, []) if edge else []
+    if cited:
+        return cited
+    return [(target, by_id[target][0])] if target in by_id else []
+
+
+def _check_expected(c: ReviewConn, target: str, rows: list[tuple[str, str]], expect: str,
+                    tiers: dict[str, float | None]) -> None:
+    """A ChangedSinceError when ``target``'s state (``rows``) is not the ``expect`` ed one."""
+    if expect == version_of(rows) or expect == status_shown(rows, tiers):
+        return
+    now = status_shown(rows, tiers)
+    who = c.query("SELECT actor, action, decided_at FROM review_decisions WHERE "
+                  f"{c.in_json_list('candidate_id')} ORDER BY id DESC LIMIT 1",
+                  (json.dumps(sorted({r[0] for r in rows} | {target})),))
+    if who:
+        by = f"{who[0][0]} ({who[0][1]}) at {who[0][2]}"
+    else:
+        by = "outside review decisions (the pipeline or by hand)" if rows else "a row was deleted"
+    raise ChangedSinceError(f"{target} changed since you saw it ({expect}): it is {now} now, changed by {by}; "
+                            f"nothing was decided (see graph-trust review history {target}, then decide again)")
+
+
 def decide(conn: ReviewConn, cand: CandidateTable, action: str, ids: list[str], *, actor: str, reason: str,
            tiers: dict[str, float | None], edges: dict[str, EdgeFact] | None = None,
-           now: datetime | None = None) -> Batch:
-    """Decide the facts ``ids`` (candidate ids or edge uuids) in one transaction (module docstring)."""
+           now: datetime | None = None, expect: str | None = None) -> Batch:
+    """Decide the facts ``ids`` (candidate ids or edge uuids) in one transaction (module docstring);
+    ``expect``: the state (a status or a version) each of them had when the reviewer saw it."""
     if action not in ACTIONS:
         raise InputError(f"unknown review action {action!r} (one of {', '.join(ACTIONS)})")
     actor, reason = named(actor), _reason(reason)
@@ -185,6 +238,8 @@ def decide(conn: ReviewConn, cand: CandidateTable, action: str, ids: list[str], 
             u = edge_of[t]
             rows = [(cid, st, u) for cid, st in cited.get(u, [])] if u in cited else \
                 [(t, *by_id[t])] if t in by_id else []
+            if expect is not None:
+                _check_expected(c, t, [(r[0], r[1]) for r in rows], expect.strip(), tiers)
             if not rows:
                 if t not in edges:
                     raise NotFoundError(f"{t!r} is neither a candidate id nor the uuid of an edge in the graph; "
@@ -250,7 +305,8 @@ def _resolve_flags(c: ReviewConn, plan: list[Decided], actor: str, at: str) -> N
 
 def undo(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, batch_id: str | None = None,
          force: bool = False, now: datetime | None = None) -> Batch:
-    """Revert one batch: the latest decision batch not yet undone, or ``batch_id`` (module docstring)."""
+    """Revert one batch: the actor's own latest decision batch not yet undone, or ``batch_id``
+    (anyone's: module docstring)."""
     actor, reason = named(actor), _reason(reason)
     need_review_tables(conn)
     at = now_iso(now)
@@ -259,9 +315,10 @@ def undo(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, bat
     def run(c: ReviewConn) -> Batch:
         if batch_id is None:
             latest = c.query("SELECT batch_id FROM review_decisions WHERE action <> 'undo' AND undone_by IS NULL "
-                             "ORDER BY id DESC LIMIT 1")
+                             "AND lower(actor) = lower(?) ORDER BY id DESC LIMIT 1", (actor,))
             if not latest:
-                raise InputError("no review decision left to undo")
+                raise InputError(f"no review decision of {actor} left to undo (another reviewer's batch is undone "
+                                 "by its id: see graph-trust review history)")
             target = latest[0][0]
         else:
             target = batch_id
@@ -308,5 +365,5 @@ def history(conn: ReviewConn, *, target: str | None = None, limit: int = 50) -> 
     return [dict(zip(keys, r)) | {"created_row": bool(r[7])} for r in rows]
 
 
-__all__ = ["Batch", "Decided", "EdgeFact", "cited_by", "decide", "history", "named", "need_review_tables", "statuses_by_id",
-           "undo", "unknown_targets"]
+__all__ = ["UNREVIEWED", "Batch", "Decided", "EdgeFact", "cited_by", "decide", "history", "named", "need_review_tables",
+           "rows_of", "status_shown", "statuses_by_id", "undo", "unknown_targets", "version_of"]

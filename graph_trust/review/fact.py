@@ -16,7 +16,7 @@ from typing import Any
 from graph_trust.errors import NotFoundError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.decisions import cited_by, history, statuses_by_id
+from graph_trust.review.decisions import cited_by, history, rows_of, statuses_by_id, version_of
 from graph_trust.review.flags import open_flags
 from graph_trust.review.graph_read import edge_detail, edge_facts, episodes, subject_edges
 from graph_trust.review.log import returns_of
@@ -44,11 +44,13 @@ def _text(v: Any) -> str | None:
 
 
 async def fact_view(conn: ReviewConn, cand: CandidateTable, graph: Any, target: str, *, days: int = 30,
-                    confidence: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+                    confidence: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None,
+                    actor: str | None = None) -> dict[str, Any]:
     """Everything the review page shows of ``target`` (a candidate id or an edge uuid): keys
     ``target``, ``edge_uuid``, ``edge`` (None: no graph holds it), ``reviews``, ``competitors``,
-    ``episodes``, ``confidence`` (None: no confidence record), ``returns``, ``flags``, ``history``
-    and ``undo_batch`` (the latest decision batch on it not yet undone)."""
+    ``episodes``, ``confidence`` (None: no confidence record), ``returns``, ``flags``, ``history``,
+    ``version`` (the state a decision from this view expects: :func:`~.decisions.version_of`) and
+    ``undo_batch`` (``actor``'s own latest decision batch on it not yet undone; None without one)."""
     target = target.strip()
     by_id = statuses_by_id(conn, cand, [target])
     edge_uuid = by_id[target][1] if target in by_id else target
@@ -75,7 +77,9 @@ async def fact_view(conn: ReviewConn, cand: CandidateTable, graph: Any, target: 
             for row in history(conn, target=name, limit=200):
                 trail[row["id"]] = row
     trail_rows = sorted(trail.values(), key=lambda r: -r["id"])
-    undo_batch = next((r["batch_id"] for r in trail_rows if r["action"] != "undo" and r["undone_by"] is None), None)
+    mine = (actor or "").strip().casefold()
+    undo_batch = next((r["batch_id"] for r in trail_rows if r["action"] != "undo" and r["undone_by"] is None
+                       and mine and r["actor"].casefold() == mine), None)
     flags = [f for f in open_flags(conn) if {f["target"], f["candidate_id"], f["edge_uuid"]} & names] \
         if review_tables else []
     log = returns_of(conn, edge_uuid, days=days) if edge_uuid and not missing_tables(conn, ("retrieval_log",)) \
@@ -83,7 +87,7 @@ async def fact_view(conn: ReviewConn, cand: CandidateTable, graph: Any, target: 
     conf = confidence([edge_uuid]).get(edge_uuid) if confidence is not None and edge_uuid else None
     return {"target": target, "edge_uuid": edge_uuid, "group_id": group, "edge": edge, "reviews": reviews,
             "competitors": competitors, "episodes": eps, "confidence": conf, "returns": log, "flags": flags,
-            "history": trail_rows, "undo_batch": undo_batch}
+            "history": trail_rows, "undo_batch": undo_batch, "version": version_of(rows_of(conn, cand, target))}
 
 
 async def _competitors(conn: ReviewConn, cand: CandidateTable, graph: Any, edge: dict[str, Any]) -> list[dict[str, Any]]:

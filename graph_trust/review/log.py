@@ -33,7 +33,7 @@ from graph_trust.clients.factory import make_embedder
 from graph_trust.clients.probe import embed_texts
 from graph_trust.config import ReviewSettings, Settings, review_location
 from graph_trust.errors import GraphTrustError
-from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
 from graph_trust.review.schema import INTERFACES, missing_tables
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class RetrievalLog:
         where = review_location(review)
         if not review.log or where is None:
             return None
-        return cls(where, batch=review.log_batch, flush_s=review.log_flush_s,
+        return cls(parse_location(where, review.limits()), batch=review.log_batch, flush_s=review.log_flush_s,
                    retention_days=review.log_retention_days, log_queries=review.log_queries, **kw)
 
     # --- recording (the caller's thread: no I/O) ------------------------------------------------
@@ -138,7 +138,7 @@ class RetrievalLog:
             if missing:
                 conn.close()
                 raise GraphTrustError(f"review DB {self.location} lacks {', '.join(missing)} "
-                                      f"(run `graph-trust review init {self.location}`)")
+                                      f"({init_hint(self.location)})")
             self._conn = conn
         return self._conn
 
@@ -262,7 +262,7 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
     the most returned facts, the oldest and newest day kept."""
     missing = missing_tables(conn, ("retrieval_log",))
     if missing:
-        raise GraphTrustError(f"review DB {conn.location} lacks the retrieval log (run `graph-trust review init`)")
+        raise GraphTrustError(f"review DB {conn.location} lacks the retrieval log ({init_hint(conn.location)})")
     since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%d")
     where, params = "WHERE day >= ?", [since]
     if group is not None:
@@ -315,7 +315,8 @@ def query_source(settings: Settings, where: Location | str | None = None,
 
     async def embedded(group: str | None) -> list[list[float]]:
         try:
-            with ReviewConn.open(where, readonly=True) as conn:
+            with ReviewConn.open(parse_location(where, settings.review.limits()) if isinstance(where, str) else where,
+                                 readonly=True) as conn:
                 texts = recent_queries(conn, group, settings.vector_index.check_queries)
         except GraphTrustError as exc:
             log.warning("recall check without the retrieval log's queries: %s", exc)

@@ -26,6 +26,7 @@ from graph_trust.config import ReviewQueueSettings
 from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
+from graph_trust.review.decisions import version_of
 from graph_trust.review.graph_read import edge_facts, existing_edges, subject_edges
 from graph_trust.review.log import uses
 from graph_trust.review.rules import RULES, Hit, QueueInputs, SlotEdge
@@ -46,6 +47,8 @@ class QueueItem:
     status: str | None
     priority: float
     reasons: list[dict[str, Any]] = field(default_factory=list)
+    # the fact's state as the queue read it (decisions.version_of): `review promote ID --expect VERSION`
+    version: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,6 +80,8 @@ def _item(inputs: QueueInputs, key: str, priority: float, hits: list[tuple[str, 
     cands = [c for c, _ in inputs.reviews.get(uuid, [])] if uuid else [key.split(":", 1)[1]]
     item = QueueItem(key, uuid or first.get("edge_uuid"), cands, inputs.groups.get(key), inputs.facts.get(key),
                      inputs.status(uuid) if uuid else first.get("status"), priority)
+    rows = inputs.reviews.get(uuid, []) if uuid else [(c, item.status) for c in cands if item.status is not None]
+    item.version = version_of(rows)
     for name, weight, hit in hits:
         score = weight * hit.value
         item.reasons.append({"rule": name, "score": round(score, 4), "value": round(hit.value, 4), "weight": weight,

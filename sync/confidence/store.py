@@ -29,7 +29,7 @@ from graph_trust.errors import InputError, NotFoundError, ReviewDBError, Rollbac
 from graph_trust.sync.confidence.inputs import FactorInputsRead, TrackRows
 from graph_trust.sync.confidence.schema import INACTIVE, TABLES, iso_utc, julian_day, sql_list
 from graph_trust.sync.confidence.weights import LearnedWeights
-from graph_trust.review.db import ReviewConn
+from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.run_kinds import RunKind
 from graph_trust.config import SyncSettings
@@ -78,7 +78,7 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
             conn.close()
             db.close()
             raise ReviewDBError(f"review DB {db.path} lacks the confidence tables ({', '.join(missing)}): "
-                                f"run `graph-trust review init {db.path}` to add them in place")
+                                f"{init_hint(db.location)}")
         return cls(db, conn, cfg, now)
 
     def close(self) -> None:

@@ -191,7 +191,8 @@ WRITES = [("decide", lambda w: f"/fact/{w.u(RUNS_ON_1)}/decide",
 @pytest.mark.parametrize("name,path,fields", WRITES, ids=[n for n, _, _ in WRITES])
 async def test_a_write_without_the_right_csrf_token_is_refused_and_changes_nothing(page_world, name, path, fields):
     w = page_world
-    await api.review_decide(w.settings, "corroborate", ["c1"], actor="carol", reason="seen", graph=w.graph)
+    # (the page's reviewer, bob, decided it: an undo without a batch id undoes the reviewer's own batch)
+    await api.review_decide(w.settings, "corroborate", ["c1"], actor="bob", reason="seen", graph=w.graph)
     before = snapshot(w.url)
     with client(w.settings) as c, client(w.settings) as other:
         good = token_of(c.get(f"/fact/{w.u(RUNS_ON_1)}").text)

@@ -10,7 +10,6 @@ import subprocess
 import pytest
 
 from graph_trust.errors import LockHeldError, ReviewDBError
-from graph_trust.review import db as review_conn_mod
 from graph_trust.sync import run_sync, verify
 from graph_trust.sync.lock import sync_lock
 from graph_trust.sync.run_identity import graph_key
@@ -79,7 +78,7 @@ async def test_nasty_text_is_written_verbatim(graph, settings, tmp_path, built):
     assert v.in_sync, v.drift
 
 
-async def test_review_db_missing_corrupt_locked_or_lacking_columns(graph, settings, tmp_path, monkeypatch):
+async def test_review_db_missing_corrupt_locked_or_lacking_columns(graph, settings, tmp_path):
     with pytest.raises(ReviewDBError, match="does not exist"):
         await run_sync(settings, review_db=tmp_path / "nope.sqlite3", graph=graph)
     junk = tmp_path / "junk.sqlite3"
@@ -99,7 +98,7 @@ async def test_review_db_missing_corrupt_locked_or_lacking_columns(graph, settin
     locked = review_db(tmp_path / "locked.sqlite3", [])
     writer = sqlite3.connect(locked, isolation_level=None)
     writer.execute("BEGIN EXCLUSIVE")
-    monkeypatch.setattr(review_conn_mod, "LOCK_TIMEOUT_S", 0.2)
+    settings.review.lock_timeout_s = 0.2
     try:
         with pytest.raises(ReviewDBError, match="locked by a writer"):
             await run_sync(settings, review_db=locked, graph=graph)

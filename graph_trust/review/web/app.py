@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from graph_trust.config import ReviewPageSettings
 from graph_trust.errors import (ConfigError, GraphConnectionError, GraphTrustError, InputError, NotFoundError,
-                                ReviewDBError, RollbackConflictError)
+                                ReviewDBError, RollbackConflictError, scrub)
 from graph_trust.review.schema import ACTIONS
 
 try:  # the optional review-page extra: without it create_app and serve raise one ConfigError line
@@ -77,7 +77,7 @@ class PageOps:
     """The library functions the page calls, bound to the server's settings by
     :func:`graph_trust.api.review_page_app`: ``open_graph()`` (an async context manager of a graph
     connection, opened once for the app's life), ``queue(group=, limit=, graph=)``,
-    ``fact(target, graph=)``, ``decide(action, ids, actor=, reason=, apply_sync=, graph=)``,
+    ``fact(target, graph=, actor=)``, ``decide(action, ids, actor=, reason=, apply_sync=, graph=, expect=)``,
     ``undo(actor=, reason=, batch_id=, force=, apply_sync=, graph=)`` and ``history(target, limit=)``."""
 
     open_graph: Callable[[], AbstractAsyncContextManager[Any]]
@@ -189,7 +189,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
         return response
 
     def error_page(request: Request, status: int, title: str, message: str) -> Response:
-        return render(request, "error.html", {"title": title, "message": message}, status)
+        return render(request, "error.html", {"title": title, "message": scrub(message)}, status)
 
     async def refused(request: Request, form: Any) -> tuple[Response | None, str | None]:
         """(a refusal page, or None and the reviewer): CSRF first, then the identity."""
@@ -227,7 +227,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
     async def fact_page(request: Request, target: str, *, error: str | None = None, status: int = 200,
                         form: dict[str, str] | None = None) -> Response:
         try:
-            view = await ops.fact(target, graph=state["graph"])
+            view = await ops.fact(target, graph=state["graph"], actor=reviewer_of(request.headers, page))
         except NotFoundError as exc:
             return error_page(request, 404, "No such fact", str(exc))
         except GraphTrustError as exc:
@@ -235,7 +235,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
         done = request.query_params.get("batch")
         undone = request.query_params.get("undone")
         return render(request, "fact.html", {
-            "f": view, "actions": ACTIONS, "error": error, "form": form or {},
+            "f": view, "actions": ACTIONS, "error": scrub(error) if error else None, "form": form or {},
             "done": [r for r in view["history"] if done and r["batch_id"] == done],
             "undone": [r for r in view["history"] if undone and r["batch_id"] == undone]}, status)
 
@@ -254,7 +254,7 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
                                    error=f"choose a decision ({', '.join(ACTIONS)}), not {action!r}; nothing was written")
         try:
             out = await ops.decide(action, [target], actor=who, reason=reason, apply_sync=form.get("sync") == "on",
-                                   graph=state["graph"])
+                                   graph=state["graph"], expect=str(form.get("expect") or "") or None)
         except GraphTrustError as exc:
             return await fact_page(request, target, error=str(exc), status=status_of(exc),
                                    form={"reason": reason, "action": action})
