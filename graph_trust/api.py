@@ -73,6 +73,7 @@ from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
+from graph_trust.review import skips as review_skips
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.fact import fact_view
 from graph_trust.review.web import app as review_web
@@ -265,9 +266,30 @@ async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: 
     """``graph-trust review undo``: revert the latest decision batch (or ``batch_id``); see
     :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
+        if review_skips.is_skip_batch(batch_id):  # a skip changed no status: nothing to sync
+            return {"batch": review_skips.undo(conn, actor=actor, reason=reason, batch_id=batch_id).to_dict(),
+                    "sync": None}
         batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
     report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
     return {"batch": batch.to_dict(), "sync": report}
+
+
+async def review_skip(settings: Settings, ids: list[str], *, actor: str, reason: str,
+                      review_db: str | Path | None = None, group: str | None = None,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review skip``: record that ``actor`` looked at the facts ``ids`` (candidate ids
+    or edge uuids) and did not decide them; the queue stops offering them for
+    ``review.queue.skip_days`` unless new evidence arrives (:mod:`graph_trust.review.skips`).
+    Audited; ``review_undo(batch_id=...)`` takes it back. Returns ``{"batch": ..., "sync": None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        named = review_decisions.named(actor)
+        missing = review_decisions.unknown_targets(conn, cand, ids)
+        found: set[str] = set()
+        if missing:
+            async with use_graph(settings, graph) as g:
+                found = set(await edge_facts(g, missing, group))
+        batch = review_skips.skip(conn, cand, ids, actor=named, reason=reason, graph_edges=found)
+    return {"batch": batch.to_dict(), "sync": None}
 
 
 async def flag_fact(settings: Settings, target: str, reason: str, *, agent: str | None = None,
@@ -319,10 +341,12 @@ async def review_queue(settings: Settings, *, group: str | None = None, limit: i
 
 def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
                    review_db: str | Path | None = None) -> list[dict[str, Any]]:
-    """``graph-trust review history``: the audit trail of review decisions, newest first (all, or
-    those on one candidate id or edge uuid)."""
+    """``graph-trust review history``: the audit trail of review decisions and skips, newest first
+    (all, or those on one candidate id or edge uuid)."""
     with review_candidates(settings, review_db, readonly=True) as (conn, _):
-        return review_decisions.history(conn, target=target, limit=limit)
+        rows = review_decisions.history(conn, target=target, limit=limit)
+        rows += review_skips.history_rows(conn, target, limit)
+        return sorted(rows, key=lambda r: (r["decided_at"], r["batch_id"]), reverse=True)[:limit]
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
