@@ -122,6 +122,14 @@ def record_returned(settings: Settings, interface: str, returned: list[tuple[str
         writer.record(interface, returned, query=query, groups=groups)
 
 
+def flush_log(settings: Settings) -> int:
+    """Write what :func:`record_returned` (and api.search, context, MCP) counted for the configured
+    review DB now, rather than at the writer's next interval or at exit; returns the log rows
+    written (0 when nothing was pending, the log is off or no review DB is set)."""
+    writer = retrieval_log.writer_for(settings.review)
+    return writer.flush() if writer is not None else 0
+
+
 def _edges_of(results: Any) -> list[tuple[str, str | None]]:
     return [(e.uuid, e.group_id) for e in getattr(results, "edges", [])]
 
@@ -224,7 +232,7 @@ def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
     operations (:mod:`graph_trust.sync.confidence.ops`), the access-controlled search and the review side."""
     serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_visible, interface="mcp"),
                 review=McpReview(functools.partial(get_context, interface="mcp"),
-                                 functools.partial(flag_fact, settings)))
+                                 functools.partial(flag_fact, settings), functools.partial(_mcp_skip, settings)))
 
 
 @contextmanager
@@ -272,6 +280,14 @@ async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: 
         batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
     report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
     return {"batch": batch.to_dict(), "sync": report}
+
+
+async def _mcp_skip(settings: Settings, target: str, reason: str) -> dict[str, Any]:
+    """The MCP tool ``skip_fact``: :func:`review_skip` of one fact as the server's agent (``mcp.agent``)."""
+    if settings.mcp.agent is None:
+        raise ConfigError("skip_fact records who looked: set mcp.agent in the server's config "
+                          "(or start it with `graph-trust mcp --agent NAME`)")
+    return await review_skip(settings, [target], actor=settings.mcp.agent, reason=reason)
 
 
 async def review_skip(settings: Settings, ids: list[str], *, actor: str, reason: str,
@@ -493,6 +509,7 @@ __all__ = [
     "evaluate_bundled",
     "evaluate_judged",
     "evaluate_review_budget",
+    "flush_log",
     "flag_fact",
     "get_context",
     "get_record",
@@ -529,5 +546,6 @@ __all__ = [
     "verify",
     "write_metrics",
     "write_budget_plot",
+    "review_skip",
     "write_plot",
 ]
