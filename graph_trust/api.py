@@ -391,6 +391,7 @@ def review_page_app(settings: Settings, *, review_db: str | Path | None = None, 
         decide=functools.partial(review_decide, settings, review_db=review_db),
         undo=functools.partial(review_undo, settings, review_db=review_db),
         history=functools.partial(review_history, settings, review_db=review_db),
+        skip=functools.partial(review_skip, settings, review_db=review_db),
     ), settings.review.page, extra_hosts=extra_hosts)
 
 

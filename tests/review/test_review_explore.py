@@ -180,3 +180,33 @@ async def test_skip_of_an_unknown_fact_writes_nothing(graph, settings, tmp_path)
         await api.review_skip(settings, ["no-such-fact"], actor="alice", reason="x", graph=graph)
     with ReviewConn.open(review) as conn:
         assert conn.query("SELECT count(*) FROM review_skips")[0][0] == 0
+
+
+async def test_skip_and_its_undo_through_the_page(page_world):
+    import re
+
+    from starlette.testclient import TestClient
+
+    from sync_fixtures import FACTS as PAGE_FACTS
+
+    w = page_world
+    target = w.u(PAGE_FACTS[1])
+    with TestClient(api.review_page_app(w.settings), base_url="http://127.0.0.1") as c:
+        token = re.search(r'name="csrf_token" value="([^"]+)"', c.get(f"/fact/{target}").text).group(1)
+        assert 'id="do-skip"' in c.get(f"/fact/{target}").text
+        r = c.post(f"/fact/{target}/decide", data={"csrf_token": token, "action": "skip", "reason": "unsure"},
+                   follow_redirects=False)
+        assert r.status_code == 303 and "batch=skip-" in r.headers["location"]
+        page = c.get(r.headers["location"]).text
+        assert "Recorded: <strong>skip</strong>" in page and "looked, not decided" in page
+        assert target not in {i.key for i in await api.review_queue(w.settings, group=None)}
+        batch = re.search(r"batch=(skip-[^&]+)", r.headers["location"]).group(1)
+        r = c.post("/undo", data={"csrf_token": token, "batch_id": batch, "back": target, "reason": "again"},
+                   follow_redirects=False)
+        assert r.status_code == 303
+    assert target in {i.key for i in await api.review_queue(w.settings)}
+    # an empty reason writes nothing
+    with TestClient(api.review_page_app(w.settings), base_url="http://127.0.0.1") as c:
+        token = re.search(r'name="csrf_token" value="([^"]+)"', c.get(f"/fact/{target}").text).group(1)
+        r = c.post(f"/fact/{target}/decide", data={"csrf_token": token, "action": "skip", "reason": " "})
+        assert r.status_code == 400 and "--reason must say why" in r.text
