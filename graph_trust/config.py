@@ -201,7 +201,7 @@ class ReviewQueueSettings(_Section):
     # weight per rule (0 turns a rule off)
     weights: dict[str, float] = Field(default_factory=lambda: {
         "unreviewed_use": 1.0, "contested_slot": 1.0, "trusted_invalidated": 1.0, "low_confidence_use": 0.5,
-        "flagged": 1.0, "unplaced": 0.5, "centrality": 1.0, "age": 0.5, "contradiction": 0.5})
+        "flagged": 1.0, "unplaced": 0.5, "centrality": 0.05, "age": 0.05, "contradiction": 0.05})
     # returns at a rank deeper than this are not counted as seen by agents
     top_ranks: int = Field(default=10, ge=1, le=1000)
     # the retrieval log's returns are weighed by age: one half-life ago counts half

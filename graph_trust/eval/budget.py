@@ -440,7 +440,9 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
         draw_seed = seed + d
         if unseen_share is not None:
             data = generated(draw_seed)
-            queries = data.judged.queries[:12] if quick else data.judged.queries
+            queries = data.judged.queries
+            if quick:  # the first 6 queries of each group: the regional one included
+                queries = [q for g in data.graph["groups"] for q in [x for x in queries if x.group == g][:6]]
             log_half, scored_half = split_unseen(queries, unseen_share, draw_seed)
         else:
             log_half, scored_half = split_queries(queries, draw_seed)
