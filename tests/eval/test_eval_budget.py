@@ -202,7 +202,7 @@ def test_acceptance_compares_the_queue_with_random_40_percent_by_the_same_review
 
 def test_a_generated_set_end_to_end(tmp_path):
     r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--review-budget", "2",
-                "--review-start", "none", "--unseen-share", "0.5", "--json", cwd=tmp_path)
+                "--review-start", "none", "--unseen-share", "0.5", "--json", cwd=tmp_path, timeout=900)
     assert r.code == 0, r.err
     d = r.json()
     assert d["dataset"].startswith("generated") and d["facts"] == len(B.generated(0).graph["edges"])
