@@ -1,8 +1,11 @@
 """``graph-trust eval --bundled --review-budget K``: does the review queue buy more ranking quality
 per review than reviewing at random?
 
-A simulated reviewer decides ``K`` facts of the bundled set, chosen by a strategy, and the trust
-search is measured on queries the choice never saw. Per draw:
+A simulated reviewer decides ``K`` facts of the bundled set (or, with ``unseen_share``, of a set
+generated per draw with one regional group no logged query searches: :func:`generated`,
+:func:`split_unseen`), chosen by a strategy, and the trust search is measured on queries the
+choice never saw. The acceptance compares the queue at 5% and 10% with random review of 40% by
+the same reviewer, from no review. Per draw:
 
 1. the judged queries are split in two halves (seeded; contested and clean queries alternate, so
    both halves hold both kinds): the *log* half and the *scored* half;
@@ -20,7 +23,7 @@ search is measured on queries the choice never saw. Per draw:
 
    - ``queue``: the top item of the real ``review queue`` (``api.review_queue``: the same
      gather and rules as the command), read again after every decision, as a reviewer working
-     down the page sees it; when the queue has nothing left it has not decided, the rest of the
+     down the page sees it, for budgets up to ``QUEUE_MAX_SHARE`` of the facts; when the queue has nothing left it has not decided, the rest of the
      budget goes at random (counted as ``filled_at_random``);
    - ``random``: a seeded random order of the facts no reviewer decided yet (no row, candidate
      or corroborated: what the queue also considers open);
@@ -418,6 +421,17 @@ def log_subjects(db: Path, graph: dict[str, Any]) -> set[str]:
         con.close()
 
 
+def unseen_shares(log_half: list[Query], scored_half: list[Query], data: BundledSet, db: Path) -> dict[str, float]:
+    """The shares of scored queries whose subject the log in ``db`` never returned (at any rank),
+    and whose subject no logged query asks about."""
+    subject = subjects_of(log_half + scored_half, data.judged.qrels, data.graph)
+    returned = log_subjects(db, data.graph)
+    asked = {subject[q.id] for q in log_half}
+    n = len(scored_half)
+    return {"scored_unseen_by_log": round(sum(subject[q.id] not in returned for q in scored_half) / n, 4),
+            "scored_not_asked_by_log": round(sum(subject[q.id] not in asked for q in scored_half) / n, 4)}
+
+
 async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows: Any, budgets: list[str],
                           strategies: list[str], starts: list[str], draws: int = 3, noise: float = DEFAULT_NOISE,
                           coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
@@ -476,14 +490,7 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
                     await rebuild_indexes(conn, data.graph)
                     s_log = await record_log(cmds, s, db0, log_half)
                     if case == starts[0]:
-                        subject = subjects_of(scored_half, scored.qrels, data.graph)
-                        returned, asked = log_subjects(db0, data.graph), {subject_of_log for subject_of_log in
-                                                                          subjects_of(log_half, data.judged.qrels,
-                                                                                      data.graph).values()}
-                        measured = {"scored_unseen_by_log": round(sum(subject[q.id] not in returned
-                                                                      for q in scored_half) / len(scored_half), 4),
-                                    "scored_not_asked_by_log": round(sum(subject[q.id] not in asked
-                                                                         for q in scored_half) / len(scored_half), 4)}
+                        measured = unseen_shares(log_half, scored_half, data, db0)
                     s_log.review.log = False  # choosing reads the log; it adds nothing to it
                     ranked = await rank_state(conn, s, data.graph, scored, methods, vectors, bar=bar)
                     states.append(state(ranked, scored, baseline, case, "start", 0, len(start_rows)))
