@@ -210,3 +210,34 @@ async def test_skip_and_its_undo_through_the_page(page_world):
         token = re.search(r'name="csrf_token" value="([^"]+)"', c.get(f"/fact/{target}").text).group(1)
         r = c.post(f"/fact/{target}/decide", data={"csrf_token": token, "action": "skip", "reason": " "})
         assert r.status_code == 400 and "--reason must say why" in r.text
+
+
+async def test_skip_fact_over_mcp_records_the_servers_agent(graph, settings, tmp_path, unique):
+    import json
+    import sys
+
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from cli_helpers import clean_env
+
+    group = f"g_{unique}"
+    uuids = await build(graph, group, FACTS)
+    port = uuids[FACTS[0].fact]
+    review = tmp_path / "review.sqlite3"
+    api.init_review_db(review)
+    settings.review.url = str(review)
+    env = clean_env()
+    env["GRAPH_TRUST_STATE_DIR"] = str(settings.state_dir)
+    params = StdioServerParameters(command=sys.executable, env=env, args=[
+        "-m", "graph_trust", "mcp", "--graph", settings.graph.uri, "--agent", "bot-1", "--review-db", str(review)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert "skip_fact" in {t.name for t in (await session.list_tools()).tools}
+        res = await session.call_tool("skip_fact", {"id": port, "reason": "cannot tell from here"})
+        out = json.loads(res.content[0].text)
+        assert out["batch"]["actor"] == "bot-1" and out["batch"]["action"] == "skip"
+        bad = await session.call_tool("skip_fact", {"id": "no-such-fact", "reason": "x"})
+        assert getattr(bad, "is_error", getattr(bad, "isError", False)) and "no-such-fact" in bad.content[0].text
+    assert port not in {i.key for i in await api.review_queue(settings, graph=graph, group=group)}
+    assert api.review_history(settings, port)[0]["actor"] == "bot-1"
