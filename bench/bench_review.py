@@ -12,6 +12,10 @@
   retrieval log on (``review.log``, an SQLite review DB, the default batching) against the same
   searches with it off, alternating per query, several rounds. Baseline: the log off. Target:
   at most 5% more (median of per-round ratios).
+* ``tslog``: ``trust_search(...)`` (the library entry point, one Graphiti object reused, as an
+  application calls it) on the same synthetic graph, with ``log=RetrievalLog(...)`` (the default
+  batching, a background writer) against the same searches with no log, alternating per query,
+  several rounds. Baseline: no log. Target: at most 5% more (median of per-round ratios).
 * ``queue``: ``api.review_queue`` on a graph of N edges with N review rows (40% decided), a year
   of retrieval log (every day 1000 searches of 10 results drawn Zipf-like over the edges, stored
   as the per-day counts the writer keeps), 200 agent flags and 200 guard records. Baseline: one
@@ -172,6 +176,51 @@ async def bench_log(n_edges: int, queries: int, rounds: int) -> dict:
         shutil.rmtree(root, ignore_errors=True)
 
 
+async def bench_trust_search_log(n_edges: int, queries: int, rounds: int) -> dict:
+    from graph_trust.clients.offline import make_graphiti
+    from graph_trust.review.log import RetrievalLog
+    from graph_trust.search.trust_search import trust_search
+
+    root = Path(tempfile.mkdtemp(prefix="gt-bench-tslog-"))
+    try:
+        review = root / "review.sqlite3"
+        api.init_review_db(review)
+        settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": "bench",
+                                            "state_dir": str(root / "state"), "review.log": False}, environ={})
+        log = RetrievalLog(review)
+        async with open_graph(settings) as g:
+            await g.driver.build_indices_and_constraints()
+            emb = HashingEmbedder()
+            await synth.build_fast(g, emb, n_edges)
+            graphiti = make_graphiti(g.for_group("bench").driver, embedder=emb)
+            texts = synth.synth_queries(queries)
+            for q in texts[:5]:  # warm up both paths
+                await trust_search(graphiti, q, group_ids=["bench"], log=log)
+                await trust_search(graphiti, q, group_ids=["bench"])
+            per_round = []
+            for rnd in range(rounds):
+                t_on = t_off = 0.0
+                for i, q in enumerate(texts):
+                    for with_log in ((True, False) if (i + rnd) % 2 == 0 else (False, True)):
+                        t0 = time.perf_counter()
+                        await trust_search(graphiti, q, group_ids=["bench"], log=log if with_log else None)
+                        dt = time.perf_counter() - t0
+                        if with_log:
+                            t_on += dt
+                        else:
+                            t_off += dt
+                per_round.append({"on_s": round(t_on, 3), "off_s": round(t_off, 3), "ratio": round(t_on / t_off, 4)})
+        log.close()
+        with ReviewConn.open(review) as conn:
+            logged = conn.query("SELECT sum(hits), count(*) FROM retrieval_log")[0]
+        return {"edges": n_edges, "queries": queries, "rounds": per_round,
+                "median_ratio": round(statistics.median(r["ratio"] for r in per_round), 4),
+                "per_search_ms_off": round(1000 * statistics.median(r["off_s"] for r in per_round) / queries, 2),
+                "logged_returns": logged[0], "log_rows": logged[1], "target": "<= 1.05"}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def fill_log(review: Path, edges: list[str], days: int, searches: int, seed: int = 3) -> int:
     """A year of log as the writer stores it: per day, ``searches`` searches of 10 results drawn
     Zipf-like (rank r of a popularity order ~ 1/r) over ``edges``, counted per (day, edge, rank)."""
@@ -265,6 +314,9 @@ def main() -> None:
     if "log" in parts:
         out["log"] = asyncio.run(bench_log(a.log_edges, a.log_queries, a.log_rounds))
         print(json.dumps({"log": {k: v for k, v in out["log"].items() if k != "rounds"}}), flush=True)
+    if "tslog" in parts:
+        out["tslog"] = asyncio.run(bench_trust_search_log(a.log_edges, a.log_queries, a.log_rounds))
+        print(json.dumps({"tslog": {k: v for k, v in out["tslog"].items() if k != "rounds"}}), flush=True)
     if "queue" in parts:
         out["queue"] = asyncio.run(bench_queue(a.queue_edges, a.queue_days, a.queue_searches, a.queue_rounds))
         print(json.dumps({"queue": out["queue"]}), flush=True)

@@ -27,6 +27,7 @@ Examples:
   graph-trust eval --queries q.jsonl --qrels qrels.txt --rank trust,confidence --review-db review.sqlite3
   graph-trust eval --bundled --review-budget 5%,10% --draws 3 --plot docs/img/budget.png
   graph-trust eval --bundled --review-budget 23 --review-strategy queue --review-start none --draws 1
+  graph-trust eval --bundled --review-budget 5%,10%,40% --review-start none --unseen-share 0.33 --draws 3
 
 \b
 queries (JSON Lines): {"id": "q1", "query": "...", "group": "ops", "wrong": ["<fact uuid>"]}
@@ -112,13 +113,17 @@ def _check_plot_available() -> None:
 @click.option("--review-start", "review_starts", default="none,coverage", show_default=True, metavar="NAME[,NAME]",
               help="With --review-budget: none (the bundled review DB with its reviews removed) and/or coverage "
                    "(the draw's review DB: --coverage of the facts reviewed at random).")
+@click.option("--unseen-share", "unseen_share", type=click.FloatRange(0, 0.5), default=None, metavar="SHARE",
+              help="With --review-budget: instead of the bundled set, a judged set generated per draw (the bundled "
+                   "set's generator, another seed) whose scored half holds SHARE (0 to 0.5) of queries about "
+                   "subjects no logged query asks about; the share the log never returned is reported.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a PNG chart of nDCG@10 and the wrong-answer-first rate (needs matplotlib).")
 @common_options
 def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, draws: int, noise: float,
              coverage: float, seed: int, quick: bool, ranks: str, weights: str | None, rank_consts: str | None,
              sets: tuple[str, ...], embedders: str, review_db: str | None, review_budget: str | None,
-             review_strategies: str, review_starts: str, plot_path: str | None) -> None:
+             review_strategies: str, review_starts: str, unseen_share: float | None, plot_path: str | None) -> None:
     """Measure how well each ranking puts right facts first.
 
     Compares Graphiti's own search_ (vanilla RRF), the trust-boosted search at one or more
@@ -138,8 +143,9 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
         if given:
             raise click.UsageError(f"{given[0]} is not for --review-budget: it "
                                    "measures the trust search at search.trust_weight (set it with --set)")
-    elif any(ctx.get_parameter_source(o).name != "DEFAULT" for o in ("review_strategies", "review_starts")):
-        raise click.UsageError("--review-strategy and --review-start go with --review-budget")
+    elif any(ctx.get_parameter_source(o).name != "DEFAULT" for o in ("review_strategies", "review_starts",
+                                                                      "unseen_share")):
+        raise click.UsageError("--review-strategy, --review-start and --unseen-share go with --review-budget")
     if bundled == bool(queries_path or qrels_path):
         raise click.UsageError("give either --bundled or both --queries and --qrels")
     if not bundled and not (queries_path and qrels_path):
@@ -173,7 +179,7 @@ def eval_cmd(queries_path: str | None, qrels_path: str | None, bundled: bool, dr
                 reports.append(run(api.evaluate_review_budget(
                     rt.settings, budgets=_names(review_budget), strategies=_names(review_strategies),
                     starts=_names(review_starts), draws=draws, noise=noise, coverage=coverage, seed=seed,
-                    quick=quick, progress=bars, embedder=name)))
+                    quick=quick, progress=bars, embedder=name, unseen_share=unseen_share)))
         elif bundled:
             for name in embedder_list:
                 reports.append(run(api.evaluate_bundled(
@@ -246,9 +252,12 @@ def render_budget(report: Any) -> str:
     d = report.to_dict()
     n = len(d["draws"])
     scored = d["rows"][0]["contested_scored"]["mean"] if d["rows"] else 0
-    head = (f"review budget: {d['facts']} facts, {n} draw(s), embedder {d['embedder']}, {d['trust_ranking']} vs "
-            f"vanilla on the held-out half of the queries (log from the other half); {scored:g} contested queries "
-            "scored per draw")
+    unseen = [x["scored_unseen_by_log"] for x in d["draws"] if "scored_unseen_by_log" in x]
+    head = (f"review budget: {d['dataset']} set, {d['facts']} facts, {n} draw(s), embedder {d['embedder']}, "
+            f"{d['trust_ranking']} vs vanilla on the held-out half of the queries (log from the other half); "
+            f"{scored:g} contested queries scored per draw"
+            + (f"; scored queries about subjects the log never returned: {sum(unseen) / len(unseen):.0%}"
+               if unseen else ""))
 
     def pm(s: dict[str, Any], fmt: str) -> str:
         return format(s["mean"], fmt) + (f" ±{format(s['std'], fmt)}" if n > 1 else "")
@@ -265,10 +274,13 @@ def render_budget(report: Any) -> str:
     if not a.get("evaluated"):
         verdict = f"acceptance: not evaluated ({a.get('reason')})"
     else:
-        verdict = (f"acceptance (queue, {a['facts']} facts from no review, vs {a['coverage_reviewed']:g} facts "
-                   f"reviewed at random): gain {a['queue_gain']:+.3f} vs {a['coverage_gain']:+.3f} "
-                   f"({'met' if a['gain_met'] else 'not met'}), fewer wrong first {a['queue_wrong_first_reduction']:+.2f} "
-                   f"vs {a['coverage_wrong_first_reduction']:+.2f} ({'met' if a['wrong_first_met'] else 'not met'})")
+        k5, k10, k40 = a["facts"]
+        verdict = (f"acceptance (same reviewer, from no review; nDCG@10 / wrong first): queue {k5} facts (5%) "
+                   f"{a['queue5']['ndcg@10']:.3f} / {a['queue5']['wrong_first']:.2f}, queue {k10} (10%) "
+                   f"{a['queue10']['ndcg@10']:.3f} / {a['queue10']['wrong_first']:.2f}, random {k40} (40%) "
+                   f"{a['random40']['ndcg@10']:.3f} / {a['random40']['wrong_first']:.2f}: 5% reaches it "
+                   f"{'yes' if a['q5_ndcg'] and a['q5_wrong'] else 'no'}, 10% beats it "
+                   f"{'yes' if a['q10_ndcg'] and a['q10_wrong'] else 'no'} ({'met' if a['met'] else 'not met'})")
     return f"{head}\n\n{body}\n\n{verdict}"
 
 

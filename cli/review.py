@@ -168,6 +168,34 @@ def undo(batch_id: str | None, actor: str, reason: str, force: bool, sync_now: b
 @review.command(epilog="""
 \b
 Examples:
+  graph-trust review skip 3f1c...e9 --actor alice --reason "cannot tell without the vendor contract"
+  graph-trust review undo skip-20261122T101500123Z-a1b2c3 --actor alice --reason "looked again"
+""")
+@click.argument("ids", nargs=-1, required=True)
+@ACTOR
+@REASON
+@click.option("--group", default=None, metavar="G", help="Look up edge uuids in this group's graph only.")
+@REVIEW_DB
+@common_options
+def skip(ids: tuple[str, ...], actor: str, reason: str, group: str | None, review_db: str | None) -> None:
+    """Looked, not decided: record that you looked at these facts (candidate ids or edge uuids) and
+    did not decide them. No status changes; the audit trail keeps who, when and why; the queue
+    stops offering them for review.queue.skip_days (14) unless new evidence arrives (a search
+    returns them on a later day, an agent flags them, their review row changes). Undo with
+    `graph-trust review undo SKIP-BATCH`."""
+    rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
+    out = run(api.review_skip(rt.settings, list(ids), actor=actor, reason=reason, group=group))
+    if rt.json:
+        emit_json(out)
+        return
+    b = out["batch"]
+    click.echo(f"{b['batch_id']}: skipped by {b['actor']} ({len(b['decisions'])} fact(s)): {b['reason']}")
+    click.echo(f"undo with: graph-trust review undo {b['batch_id']} --actor NAME --reason TEXT")
+
+
+@review.command(epilog="""
+\b
+Examples:
   graph-trust review history
   graph-trust review history cand-42 --json
 """)
@@ -229,15 +257,19 @@ Examples:
 @click.option("--group", default=None, metavar="G", help="Only this group's facts.")
 @click.option("--limit", type=click.IntRange(1, 100000), default=None,
               help="How many facts (default: review.queue.limit, 50).")
+@click.option("--explain", is_flag=True, help="Show every part of each item's priority: value, weight, score, numbers.")
 @REVIEW_DB
 @common_options
-def queue(group: str | None, limit: int | None, review_db: str | None) -> None:
+def queue(group: str | None, limit: int | None, explain: bool, review_db: str | None) -> None:
     """What to review next: facts ranked by how much what agents see could change if a reviewer
     decided them, each with its reasons (the rule and its numbers). Rules: unreviewed facts often
     returned (the retrieval log); contested slots (one subject and relation, different values,
     none or several verified, at least two returned); facts Graphiti invalidated that review
     vouches for; low-confidence facts in use; facts agents flagged; review rows whose edge is not
-    in the graph. Weights: review.queue.weights."""
+    in the graph; and, for every undecided fact whether searched or not, priors: its subject's
+    centrality and share of the log, its age, a contradiction (Graphiti invalidated it, or another
+    value of its slot is verified). Every undecided fact is listed (ties by key); skipped facts
+    wait. Weights: review.queue.weights."""
     rt = runtime({"review.url": review_db}, flags={"review.url": "--review-db"})
     items = run(api.review_queue(rt.settings, group=group, limit=limit))
     if rt.json:
@@ -250,6 +282,13 @@ def queue(group: str | None, limit: int | None, review_db: str | None) -> None:
              shorten("; ".join(f"{r['rule']}: {r['why']}" for r in i.reasons), 90)]
             for n, i in enumerate(items, start=1)]
     click.echo(table(rows, ["#", "priority", "fact (edge uuid)", "status", "fact", "why"]))
+    if explain:
+        for n, i in enumerate(items, start=1):
+            click.echo(f"\n#{n} {i.key}: priority {i.priority:g} = sum of weight x value")
+            parts = [[r["rule"], f"{r['value']:g}", f"{r['weight']:g}", f"{r['score']:g}",
+                      ", ".join(f"{k}={v}" for k, v in r["numbers"].items())] for r in i.reasons]
+            click.echo(table(parts, ["part", "value", "weight", "score", "numbers"]) if parts
+                       else "  no part has evidence on it: listed so the queue never runs out")
 
 
 @review.command(epilog="""

@@ -73,6 +73,7 @@ from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
 from graph_trust.review import log as retrieval_log
 from graph_trust.review import queue as review_queue_mod
+from graph_trust.review import skips as review_skips
 from graph_trust.review.candidates import location_of, open_candidates
 from graph_trust.review.copy import CopyReport as ReviewCopyReport
 from graph_trust.review.copy import copy_tables
@@ -121,6 +122,14 @@ def record_returned(settings: Settings, interface: str, returned: list[tuple[str
     writer = retrieval_log.writer_for(settings.review)
     if writer is not None:
         writer.record(interface, returned, query=query, groups=groups)
+
+
+def flush_log(settings: Settings) -> int:
+    """Write what :func:`record_returned` (and api.search, context, MCP) counted for the configured
+    review DB now, rather than at the writer's next interval or at exit; returns the log rows
+    written (0 when nothing was pending, the log is off or no review DB is set)."""
+    writer = retrieval_log.writer_for(settings.review)
+    return writer.flush() if writer is not None else 0
 
 
 def _edges_of(results: Any) -> list[tuple[str, str | None]]:
@@ -243,7 +252,7 @@ def serve_mcp(settings: Settings, trust_context: TrustContext) -> None:
     operations (:mod:`graph_trust.sync.confidence.ops`), the access-controlled search and the review side."""
     serve_stdio(settings, trust_context, confidence_ops, functools.partial(search_visible, interface="mcp"),
                 review=McpReview(functools.partial(get_context, interface="mcp"),
-                                 functools.partial(flag_fact, settings)))
+                                 functools.partial(flag_fact, settings), functools.partial(_mcp_skip, settings)))
 
 
 @contextmanager
@@ -286,9 +295,38 @@ async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: 
     """``graph-trust review undo``: revert ``actor``'s own latest decision batch (or ``batch_id``); see
     :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
+        if review_skips.is_skip_batch(batch_id):  # a skip changed no status: nothing to sync
+            return {"batch": review_skips.undo(conn, actor=actor, reason=reason, batch_id=batch_id).to_dict(),
+                    "sync": None}
         batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
     report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
     return {"batch": batch.to_dict(), "sync": report}
+
+
+async def _mcp_skip(settings: Settings, target: str, reason: str) -> dict[str, Any]:
+    """The MCP tool ``skip_fact``: :func:`review_skip` of one fact as the server's agent (``mcp.agent``)."""
+    if settings.mcp.agent is None:
+        raise ConfigError("skip_fact records who looked: set mcp.agent in the server's config "
+                          "(or start it with `graph-trust mcp --agent NAME`)")
+    return await review_skip(settings, [target], actor=settings.mcp.agent, reason=reason)
+
+
+async def review_skip(settings: Settings, ids: list[str], *, actor: str, reason: str,
+                      review_db: str | Path | None = None, group: str | None = None,
+                      graph: GraphConnection | None = None) -> dict[str, Any]:
+    """``graph-trust review skip``: record that ``actor`` looked at the facts ``ids`` (candidate ids
+    or edge uuids) and did not decide them; the queue stops offering them for
+    ``review.queue.skip_days`` unless new evidence arrives (:mod:`graph_trust.review.skips`).
+    Audited; ``review_undo(batch_id=...)`` takes it back. Returns ``{"batch": ..., "sync": None}``."""
+    with review_candidates(settings, review_db) as (conn, cand):
+        named = review_decisions.named(actor)
+        missing = review_decisions.unknown_targets(conn, cand, ids)
+        found: set[str] = set()
+        if missing:
+            async with use_graph(settings, graph) as g:
+                found = set(await edge_facts(g, missing, group))
+        batch = review_skips.skip(conn, cand, ids, actor=named, reason=reason, graph_edges=found)
+    return {"batch": batch.to_dict(), "sync": None}
 
 
 async def flag_fact(settings: Settings, target: str, reason: str, *, agent: str | None = None,
@@ -340,10 +378,12 @@ async def review_queue(settings: Settings, *, group: str | None = None, limit: i
 
 def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
                    review_db: str | Path | None = None) -> list[dict[str, Any]]:
-    """``graph-trust review history``: the audit trail of review decisions, newest first (all, or
-    those on one candidate id or edge uuid)."""
+    """``graph-trust review history``: the audit trail of review decisions and skips, newest first
+    (all, or those on one candidate id or edge uuid)."""
     with review_candidates(settings, review_db, readonly=True) as (conn, _):
-        return review_decisions.history(conn, target=target, limit=limit)
+        rows = review_decisions.history(conn, target=target, limit=limit)
+        rows += review_skips.history_rows(conn, target, limit)
+        return sorted(rows, key=lambda r: (r["decided_at"], r["batch_id"]), reverse=True)[:limit]
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
@@ -372,6 +412,7 @@ def review_page_app(settings: Settings, *, review_db: str | Path | None = None, 
         decide=functools.partial(review_decide, settings, review_db=review_db),
         undo=functools.partial(review_undo, settings, review_db=review_db),
         history=functools.partial(review_history, settings, review_db=review_db),
+        skip=functools.partial(review_skip, settings, review_db=review_db),
     ), settings.review.page, extra_hosts=extra_hosts)
 
 
@@ -516,6 +557,7 @@ __all__ = [
     "evaluate_bundled",
     "evaluate_judged",
     "evaluate_review_budget",
+    "flush_log",
     "flag_fact",
     "get_context",
     "get_record",
@@ -553,5 +595,6 @@ __all__ = [
     "verify",
     "write_metrics",
     "write_budget_plot",
+    "review_skip",
     "write_plot",
 ]

@@ -214,7 +214,7 @@ class VectorIndexSettings(_Section):
 
 # The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.
 QUEUE_RULES = ("unreviewed_use", "contested_slot", "trusted_invalidated", "low_confidence_use", "flagged",
-               "unplaced")
+               "unplaced", "centrality", "age", "contradiction")
 
 
 class ReviewQueueSettings(_Section):
@@ -225,7 +225,7 @@ class ReviewQueueSettings(_Section):
     # weight per rule (0 turns a rule off)
     weights: dict[str, float] = Field(default_factory=lambda: {
         "unreviewed_use": 1.0, "contested_slot": 1.0, "trusted_invalidated": 1.0, "low_confidence_use": 0.5,
-        "flagged": 1.0, "unplaced": 0.5})
+        "flagged": 1.0, "unplaced": 0.5, "centrality": 0.05, "age": 0.05, "contradiction": 0.05})
     # returns at a rank deeper than this are not counted as seen by agents
     top_ranks: int = Field(default=10, ge=1, le=1000)
     # the retrieval log's returns are weighed by age: one half-life ago counts half
@@ -248,6 +248,9 @@ class ReviewQueueSettings(_Section):
     # (its own returns: a few searches) does not decide alone which slots matter
     prior_searches: float = Field(default=120.0, ge=0)
     limit: int = Field(default=50, ge=1, le=100000)  # facts review queue lists unless --limit says otherwise
+    # ``review skip``: the queue stops offering a skipped fact for this many days, unless new
+    # evidence arrives (the log returns it on a later day, an agent flags it, its review row changes)
+    skip_days: float = Field(default=14.0, gt=0, le=3650)
 
     @field_validator("weights")
     @classmethod

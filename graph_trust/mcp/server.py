@@ -169,6 +169,7 @@ class McpReview:
 
     get_context: Callable[..., Awaitable[Any]]
     flag: Callable[[str, str], Awaitable[dict[str, Any]]]
+    skip: Callable[[str, str], Awaitable[dict[str, Any]]] | None = None  # api.review_skip as the server's agent
 
 
 async def search_facts_payload(settings: Settings, trust_context: TrustContext, search: VisibleSearchFn,
@@ -242,6 +243,14 @@ def build_server(settings: Settings, trust_context: TrustContext, ops: ModuleTyp
             from search_facts (an edge uuid) or a review candidate id; reason says what looks wrong. The
             fact goes in the review queue under this server's agent; nothing about its trust changes."""
             return await review.flag(id, reason)
+
+    if review is not None and review.skip is not None:
+        @tool
+        async def skip_fact(id: str, reason: str) -> dict[str, Any]:
+            """Record that you looked at a fact and could not decide it (looked, not decided): id is an
+            edge uuid or a review candidate id; reason says why. No trust changes; the review queue stops
+            offering it for a while unless new evidence arrives. Audited under this server's agent."""
+            return await review.skip(id, reason)
 
     _confidence_tools(tool, settings, ops)
     return server

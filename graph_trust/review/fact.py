@@ -17,6 +17,7 @@ from graph_trust.errors import NotFoundError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import cited_by, history, rows_of, statuses_by_id, version_of
+from graph_trust.review.skips import history_rows as skip_rows
 from graph_trust.review.flags import open_flags
 from graph_trust.review.graph_read import edge_detail, edge_facts, episodes, subject_edges
 from graph_trust.review.log import returns_of
@@ -71,12 +72,14 @@ async def fact_view(conn: ReviewConn, cand: CandidateTable, graph: Any, target: 
         e["content"], e["truncated"] = content[:EPISODE_CHARS], len(content) > EPISODE_CHARS
     review_tables = not missing_tables(conn, ("review_decisions", "review_flags"))
     names = {target, *(r["id"] for r in reviews), *([edge_uuid] if edge_uuid else [])}
-    trail: dict[int, dict[str, Any]] = {}
+    trail: dict[tuple[bool, int], dict[str, Any]] = {}
     if review_tables:
         for name in sorted(names):
             for row in history(conn, target=name, limit=200):
-                trail[row["id"]] = row
-    trail_rows = sorted(trail.values(), key=lambda r: -r["id"])
+                trail[(False, row["id"])] = row
+            for row in skip_rows(conn, name, 200):  # looked, not decided (review skip)
+                trail[(True, row["id"])] = row
+    trail_rows = sorted(trail.values(), key=lambda r: (r["decided_at"], r["batch_id"], r["id"]), reverse=True)
     mine = (actor or "").strip().casefold()
     undo_batch = next((r["batch_id"] for r in trail_rows if r["action"] != "undo" and r["undone_by"] is None
                        and mine and r["actor"].casefold() == mine), None)

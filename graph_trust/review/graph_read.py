@@ -54,6 +54,25 @@ async def subject_edges(g: Any, uuids: list[str], group: str | None = None) -> l
     return list(rows.values())
 
 
+async def all_edges(g: Any, group: str | None = None, page: int = 20000) -> list[dict[str, Any]]:
+    """Every RELATES_TO edge (of ``group``'s graph, or of every graph), in pages of ``page``: the
+    rows :func:`subject_edges` gives, for the whole graph (the queue ranks facts no search
+    returned too)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name in await _graph_names(g, group):
+        conn = g.for_group(name) if g.backend.graph_per_group else g
+        after = ""
+        while True:
+            batch = await conn.query("queue_edges_page", after=after, limit=page)
+            for r in batch:
+                if group is None or g.backend.graph_per_group or r.get("group_id") == group:
+                    rows.setdefault(r["uuid"], r)
+            if len(batch) < page:
+                break
+            after = batch[-1]["uuid"]
+    return list(rows.values())
+
+
 async def existing_edges(g: Any, uuids: list[str], group: str | None = None) -> set[str]:
     """Those of ``uuids`` that name a RELATES_TO edge (in ``group``'s graph, or in any)."""
     left, found = sorted(set(uuids)), set()
@@ -87,4 +106,4 @@ async def episodes(g: Any, uuids: list[str], group: str | None = None) -> list[d
     return [found[u] for u in dict.fromkeys(uuids) if u in found]
 
 
-__all__ = ["edge_detail", "edge_facts", "episodes", "existing_edges", "subject_edges"]
+__all__ = ["all_edges", "edge_detail", "edge_facts", "episodes", "existing_edges", "subject_edges"]

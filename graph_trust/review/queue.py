@@ -19,7 +19,7 @@ import heapq
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from graph_trust.config import ReviewQueueSettings
@@ -27,8 +27,9 @@ from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import version_of
-from graph_trust.review.graph_read import edge_facts, existing_edges, subject_edges
+from graph_trust.review.graph_read import all_edges, edge_facts
 from graph_trust.review.log import uses
+from graph_trust.review.skips import open_skips
 from graph_trust.review.rules import RULES, Hit, QueueInputs, SlotEdge
 from graph_trust.review.schema import missing_tables
 
@@ -67,8 +68,10 @@ def rank(inputs: QueueInputs, cfg: ReviewQueueSettings, *, limit: int | None = N
         for hit in rule(inputs, cfg):
             if hit.value > 0:
                 found.setdefault(hit.key, []).append((name, weight, hit))
+    for key in inputs.open_keys():  # the queue never runs out while a fact is undecided
+        found.setdefault(key, [])
     priority = {k: round(sum(w * h.value for _, w, h in hits), 6) for k, hits in found.items()
-                if group is None or inputs.groups.get(k) == group}
+                if (group is None or inputs.groups.get(k) == group) and k not in inputs.skipped}
     order = (lambda k: (-priority[k], k))
     keys = sorted(priority, key=order) if limit is None else heapq.nsmallest(limit, priority, key=order)
     return [_item(inputs, k, priority[k], found[k]) for k in keys]
@@ -76,7 +79,7 @@ def rank(inputs: QueueInputs, cfg: ReviewQueueSettings, *, limit: int | None = N
 
 def _item(inputs: QueueInputs, key: str, priority: float, hits: list[tuple[str, float, Hit]]) -> QueueItem:
     uuid = None if key.startswith("candidate:") else key
-    first = hits[0][2].figures
+    first = hits[0][2].figures if hits else {}
     cands = [c for c, _ in inputs.reviews.get(uuid, [])] if uuid else [key.split(":", 1)[1]]
     item = QueueItem(key, uuid or first.get("edge_uuid"), cands, inputs.groups.get(key), inputs.facts.get(key),
                      inputs.status(uuid) if uuid else first.get("status"), priority)
@@ -145,18 +148,19 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
                      conn.query("SELECT target, candidate_id, edge_uuid, group_id, agent, reason FROM review_flags "
                                 "WHERE resolved_at IS NULL ORDER BY id")]
     scoring = None
-    if confidences is not None and cfg.weights.get("low_confidence_use", 0) > 0 and used:
+    if confidences is not None and cfg.weights.get("low_confidence_use", 0) > 0 and (used or inp.reviews):
         # the confidence model scores in a thread (its own connection) while the graph is read
-        scoring = asyncio.ensure_future(asyncio.to_thread(confidences, sorted(used)))
+        scoring = asyncio.ensure_future(asyncio.to_thread(confidences, sorted(set(used) | set(inp.reviews))))
     try:
-        # the graph: every edge of the returned edges' subjects (their slots), and which review rows' edges exist
-        inp.slots = [SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"], r["object_uuid"],
-                              r.get("object"), None, bool(r.get("valid")), _stamp(r))
-                     for r in await subject_edges(graph, sorted(used), group)] if used else []
-        placed = await existing_edges(graph, sorted(inp.reviews), group)
+        # the graph: every edge (the slots of every subject, logged or not)
+        inp.slots = sorted((SlotEdge(r["uuid"], r.get("group_id"), r["subject_uuid"], r["predicate"],
+                                     r["object_uuid"], r.get("object"), None, bool(r.get("valid")), _stamp(r))
+                            for r in await all_edges(graph, group)), key=lambda e: e.uuid)
+        placed = {e.uuid for e in inp.slots}
     finally:
         if scoring is not None:
             inp.confidences = await scoring
+    inp.now = (today or datetime.now(timezone.utc)).timestamp()
     for e in inp.slots:
         inp.groups.setdefault(e.uuid, e.group_id)
     for cid, status, uuid, gid, fact in rows:
@@ -171,6 +175,7 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
     for f in inp.flags:
         key = f.get("edge_uuid") or f"candidate:{f.get('candidate_id') or f['target']}"
         inp.groups.setdefault(key, f.get("group_id"))
+    inp.skipped = open_skips(conn, inp, days=cfg.skip_days, now=today)
     return inp
 
 

@@ -54,6 +54,9 @@ class QueueInputs:
     unplaced: list[dict[str, Any]] = field(default_factory=list)  # review rows whose edge is not in the graph
     facts: dict[str, str] = field(default_factory=dict)  # key -> fact text (shown)
     groups: dict[str, str | None] = field(default_factory=dict)  # key -> group id (shown, filtered)
+    skipped: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> its open skip (not offered)
+    now: float | None = None  # the instant ages are measured from (seconds; None: the newest stamp)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived once per inputs
 
     def use(self, key: str) -> float:
         u = self.uses.get(key)
@@ -82,6 +85,77 @@ class QueueInputs:
     def trust(self, uuid: str) -> float:
         s = self.status(uuid)
         return (self.tiers.get(s) or 0.0) if s is not None else 0.0
+
+
+    def open_keys(self) -> list[str]:
+        """Every fact a reviewer could still decide: the graph's edges no reviewer promoted, rejected
+        or expired, and the review rows whose edge is not in the graph (not rejected or expired)."""
+        keys = [e.uuid for e in self.slots if self.status(e.uuid) not in DECISIVE]
+        keys += [f"candidate:{r['candidate_id']}" for r in self.unplaced if r.get("status") not in DECISIVE]
+        return keys
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """How many weighted returns a fact can expect, from the log where it has some and from priors
+    where it has none (:func:`exposure`): ``per_slot``, the prior each slot of the graph gets
+    (``prior_searches`` searches' worth of weighted returns spread evenly over every slot);
+    a subject's *share* (its weighted returns spread over its slots: agents who ask about an
+    entity ask about its other relations too); its *centrality* (its relations over the graph's
+    mean: a hub is asked about more often than a leaf)."""
+
+    per_slot: float
+    per_search: float
+    subject_use: dict[str, float]
+    subject_slots: dict[str, set[str]]
+    mean_degree: float
+    by_uuid: dict[str, SlotEdge]
+
+    def share(self, subject: str) -> float:
+        slots = self.subject_slots.get(subject)
+        return self.subject_use.get(subject, 0.0) / len(slots) if slots else 0.0
+
+    def centrality(self, subject: str) -> float:
+        slots = self.subject_slots.get(subject)
+        return len(slots) / self.mean_degree if slots and self.mean_degree > 0 else 1.0
+
+    def prior(self, subject: str) -> float:
+        """A slot's prior exposure, scaled by its subject's centrality."""
+        return self.per_slot * self.centrality(subject)
+
+    def of(self, uuid: str) -> float:
+        """A fact's expected exposure without its own returns: its subject's share and its prior."""
+        e = self.by_uuid.get(uuid)
+        return 0.0 if e is None else self.share(e.subject_uuid) + self.prior(e.subject_uuid)
+
+
+def exposure(inp: QueueInputs, cfg: ReviewQueueSettings) -> Exposure:
+    """The exposure model of ``inp`` (computed once, kept in ``inp.cache``). The prior's unit is
+    the log's own weighted returns per search; with no search logged yet, what one search returning
+    ``top_ranks`` facts counts (1 + 1/2 + ... + 1/top_ranks), so a queue with no log still ranks
+    by the priors."""
+    key = ("exposure", cfg.prior_searches, cfg.top_ranks)
+    if key in inp.cache:
+        return inp.cache[key]
+    uses = inp.uses
+    subject_use: dict[str, float] = {}
+    subject_slots: dict[str, set[str]] = {}
+    for e in inp.slots:
+        u = uses.get(e.uuid)
+        if u is not None:
+            subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + u.weighted
+        subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
+    n_slots = sum(len(p) for p in subject_slots.values())
+    n_searches = searches(uses)
+    if n_searches > 0:
+        per_search = sum(u.weighted for u in uses.values()) / n_searches
+    else:  # no search logged (a log of deeper ranks only gives no unit: no prior)
+        per_search = 0.0 if uses else sum(1.0 / r for r in range(1, cfg.top_ranks + 1))
+    per_slot = cfg.prior_searches * per_search / n_slots if n_slots else 0.0
+    mean_degree = n_slots / len(subject_slots) if subject_slots else 0.0
+    out = Exposure(per_slot, per_search, subject_use, subject_slots, mean_degree, {e.uuid: e for e in inp.slots})
+    inp.cache[key] = out
+    return out
 
 
 class Hit(NamedTuple):
@@ -198,20 +272,10 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     a prior: ``prior_searches`` searches' worth of returns spread evenly over every slot the queue
     reads, so a slot no search returned yet is still exposed and a short log does not decide alone."""
     slots: dict[tuple[str, str], list[SlotEdge]] = {}
-    subject_use: dict[str, float] = {}
-    subject_slots: dict[str, set[str]] = {}
-    uses = inp.uses
     for e in inp.slots:
-        u = uses.get(e.uuid)
-        if u is not None:
-            subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + u.weighted
-        subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
         if e.valid and (key := slot_key(e.subject_uuid, e.predicate)) is not None:
             slots.setdefault(key, []).append(e)
-    n_slots = sum(len(p) for p in subject_slots.values())
-    n_searches = searches(uses)
-    per_search = sum(u.weighted for u in uses.values()) / n_searches if n_searches > 0 else 0.0
-    prior = cfg.prior_searches * per_search / n_slots if n_slots else 0.0
+    model = exposure(inp, cfg)
 
     def trust(uuid: str) -> float | None:
         s = inp.status(uuid)
@@ -229,16 +293,16 @@ def contested_slot(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         if len(verified) == 1:
             continue  # one verified value: review already says which comes first
         own = sum(inp.use(e.uuid) for e in edges)
-        share = subject_use.get(subject, 0.0) / len(subject_slots[subject])
-        exposure = own + share + prior
+        share, prior = model.share(subject), model.prior(subject)
+        exposed = own + share + prior
         first, gap = first_shown(live, trust, inp.use)
         risk = 1.0 if gap is None else math.exp(-gap / cfg.update_days)
-        if exposure * risk <= 0:
+        if exposed * risk <= 0:
             continue
         returned = sum(1 for e in live if inp.use(e.uuid) > 0)
         values = sorted({e.object or e.object_uuid for e in live})
-        yield Hit(first.uuid, exposure * risk, _contested_why, _contested_numbers,
-                  (predicate, values, len(verified), returned, exposure, own, share, prior, gap, risk))
+        yield Hit(first.uuid, exposed * risk, _contested_why, _contested_numbers,
+                  (predicate, values, len(verified), returned, exposed, own, share, prior, gap, risk))
 
 
 def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -256,23 +320,126 @@ def trusted_invalidated(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[
 
 
 def low_confidence_use(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
-    """Facts in use whose confidence (the confidence model) is below ``low_confidence``: their
-    returns times the confidence they lack."""
+    """Facts whose confidence (the confidence model) is below ``low_confidence``: their exposure
+    (returns, else their subject's share and prior, :class:`Exposure`) times the confidence they
+    lack."""
+    model = exposure(inp, cfg)
     for key, c in inp.confidences.items():
         if c >= cfg.low_confidence:
             continue
         use = inp.use(key)
-        if use <= 0 or inp.status(key) in ("rejected", "expired"):
+        exposed = use if use > 0 else model.of(key)
+        if exposed <= 0 or inp.status(key) in DECISIVE:
             continue
-        yield Hit(key, use * (1.0 - c), _low_confidence_why, _low_confidence_numbers, (c, cfg.low_confidence, use))
+        yield Hit(key, exposed * (1.0 - c), _low_confidence_why, _low_confidence_numbers,
+                  (c, cfg.low_confidence, exposed))
 
 
 def _low_confidence_why(c: float, low: float, use: float) -> str:
-    return f"confidence {c:.2f} < {low:g}, returned {use:.1f} weighted"
+    return f"confidence {c:.2f} < {low:g}, exposure {use:.2f} weighted returns"
 
 
 def _low_confidence_numbers(c: float, low: float, use: float) -> dict[str, Any]:
-    return figures(confidence=c, weighted=use)
+    return figures(confidence=c, exposure=use)
+
+
+def _undecided(inp: QueueInputs) -> Iterable[tuple[SlotEdge, str | None, float]]:
+    """The graph's facts no reviewer decided, with their status and the trust a decision could
+    still move (1 - the current tier)."""
+    for e in inp.slots:
+        status = inp.status(e.uuid) if e.uuid in inp.reviews else None
+        if status in DECISIVE:
+            continue
+        room = 1.0 - ((inp.tiers.get(status) or 0.0) if status is not None else 0.0)
+        if room > 0:
+            yield e, status, room
+
+
+def centrality(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
+    """Every fact no reviewer decided, logged or not (the explore part: the queue never runs out
+    while such facts remain): the returns it can expect without a log of its own, its subject's
+    share of the log plus the prior scaled by its subject's centrality (:class:`Exposure`), x the
+    trust a decision could still move x the chance a decision removes it (the review DB's rate, as
+    ``unreviewed_use``). Invalidated facts are ``contradiction``'s."""
+    model = exposure(inp, cfg)
+    p_bad, _, _ = inp.removal_rate()
+    for e, status, room in _undecided(inp):
+        if not e.valid:
+            continue
+        share, prior = model.share(e.subject_uuid), model.prior(e.subject_uuid)
+        value = (share + prior) * room * p_bad
+        if value > 0:
+            yield Hit(e.uuid, value, _centrality_why, _centrality_numbers,
+                      (status, share, prior, model.centrality(e.subject_uuid), room, p_bad))
+
+
+def _centrality_why(status: str | None, share: float, prior: float, central: float, room: float, p_bad: float) -> str:
+    return (f"{status or 'unreviewed'}; expected exposure {share + prior:.2f} ({share:.2f} its subject's returns "
+            f"per relation + {prior:.2f} prior, centrality {central:.2f}) x room {room:.2f} x removal chance "
+            f"{p_bad:.2f}")
+
+
+def _centrality_numbers(status: str | None, share: float, prior: float, central: float, room: float,
+                        p_bad: float) -> dict[str, Any]:
+    return figures(status=status, subject_share=share, prior=prior, centrality=central, room=room, p_removed=p_bad)
+
+
+def age(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
+    """Facts no reviewer decided that are old: a value stated ``age`` days ago has been replaced
+    in the world with chance ``1 - exp(-age / update_days)`` (the contested rule's update rate),
+    and a stale fact nobody contradicted in the graph is found only by asking. Value: the fact's
+    exposure (returns, else its subject's share and prior) x room x that chance. Ages are measured
+    from ``inputs.now`` (the queue's time), else the graph's newest stamp."""
+    model = exposure(inp, cfg)
+    stamps = [e.stamp for e in inp.slots if e.stamp is not None]
+    if not stamps:
+        return
+    now = inp.now if inp.now is not None else max(stamps)
+    for e, status, room in _undecided(inp):
+        if not e.valid or e.stamp is None:
+            continue
+        days = max(0.0, now - e.stamp) / 86400.0
+        stale = 1.0 - math.exp(-days / cfg.update_days)
+        exposed = inp.use(e.uuid) + model.of(e.uuid)
+        if exposed * room * stale > 0:
+            yield Hit(e.uuid, exposed * room * stale, _age_why, _age_numbers, (days, stale, exposed, room))
+
+
+def _age_why(days: float, stale: float, exposed: float, room: float) -> str:
+    return f"stated {days:.0f} days ago: replaced since with chance {stale:.2f}; exposure {exposed:.2f}"
+
+
+def _age_numbers(days: float, stale: float, exposed: float, room: float) -> dict[str, Any]:
+    return figures(age_days=round(days, 1), p_replaced=stale, exposure=exposed, room=room)
+
+
+def contradiction(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
+    """Facts no reviewer decided that Graphiti invalidated (its contradiction step has invalidated
+    correct facts: a promotion brings one back) or that state another value than the one verified
+    value of their slot (a rejection takes it out of the answers): a decision settles which is
+    right. Value: the slot's exposure (its returns, its subject's share and prior) x room x 1/2
+    (either side as likely)."""
+    model = exposure(inp, cfg)
+    verified: dict[tuple[str, str], set[str]] = {}
+    for e in inp.slots:
+        if e.valid and inp.status(e.uuid) in VERIFIED:
+            verified.setdefault((e.subject_uuid, e.predicate), set()).add(e.object_uuid)
+    slot_use: dict[tuple[str, str], float] = {}
+    for e in inp.slots:
+        slot_use[(e.subject_uuid, e.predicate)] = slot_use.get((e.subject_uuid, e.predicate), 0.0) + inp.use(e.uuid)
+    for e, status, room in _undecided(inp):
+        if e.uuid in inp.invalidated:
+            continue  # the guard's record: trusted_invalidated
+        values = verified.get((e.subject_uuid, e.predicate), set())
+        against = len(values) == 1 and e.object_uuid not in values
+        if e.valid and not against:
+            continue
+        exposed = slot_use[(e.subject_uuid, e.predicate)] + model.of(e.uuid)
+        value = exposed * room * 0.5
+        if value > 0:
+            why = "Graphiti invalidated it" if not e.valid else "another value of its slot is verified"
+            yield Hit(e.uuid, value, f"{why}; exposure {exposed:.2f} of its slot",
+                      figures(invalidated=not e.valid, contradicts_verified=against, exposure=exposed, room=room))
 
 
 def flagged(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
@@ -305,7 +472,8 @@ def unplaced(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
 
 RULES: dict[str, Rule] = {"unreviewed_use": unreviewed_use, "contested_slot": contested_slot,
                           "trusted_invalidated": trusted_invalidated, "low_confidence_use": low_confidence_use,
-                          "flagged": flagged, "unplaced": unplaced}
+                          "flagged": flagged, "unplaced": unplaced, "centrality": centrality, "age": age,
+                          "contradiction": contradiction}
 
-__all__ = ["DECISIVE", "RULES", "Hit", "figures", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "first_shown",
+__all__ = ["DECISIVE", "RULES", "Exposure", "Hit", "age", "centrality", "contradiction", "exposure", "figures", "QueueInputs", "Rule", "SlotEdge", "contested_slot", "first_shown",
            "flagged", "low_confidence_use", "trusted_invalidated", "unplaced", "unreviewed_use"]

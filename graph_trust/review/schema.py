@@ -10,6 +10,9 @@
   fact and day. No query text.
 - ``retrieval_queries``: only with ``review.log_queries: true``: each query's text and the uuids it returned.
 - ``review_flags``: facts agents flagged for review (MCP ``flag_fact``), open until a reviewer decides them.
+- ``review_skips``: ``graph-trust review skip``: a reviewer looked at a fact and did not decide it
+  (who, when, why, the status then); the queue stops offering it for ``review.queue.skip_days``
+  unless new evidence arrives. ``undo`` of a skip batch is a row of its own (``action`` undo).
 """
 
 from __future__ import annotations
@@ -70,9 +73,23 @@ CREATE TABLE IF NOT EXISTS review_flags (
     resolved_at TEXT,
     resolved_by TEXT
 );
-CREATE INDEX IF NOT EXISTS review_flags_open ON review_flags (resolved_at, target)
+CREATE INDEX IF NOT EXISTS review_flags_open ON review_flags (resolved_at, target);
+CREATE TABLE IF NOT EXISTS review_skips (
+    id INTEGER PRIMARY KEY,
+    batch_id TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('skip', 'undo')),
+    candidate_id TEXT,
+    edge_uuid TEXT,
+    status TEXT,
+    actor TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    skipped_at TEXT NOT NULL,
+    undone_by TEXT
+);
+CREATE INDEX IF NOT EXISTS review_skips_batch ON review_skips (batch_id, id);
+CREATE INDEX IF NOT EXISTS review_skips_at ON review_skips (skipped_at)
 """
-TABLES = ("review_decisions", "retrieval_log", "retrieval_queries", "review_flags")
+TABLES = ("review_decisions", "retrieval_log", "retrieval_queries", "review_flags", "review_skips")
 
 
 def init_review_tables(where: str | Path | Location) -> list[str]:

@@ -14,10 +14,12 @@ as no item carries negative evidence; with ``profile="graphiti"`` they are whate
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from graphiti_core.helpers import semaphore_gather, validate_group_ids
@@ -413,6 +415,7 @@ async def trust_search(
     bfs_origin_node_uuids: list[str] | None = None,
     query_vector: list[float] | None = None,
     max_query_chars: int = MAX_QUERY_CHARS,
+    log: ReturnLog | None = None,
 ) -> TrustSearchResults:
     """Search ``graphiti`` (a ``Graphiti``, or a driver plus ``embedder``) with the trust boost.
 
@@ -425,7 +428,63 @@ async def trust_search(
     ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group
     is its own graph: several ``group_ids`` are searched per graph and merged into one
     re-sorted list.
+
+    ``log`` (a :class:`graph_trust.review.log.RetrievalLog`, or anything with its ``record``),
+    else the one :func:`logging_to` set for this context, counts the returned edges in the review
+    DB's retrieval log (in memory; the writer writes in the background, or on ``flush()`` /
+    ``close()``), so the review queue sees what the application searched.
     """
+    results = await _trust_search(graphiti, query, config, group_ids, search_filter, center_node_uuid,
+                                  embedder=embedder, trust_weight=trust_weight, trust_override=trust_override,
+                                  bfs_origin_node_uuids=bfs_origin_node_uuids, query_vector=query_vector,
+                                  max_query_chars=max_query_chars)
+    sink = log if log is not None else _LOG.get()
+    if sink is not None:
+        sink.record("search", [(e.uuid, e.group_id) for e in results.edges], query=query, groups=group_ids)
+    return results
+
+
+class ReturnLog(Protocol):
+    """What :func:`trust_search` records into: :class:`graph_trust.review.log.RetrievalLog`."""
+
+    def record(self, interface: str, returned: Any, *, query: str | None = None,
+               groups: list[str] | None = None) -> None: ...
+
+
+_LOG: ContextVar[ReturnLog | None] = ContextVar("graph_trust_search_log", default=None)
+
+
+@contextmanager
+def logging_to(log: ReturnLog | None) -> Iterator[ReturnLog | None]:
+    """Within the block, every :func:`trust_search` without its own ``log`` records into ``log``
+    (a ContextVar: per task and thread, restored on exit)::
+
+        with logging_to(RetrievalLog("review.sqlite3")) as log:
+            await trust_search(graphiti, "who owns billing-db")
+        log.close()  # writes what is pending
+    """
+    token = _LOG.set(log)
+    try:
+        yield log
+    finally:
+        _LOG.reset(token)
+
+
+async def _trust_search(
+    graphiti: Any,
+    query: str,
+    config: SearchConfig | None,
+    group_ids: list[str] | None,
+    search_filter: SearchFilters | None,
+    center_node_uuid: str | None,
+    *,
+    embedder: Any,
+    trust_weight: float | None,
+    trust_override: TrustOverride | None,
+    bfs_origin_node_uuids: list[str] | None,
+    query_vector: list[float] | None,
+    max_query_chars: int,
+) -> TrustSearchResults:
     query = check_query(query, max_query_chars)
     driver, embedder, cross_encoder = _resolve(graphiti, embedder)
     config = _as_trust_config(config)

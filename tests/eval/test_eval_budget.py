@@ -152,3 +152,60 @@ def test_bad_review_budget_options_are_one_line_errors(tmp_path, args, message):
     r = run_cli("eval", *args, cwd=tmp_path)
     assert r.code == 2 and message in r.err, (r.code, r.err)
     assert len([line for line in r.err.splitlines() if "rror" in line]) == 1 and "Traceback" not in r.err
+
+
+@given(st.floats(0, 0.5), st.integers(0, 50))
+@hsettings(max_examples=40, deadline=None)
+def test_generated_sets_hold_out_the_share_asked_of_a_group_the_log_never_searches(share, seed):
+    data = B.generated(seed)
+    queries = data.judged.queries
+    log_half, scored = B.split_unseen(queries, share, seed)
+    assert not {q.id for q in log_half} & {q.id for q in scored}
+    assert {q.id for q in log_half} | {q.id for q in scored} <= {q.id for q in queries}
+    regional = {g for g in data.graph["groups"] if "-r" in g}
+    assert regional and not {q.group for q in log_half} & regional  # the log never searches the region
+    unseen = sum(q.group in regional for q in scored)
+    assert abs(unseen / len(scored) - share) <= 1 / len(scored) + 1e-9
+    # deterministic: the same seed gives the same set and split
+    again = B.split_unseen(B.generated(seed).judged.queries, share, seed)
+    assert [q.id for q in again[1]] == [q.id for q in scored]
+    # a generated set is a valid judged set (its wrong facts are judged 0) and its verdicts cover the graph
+    assert set(data.verdicts) == {e["uuid"] for e in data.graph["edges"]}
+    for q in queries:
+        assert all(data.judged.qrels[q.id][w] == 0 for w in q.wrong)
+
+
+def test_the_split_refuses_a_share_outside_0_to_half():
+    with pytest.raises(InputError, match="--unseen-share"):
+        B.split_unseen(B.generated(0).judged.queries, 0.6, 0)
+
+
+def _row(strategy: str, facts: int, ndcg: float, wrong: float) -> dict:
+    return {"case": "none", "strategy": strategy, "facts": facts, "ndcg@10": {"mean": ndcg},
+            "wrong_first": {"mean": wrong}}
+
+
+@pytest.mark.parametrize("q5, q10, met", [
+    ((0.60, 2.0), (0.61, 1.0), True),
+    ((0.60, 2.0), (0.60, 1.0), False),  # 10% must beat it, not tie
+    ((0.59, 2.0), (0.61, 1.0), False),  # 5% short on nDCG@10
+    ((0.60, 2.5), (0.61, 1.0), False),  # 5% short on wrong first
+])
+def test_acceptance_compares_the_queue_with_random_40_percent_by_the_same_reviewer(q5, q10, met):
+    r = B.BudgetReport("hashing", 100, "trust@0.05", [], [])
+    r.rows = [_row("queue", 5, *q5), _row("queue", 10, *q10), _row("random", 40, 0.60, 2.0)]
+    a = r._acceptance()
+    assert a["evaluated"] and a["met"] is met and a["facts"] == [5, 10, 40]
+    r.rows = r.rows[:2]
+    assert r._acceptance()["evaluated"] is False
+
+
+def test_a_generated_set_end_to_end(tmp_path):
+    r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--review-budget", "2",
+                "--review-start", "none", "--unseen-share", "0.5", "--json", cwd=tmp_path, timeout=900)
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["dataset"].startswith("generated") and d["facts"] == len(B.generated(0).graph["edges"])
+    draw = d["draws"][0]
+    # the scored half's regional queries ask about subjects the log never returned
+    assert draw["scored_unseen_by_log"] >= 0.5 - 1e-9 and draw["set"] == "generated-0"

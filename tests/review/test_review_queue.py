@@ -108,11 +108,12 @@ def test_a_slot_nobody_was_shown_is_exposed_through_its_subject_and_the_prior():
     # first; the other subject was never shown: without a prior, no exposure
     assert hits("contested_slot", inp, NO_PRIOR) == pytest.approx({"z1": 2 * risk(10)})
     # the log holds 2 searches (rank-1 returns) of 2 weighted returns each; 3 searches before it, spread
-    # evenly over the 3 slots in view, add 3 x 2 / 3 = 2 weighted returns to every slot
+    # over the 3 slots in view, add 3 x 2 / 3 = 2 weighted returns to a slot, scaled by its subject's
+    # centrality (its relations over the mean, 1.5): es 2 / 1.5, other 1 / 1.5
     cfg = ReviewQueueSettings(prior_searches=3)
-    assert hits("contested_slot", inp, cfg) == pytest.approx({"z1": (2 + 2) * risk(10), "w1": 2})
+    assert hits("contested_slot", inp, cfg) == pytest.approx({"z1": (2 + 8 / 3) * risk(10), "w1": 4 / 3})
     z1 = next(h for h in RULES["contested_slot"](inp, cfg) if h.key == "z1").figures
-    assert (z1["subject_share"], z1["prior"], z1["gap_days"], z1["risk"]) == (2, 2, 10, round(risk(10), 4))
+    assert (z1["subject_share"], z1["prior"], z1["gap_days"], z1["risk"]) == (2, 2.6667, 10, round(risk(10), 4))
 
 
 @st.composite
@@ -264,6 +265,8 @@ def test_priority_is_the_weighted_sum_of_the_rules(inp, weights, scale):
         for h in rule(inp, cfg):
             if cfg.weights[name] > 0 and h.value > 0:
                 expect[h.key] = expect.get(h.key, 0.0) + cfg.weights[name] * h.value
+    # every fact a reviewer could still decide is listed (the queue never runs out), at 0 without a hit
+    expect = {k: 0.0 for k in inp.open_keys()} | expect
     assert {i.key: i.priority for i in items} == pytest.approx(expect, rel=1e-6, abs=1e-6)
     assert [i.priority for i in items] == sorted((i.priority for i in items), reverse=True)
     for i in items:
@@ -308,6 +311,7 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
     log.flush()
     settings.review.url = review_url
     settings.review.queue.prior_searches = 0  # (the prior: test_a_contested_slot_no_search_returned...)
+    settings.review.queue.weights.update(centrality=0.0, age=0.0, contradiction=0.0)  # (the priors: below)
     settings.mcp.agent = "bot"
     await api.flag_fact(settings, u[4], "TLS port changed", graph=graph)
     items = await api.review_queue(settings, graph=graph)
@@ -329,7 +333,7 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
     # one slot) x the risk that a value 59 days newer is a conflict; 9300 far below (2.5 at rank 2 x 0.25)
     assert [i.key for i in items[:2]] == [u[4], u[0]]
     assert [i.priority for i in items[:2]] == pytest.approx([21.25, 1.25 + 15 * risk(59)], abs=1e-5)
-    assert by[u[1]].priority == pytest.approx(0.625) and items[-1].key == u[1]
+    assert by[u[1]].priority == pytest.approx(0.625) and [i for i in items if i.priority > 0][-1].key == u[1]
     contested = next(r for r in by[u[0]].reasons if r["rule"] == "contested_slot")
     assert contested["numbers"]["values"] == 2 and contested["numbers"]["verified"] == 0
     assert contested["numbers"]["gap_days"] == 59 and contested["numbers"]["exposure"] == 15
@@ -341,7 +345,10 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
     assert u[0] not in after and "contested_slot" not in after.get(u[1], set())
     assert [i.key for i in await api.review_queue(settings, graph=graph, limit=1)] == [next(iter(after))]
     only = await api.review_queue(settings, graph=graph, weights={k: 0.0 for k in QUEUE_RULES} | {"unplaced": 1.0})
-    assert [i.key for i in only] == ["candidate:c-gone"]
+    mine = [i for i in only if i.key in set(u) | {"candidate:c-gone"}]  # (the graph holds other tests' groups)
+    assert only[0].key == "candidate:c-gone" and {i.key for i in mine[1:]} == {u[1], u[2], u[4]}
+    assert all(i.priority == 0 and not i.reasons for i in only[1:])  # undecided, no rule on: still listed
+    settings.review.queue = ReviewQueueSettings()  # the command reads the defaults
     cli = run_cli("review", "queue", "--graph", settings.graph.uri, "--json", "--limit", "3",
                   env={"GRAPH_TRUST_STATE_DIR": str(settings.state_dir), "GRAPH_TRUST_REVIEW_DB": review_url,
                        "NEO4J_DATABASE": settings.graph.database or ""})
@@ -369,18 +376,24 @@ async def test_a_contested_slot_no_search_returned_is_found_through_its_subject(
         log.record("search", [(owner, group)], at=time.time())
     log.flush()
     settings.review.url = str(review)
-    items = await api.review_queue(settings, graph=graph)
+    items = await api.review_queue(settings, graph=graph, group=group)
     contested = {i.key: r for i in items for r in i.reasons if r["rule"] == "contested_slot"}
     # svc: 4 weighted returns over its 2 slots; its LISTENS_ON slot, never returned, gets 2, on 8080 (shown
     # first: 30 days newer), plus the prior: 120 searches of 1 weighted return each (the log's 4 searches
-    # returned 4) over the 2 slots in view, 60; `other` was never shown: its two ports are not in the queue
-    assert set(contested) == {p8080}
+    # returned 4) over the 3 slots of the graph, 40, x svc's centrality (2 relations over the mean 1.5);
+    # `other` was never shown: its port slot has the prior alone, x its centrality (1 / 1.5)
+    p1, p2 = uuids[SVC[3].fact], uuids[SVC[4].fact]
+    assert set(contested) == {p8080} | ({p1, p2} & set(contested)) and len(contested) == 2
     n = contested[p8080]["numbers"]
-    assert (n["subject_share"], n["prior"], n["exposure"], n["returned"], n["gap_days"]) == (2, 60, 62, 0, 30)
-    assert contested[p8080]["value"] == pytest.approx(62 * risk(30), abs=1e-4)
+    assert (n["subject_share"], n["prior"], n["exposure"], n["returned"], n["gap_days"]) == (
+        2, 53.3333, 55.3333, 0, 30)
+    assert contested[p8080]["value"] == pytest.approx((2 + 160 / 3) * risk(30), abs=1e-3)
     assert "2 values (80, 8080)" in contested[p8080]["why"]
-    assert {i.key for i in items} == {owner, p8080}
+    other = next(r for k, r in contested.items() if k != p8080)
+    assert other["numbers"]["prior"] == pytest.approx(80 / 3, abs=1e-3) and other["numbers"]["returned"] == 0
+    assert {i.key for i in items} == {owner, *uuids.values()}  # every undecided fact is listed
     settings.review.queue.prior_searches = 0
-    items = await api.review_queue(settings, graph=graph)
+    items = await api.review_queue(settings, graph=graph, group=group)
     assert [r["value"] for i in items for r in i.reasons if r["rule"] == "contested_slot"] == pytest.approx(
         [2 * risk(30)], abs=1e-4)
+    assert {i.key for i in items} == set(uuids.values())  # without a prior, still every undecided fact

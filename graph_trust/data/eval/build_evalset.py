@@ -1,8 +1,9 @@
 """Generate the bundled labeled evaluation set (``graph_trust/data/eval/``).
 
-Kept in the repository so the set can be regenerated and reviewed; never imported at run time
-(:mod:`graph_trust.eval.dataset` reads the files). Deterministic: a fixed seed, ``uuid5`` ids
-and fixed timestamps, so rerunning it rewrites byte-identical files::
+Kept in the repository so the set can be regenerated and reviewed; the bundled set is read from
+the files (:mod:`graph_trust.eval.dataset`), and :func:`build` with another seed makes the other
+judged sets of ``graph-trust eval --review-budget --generated``. Deterministic: a fixed seed,
+``uuid5`` ids and fixed timestamps, so rerunning it rewrites byte-identical files::
 
     python graph_trust/data/eval/build_evalset.py
 
@@ -301,7 +302,7 @@ def _fill(template: str, rng: random.Random, g: dict, s: str, v: str = "") -> st
 
 def build_group(group: str, rng: random.Random, n_queries: int) -> tuple[Builder, list[dict], list[tuple]]:
     """One group's facts, queries and qrels."""
-    g = GROUPS[group]
+    g = GROUPS[group.split("-r")[0]]
     b = Builder(group, rng)
     pairs = [(a, s) for a, spec in ATTRS.items() for s in g[spec["kind"]]]
     rng.shuffle(pairs)
@@ -315,7 +316,7 @@ def build_group(group: str, rng: random.Random, n_queries: int) -> tuple[Builder
     queries, qrels = [], []
     for i, ((attr, s), cls) in enumerate(zip(asked, classes, strict=True)):
         spec = ATTRS[attr]
-        qid = f"{group[:3]}-{i + 1:02d}"
+        qid = f"{group[:3]}{group[len(group.split('-r')[0]):]}-{i + 1:02d}"
         key = f"{attr}/{s}"
         v = _value(attr, g, rng, s)
         flags = [cls]
@@ -368,12 +369,19 @@ def build_group(group: str, rng: random.Random, n_queries: int) -> tuple[Builder
     return b, queries, qrels
 
 
-def build() -> dict[str, object]:
-    rng = random.Random(SEED)
+def build(seed: int = SEED, regions: int = 0) -> dict[str, object]:
+    """The set (graph, queries, qrels, verdicts) drawn with ``seed``: the bundled one with ``SEED``;
+    another seed gives other subjects asked, classes, values, ages and wordings. ``regions`` adds
+    that many regional groups, copies of the estates in turn (``infra-r1``, then ``payments-r1``,
+    ``infra-r2``, ...: the same kinds of subjects, entities of their own, drawn afresh), so a judged
+    set can hold questions about a part of the graph another set of questions never searched."""
+    rng = random.Random(seed)
+    base = list(GROUPS)
+    groups = base + [f"{base[k % len(base)]}-r{k // len(base) + 1}" for k in range(regions)]
     graph = {"version": 1, "description": "graph-trust labeled evaluation set: an operations graph in two estates",
-             "as_of": AS_OF.isoformat(), "groups": list(GROUPS), "entities": [], "edges": []}
+             "as_of": AS_OF.isoformat(), "groups": groups, "entities": [], "edges": []}
     queries, qrels, verdicts = [], [], {}
-    for group in GROUPS:
+    for group in groups:
         b, q, r = build_group(group, rng, len(CLASSES))
         graph["entities"] += sorted(b.entities.values(), key=lambda e: e["uuid"])
         graph["edges"] += b.edges

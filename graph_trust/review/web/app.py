@@ -78,7 +78,8 @@ class PageOps:
     :func:`graph_trust.api.review_page_app`: ``open_graph()`` (an async context manager of a graph
     connection, opened once for the app's life), ``queue(group=, limit=, graph=)``,
     ``fact(target, graph=, actor=)``, ``decide(action, ids, actor=, reason=, apply_sync=, graph=, expect=)``,
-    ``undo(actor=, reason=, batch_id=, force=, apply_sync=, graph=)`` and ``history(target, limit=)``."""
+    ``undo(actor=, reason=, batch_id=, force=, apply_sync=, graph=)``, ``history(target, limit=)`` and
+    ``skip(ids, actor=, reason=, graph=)`` (the "skip" button: looked, not decided)."""
 
     open_graph: Callable[[], AbstractAsyncContextManager[Any]]
     queue: Callable[..., Awaitable[list[Any]]]
@@ -86,6 +87,7 @@ class PageOps:
     decide: Callable[..., Awaitable[dict[str, Any]]]
     undo: Callable[..., Awaitable[dict[str, Any]]]
     history: Callable[..., list[dict[str, Any]]]
+    skip: Callable[..., Awaitable[dict[str, Any]]] | None = None  # skip(ids, actor=, reason=, graph=): looked, not decided
 
 
 def _need_extra() -> None:
@@ -249,6 +251,14 @@ def create_app(ops: PageOps, page: ReviewPageSettings, *, extra_hosts: list[str]
         if refusal is not None:
             return refusal
         action, reason = str(form.get("action") or ""), str(form.get("reason") or "")
+        if action == "skip" and ops.skip is not None:
+            try:
+                out = await ops.skip([target], actor=who, reason=reason, graph=state["graph"])
+            except GraphTrustError as exc:
+                return await fact_page(request, target, error=str(exc), status=status_of(exc),
+                                       form={"reason": reason, "action": action})
+            return RedirectResponse(f"/fact/{quote(target, safe='')}?batch={quote(out['batch']['batch_id'], safe='')}",
+                                    status_code=303)
         if action not in ACTIONS:
             return await fact_page(request, target, status=400, form={"reason": reason},
                                    error=f"choose a decision ({', '.join(ACTIONS)}), not {action!r}; nothing was written")
