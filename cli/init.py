@@ -6,6 +6,7 @@ import click
 
 from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime
+from graph_trust.cli.index import KIND_WORD
 
 EXAMPLES = """
 \b
@@ -24,7 +25,8 @@ def init(groups: tuple[str, ...]) -> None:
     """Create Graphiti's indices and constraints, the relationship uuid index sync needs, and
     HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones),
     then measure each vector index's recall@10 on its graph's own embeddings (where not
-    measured yet), which decides whether search uses it (graph-trust index status).
+    measured yet), and build each graph's exact vector store (vector_index.store), from which
+    search takes its exact cosine candidates (graph-trust index status).
 
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
@@ -39,6 +41,10 @@ def init(groups: tuple[str, ...]) -> None:
         shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
                           for k, v in kinds.items())
         click.echo(f"  vector indexes of {name}: {shown}")
+        built = out.get("vector_stores", {}).get(name)
+        if built and any(v["items"] is not None for v in built.values()):
+            click.echo(f"  exact vector store of {name}: " + ", ".join(
+                f"{KIND_WORD[k]} {v['status']} ({v['items']:,})" for k, v in built.items() if v["items"] is not None))
         for kind, r in out["recall"].get(name, {}).items():
             c = r["choice"]
             click.echo(f"    search of its {kind}s uses the {c['stage']}: {c['reason']}")

@@ -188,6 +188,27 @@ async def ensure(conn: Any, settings: Any, *, force: bool = False,
     return out
 
 
+def reason(items: int, built_at: str, kind: str) -> str:
+    """Why search uses the store (``index status``, ``--explain``)."""
+    return (f"exact vector store: {items:,} {'edges' if kind == 'edge' else 'entities'} built {built_at}, "
+            f"kept fresh at each search, scanned with {library()}")
+
+
+def status(settings: Any, graph: str, database: str, kind: str) -> dict[str, Any] | None:
+    """What ``index status`` shows of one store (None: not built)."""
+    if not settings.vector_index.store:
+        return None
+    meta = read_meta(location(root_of(settings), graph, database, kind))
+    return None if meta is None else {k: meta[k] for k in ("items", "dimension", "built_at", "seconds", "count")}
+
+
+def choice(settings: Any, store: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
+    """The stage ``search.cosine`` takes given a store's :func:`status` (None: not the store)."""
+    if store is None or settings.search.cosine not in ("auto", "store"):
+        return None
+    return {"stage": "store", "reason": reason(store["items"], store["built_at"], kind), "k": None}
+
+
 def forget(conn_graph: str, database: str, kind: str, root: Path) -> bool:
     """Remove a store (``index rebuild`` of an emptied graph); False when there was none."""
     path = location(root, conn_graph, database, kind)

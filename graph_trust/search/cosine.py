@@ -175,9 +175,7 @@ async def choice_for(kind: str, driver: Any, stage: CosineStage, limit: int) -> 
     if stage.mode in ("auto", "store"):
         view = store_view(stage, driver, kind)
         if view is not None:
-            d = view.describe()
-            return index_recall.Choice("store", f"exact vector store ({d['items']:,} {index_recall.WORD[kind]} "
-                                                f"built {d['built_at']}, {library_note()})")
+            return index_recall.Choice("store", vs.reason(int(view.meta["items"]), view.meta["built_at"], kind))
         if stage.mode == "store":
             return index_recall.Choice("scan", "no exact vector store for this graph (graph-trust init or "
                                                "index rebuild builds it)")
@@ -259,10 +257,6 @@ async def _search(kind: str, driver: Any, vector: list[float], k: int, search_fi
                                                routing_="r", **params)
     records = list(records or [])
     return [build(r, p) for r in records], [float(r["score"]) for r in records]
-
-
-def library_note() -> str:
-    return f"scanned with {vs.library()}"
 
 
 def store_view(stage: CosineStage, driver: Any, kind: str) -> vs.StoreView | None:
