@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from graph_trust.graph import text_index
 from graph_trust.graph import vector_index as vi
 
 try:  # the optional extra graph-trust[exact]: the same exact scan, several times faster (measured)
@@ -111,6 +112,7 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
         total = await vi.count(conn, kind)
         uuids: list[str] = []
         groups: list[str] = []
+        docs: list[list[str]] = []  # each fact's BM25 terms (edges only)
         watermark: datetime | None = None
         dims: dict[int, int] = {}
         raw = gen / "raw.f32"
@@ -125,6 +127,8 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
                     out.write(np.asarray([r["v"] for r in rows], dtype=np.float32).tobytes())
                 uuids += [r["uuid"] for r in rows]
                 groups += [r.get("group_id") or "" for r in rows]
+                if kind == "edge":
+                    docs += [text_index.tokens(text_index.doc_text(r)) for r in rows]
                 for r in rows:
                     t = as_datetime(r.get("created_at"))
                     if t is not None and (watermark is None or t > watermark):
@@ -146,6 +150,8 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
         vectors.flush()
         del vectors
         raw.unlink()
+        if kind == "edge":
+            text_index.write(gen, [docs[i] for i in order])
         after = await vi.count(conn, kind)
         meta = {"version": VERSION, "graph": conn.address.display, "database": conn.database, "kind": kind,
                 "items": len(order), "dimension": dim, "groups": names, "starts": starts,
@@ -230,8 +236,10 @@ class StoreView:
         self.vectors = np.load(gen / "vectors.npy", mmap_mode="r")
         self.groups: list[str] = meta["groups"]
         self.bounds = list(zip(meta["starts"], [*meta["starts"][1:], meta["items"]], strict=True))
+        self.postings = text_index.Postings.load(gen)  # edges: BM25 postings of the built facts
         self.deleted = np.zeros(0, dtype=np.int64)  # store rows found deleted
         self.added: dict[str, tuple[str, np.ndarray | None]] = {}  # uuid -> (group, unit vector or None)
+        self.added_terms: dict[str, list[str]] = {}  # uuid -> BM25 terms of an edge added since
         self.count = int(meta["count"])  # the graph's item count this view accounts for
         # an empty store reads every item Graphiti writes later
         self.watermark = as_datetime(meta.get("watermark")) or datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -275,6 +283,8 @@ class StoreView:
             if v is not None and self.vectors.shape[1] and len(v) != self.vectors.shape[1]:
                 v = None  # another dimension: Graphiti's cosine compares nothing with it either
             self.added[r["uuid"]] = (r.get("group_id") or "", v)
+            if kind == "edge":
+                self.added_terms[r["uuid"]] = text_index.tokens(text_index.doc_text(r))
             t = as_datetime(r.get("created_at"))
             if t is not None and (self.watermark is None or t > self.watermark):
                 self.watermark = t
@@ -287,6 +297,7 @@ class StoreView:
         gone = [u for u in self.added if u not in present]
         for u in gone:
             del self.added[u]
+            self.added_terms.pop(u, None)
         alive = np.isin(np.char.decode(np.asarray(self.uuids)), list(present)) if len(self.uuids) else np.zeros(0, bool)
         before = len(self.deleted)
         self.deleted = np.flatnonzero(~alive)
@@ -318,6 +329,63 @@ class StoreView:
         scores = np.concatenate(found_s) if found_s else np.zeros(0, np.float32)
         order = sorted(range(len(found_u)), key=lambda i: (-float(scores[i]), found_u[i]))[:k]
         return [found_u[i] for i in order], scores[order] if order else np.zeros(0, np.float32)
+
+    def bm25_top(self, terms: list[str], k: int, groups: list[str] | None) -> tuple[list[str], np.ndarray]:
+        """The ``k`` best facts by BM25 for the query ``terms`` (:mod:`graph_trust.graph.text_index`,
+        statistics per group over the facts the view holds), deleted ones left out: uuids and
+        scores, best first, equal scores by uuid; only facts matching some term."""
+        found_u: list[str] = []
+        found_s: list[np.ndarray] = []
+        for g, (a, b) in zip(self.groups, self.bounds, strict=True):
+            if groups is not None and g not in groups:
+                continue
+            u, s = self._bm25_group(g, a, b, list(dict.fromkeys(terms)), k)
+            found_u += u
+            found_s.append(s)
+        for g in {g for g, _ in self.added.values()} - set(self.groups):  # groups that are new since the build
+            if groups is None or g in groups:
+                u, s = self._bm25_group(g, 0, 0, list(dict.fromkeys(terms)), k)
+                found_u += u
+                found_s.append(s)
+        scores = np.concatenate(found_s) if found_s else np.zeros(0)
+        order = sorted(range(len(found_u)), key=lambda i: (-float(scores[i]), found_u[i]))[:k]
+        return [found_u[i] for i in order], scores[order] if order else np.zeros(0)
+
+    def _bm25_group(self, group: str, a: int, b: int, terms: list[str], k: int) -> tuple[list[str], np.ndarray]:
+        p = self.postings
+        dead = self.deleted[(self.deleted >= a) & (self.deleted < b)]
+        extra = {u: ts for u, ts in self.added_terms.items() if self.added[u][0] == group}
+        n = (b - a) - len(dead) + len(extra)
+        if n <= 0 or not terms:
+            return [], np.zeros(0)
+        total = (float(np.sum(p.doclen[a:b], dtype=np.int64)) if p is not None and b > a else 0.0) - (
+            float(np.sum(p.doclen[dead])) if p is not None and len(dead) else 0.0) + sum(map(len, extra.values()))
+        avgdl = total / n
+        scores = np.zeros(b - a)
+        extra_u = list(extra)
+        extra_s = np.zeros(len(extra_u))
+        extra_len = np.asarray([len(extra[u]) for u in extra_u], dtype=np.float64)
+        for term in terms:
+            rows, tf = p.postings(term, a, b) if p is not None else (np.zeros(0, np.int64), np.zeros(0))
+            if len(dead) and len(rows):
+                keep = ~np.isin(rows, dead)
+                rows, tf = rows[keep], tf[keep]
+            etf = np.asarray([extra[u].count(term) for u in extra_u], dtype=np.float64)
+            df = len(rows) + int(np.count_nonzero(etf))
+            if df == 0:
+                continue
+            if len(rows):
+                scores[rows - a] += text_index.bm25(tf.astype(np.float64), p.doclen[rows].astype(np.float64), df, n,
+                                                    avgdl)
+            if len(extra_u):
+                extra_s += np.where(etf > 0, text_index.bm25(etf, extra_len, df, n, avgdl), 0.0)
+        hit = np.flatnonzero(scores > 0)
+        if len(hit) > k:  # the best k and every fact tied with the k-th (the key orders those)
+            cut = np.partition(scores[hit], len(hit) - k)[len(hit) - k]
+            hit = hit[scores[hit] >= cut]
+        uuids = np.char.decode(np.asarray(self.uuids[hit + a])).tolist() if len(hit) else []
+        ehit = np.flatnonzero(extra_s > 0)
+        return uuids + [extra_u[i] for i in ehit], np.concatenate([scores[hit], extra_s[ehit]])
 
     def describe(self) -> dict[str, Any]:
         return {"items": int(self.meta["items"]), "built_at": self.meta["built_at"], "added": len(self.added),

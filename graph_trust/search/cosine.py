@@ -59,6 +59,7 @@ from graph_trust.graph import vector_index as vi
 from graph_trust.graph import vector_store as vs
 from graph_trust.graph.connection import address_of
 from graph_trust.graph.recall_store import RecallStore, store_path
+from graph_trust.search import store_stage
 
 import numpy as np
 
@@ -302,31 +303,18 @@ async def _from_store(kind: str, driver: Any, view: vs.StoreView, vector: list[f
     conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
     rescore = (queries.load(f"{kind}_store_rescore", vi.dialect_of(driver))
                .replace("/*filters*/", "".join(f" AND {c}" for c in conds)).replace("/*score*/", score))
-    scored: dict[str, float] = {}
-    read: set[str] = set()
-    k = max(4 * limit, 64)
-    while True:
+
+    def top(k: int) -> tuple[list[str], np.ndarray]:
         uuids, cos = view.top(q, k, group_ids)
-        exhausted = len(uuids) < k
-        fresh = [u for u, c in zip(uuids, cos.tolist(), strict=True)
-                 if u not in read and (1.0 + c) / 2.0 > min_score - STORE_TOL]
-        if fresh:
-            records, _, _ = await driver.execute_query(rescore, uuids=fresh, search_vector=vector, routing_="r",
-                                                       **params)
-            scored.update((r["uuid"], float(r["score"])) for r in records or []
-                          if r["passes"] and r["score"] is not None and float(r["score"]) > min_score)
-            read.update(fresh)
-        bound = -math.inf if exhausted or not uuids else (1.0 + float(cos[-1])) / 2.0 + STORE_TOL
-        best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        if exhausted or bound <= min_score or (len(best) >= limit and best[limit - 1][1] > bound):
-            break
-        if k >= max_k:
-            return None, f"fewer than {limit} candidates pass the filters among the store's {k:,} nearest"
-        k = min(max_k, k * 4)
-    chosen = [u for u, _ in best[:limit]]
-    if not chosen:
-        return [], ""
-    fetch = queries.load(f"{kind}_store_fetch", vi.dialect_of(driver)).replace("/*returns*/", returns)
-    records, _, _ = await driver.execute_query(fetch, uuids=chosen, routing_="r")
-    by_uuid = {r["uuid"]: build(r, p) for r in records or []}
-    return [by_uuid[u] for u in chosen if u in by_uuid], ""
+        return uuids, (1.0 + cos.astype(np.float64)) / 2.0  # Graphiti's scale
+
+    async def verify(uuids: list[str]) -> dict[str, float]:
+        records, _, _ = await driver.execute_query(rescore, uuids=uuids, search_vector=vector, routing_="r", **params)
+        return {r["uuid"]: float(r["score"]) for r in records or []
+                if r["passes"] and r["score"] is not None and float(r["score"]) > min_score}
+
+    max_k = max(max_k, store_stage.MAX_READ)
+    chosen = await store_stage.exact_cut(top, verify, limit, max_k, floor=min_score, tol=STORE_TOL)
+    if chosen is None:
+        return None, f"fewer than {limit} candidates pass the filters among the store's {max_k:,} nearest"
+    return await store_stage.fetch(kind, driver, chosen, returns, build), ""
