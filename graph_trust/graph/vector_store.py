@@ -235,7 +235,8 @@ class StoreView:
         self.uuids = np.load(gen / "uuids.npy", mmap_mode="r")
         self.vectors = np.load(gen / "vectors.npy", mmap_mode="r")
         self.groups: list[str] = meta["groups"]
-        self.bounds = list(zip(meta["starts"], [*meta["starts"][1:], meta["items"]], strict=True))
+        starts = meta["starts"]
+        self.bounds = list(zip(starts, [*starts[1:], meta["items"]][:len(starts)], strict=True))
         self.postings = text_index.Postings.load(gen)  # edges: BM25 postings of the built facts
         self.deleted = np.zeros(0, dtype=np.int64)  # store rows found deleted
         self.added: dict[str, tuple[str, np.ndarray | None]] = {}  # uuid -> (group, unit vector or None)

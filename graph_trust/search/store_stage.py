@@ -41,17 +41,17 @@ async def exact_cut(top: Top, verify: Verify, limit: int, max_k: int, *, floor: 
         if fresh:
             scored.update(await verify(fresh))
             read.update(fresh)
-        best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        best = [u for u, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
         if exhausted or not uuids:
-            return [u for u, _ in best[:limit]]
+            return best[:limit]
         bound = float(scores[-1]) + tol  # no unread item scores above this (in the graph)
         if bound <= floor:
-            return [u for u, _ in best[:limit]]
+            return best[:limit]
         if len(best) >= limit:
-            s, u = best[limit - 1]
+            last = best[limit - 1]
             # unread items tied with the last read one sort after it (the store orders ties by uuid)
-            if s > bound or (tol == 0.0 and s == bound and u <= uuids[-1]):
-                return [u for u, _ in best[:limit]]
+            if scored[last] > bound or (tol == 0.0 and scored[last] == bound and last <= uuids[-1]):
+                return best[:limit]
         if k >= max_k:
             return None
         k = min(max_k, k * 4)
