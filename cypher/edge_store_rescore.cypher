@@ -6,7 +6,11 @@
 // filters. The filters are returned as a value (passes), not applied in WHERE: FalkorDB answers a
 // WHERE on valid_at through its range index, which lets edges past a window's upper bound
 // through; the caller keeps the rows that pass and score above $min_score.
-UNWIND $uuids AS u
-MATCH (n:Entity)-[e:RELATES_TO {uuid: u}]->(m:Entity)
+// (The uuid is matched on the relationship alone, where FalkorDB seeks its uuid index; with
+// labelled end nodes in the pattern it scans the graph per uuid.)
+MATCH ()-[e:RELATES_TO]->()
+WHERE e.uuid IN $uuids
+WITH e, startNode(e) AS n, endNode(e) AS m
+WHERE n:Entity AND m:Entity
 WITH DISTINCT e, n, m, /*score*/ AS score, (true /*filters*/) AS passes
 RETURN e.uuid AS uuid, score, passes

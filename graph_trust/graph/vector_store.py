@@ -11,10 +11,11 @@ inner-product search when ``faiss-cpu`` is installed (``graph-trust[exact]``), e
 (the same float32 products; docs/benchmarks.md, "Exact cosine store").
 
 Fresh by construction, against Graphiti's own writes (:meth:`StoreView.refresh`, at each search):
-items created at or after the store's watermark (Graphiti's ``created_at``, range-indexed) are
-read and added in memory; when the graph's item count is not the one the store accounts for
-(items deleted, or written with an older ``created_at``), every uuid is read and compared, so
-deleted items are dropped and missing ones added. The stage scores its candidates again in the
+items created after the store's watermark (the newest ``created_at`` it holds; Graphiti's range
+index on ``created_at``) are read and added in memory; when the graph's item count is not the
+one the store accounts for (items deleted, or saved with an older ``created_at`` than the
+watermark, as Graphiti does when it saves an edge it made before a newer one), every uuid is
+read and compared, so deleted items are dropped and missing ones added. The stage scores its candidates again in the
 graph (:mod:`graph_trust.search.cosine`), so an item deleted since is never returned and a
 re-embedded one is scored by its current embedding. ``graph-trust init``, ``index rebuild`` and
 ``sync`` write a new generation (a new directory, then the ``current`` pointer replaced at once):
@@ -31,7 +32,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +49,6 @@ except ImportError:  # pragma: no cover - exercised where faiss-cpu is not insta
 DIR = "vectors"  # under the state directory
 POINTER = "current"
 VERSION = 1
-# Graphiti sets created_at when it makes an item and saves it later (an episode's LLM calls in
-# between): the watermark read looks this far back, and the count check catches anything older.
-LAG = timedelta(minutes=10)
 KINDS = ("edge", "node")
 
 
@@ -247,33 +245,30 @@ class StoreView:
         self.checked_at: str | None = None
         self.lock = asyncio.Lock()
 
-    def _row(self, group: str, uuid: str) -> int | None:
-        """The store row of ``uuid`` in ``group`` (None: not in the built generation)."""
-        if group not in self.groups:
-            return None
-        a, b = self.bounds[self.groups.index(group)]
-        key = uuid.encode()
-        i = a + int(np.searchsorted(self.uuids[a:b], key))
-        return i if i < b and self.uuids[i] == key else None
-
-    def known(self, group: str, uuid: str) -> bool:
-        return uuid in self.added or self._row(group, uuid) is not None
-
     async def refresh(self, driver: Any, kind: str) -> dict[str, int]:
         """Take in what Graphiti wrote since (see the module docstring); what changed."""
         async with self.lock:
             added = deleted = 0
-            rows = await vi.run(driver, f"{kind}_created_since", since=self.watermark - LAG)
-            new = [r["uuid"] for r in rows if r["uuid"] not in self.added and not self._stored(r["uuid"])]
-            added += await self._add(driver, kind, new)
+            rows = await vi.run(driver, f"{kind}_created_since", since=self.watermark)
+            new = [r["uuid"] for r in rows if r["uuid"] not in self.added]
+            stored = self._stored(new)
+            added += await self._add(driver, kind, [u for u, s in zip(new, stored, strict=True) if not s])
             if await vi.count(driver, kind) != self.count:
                 a, deleted = await self._reconcile(driver, kind)
                 added += a
             self.checked_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
             return {"added": added, "deleted": deleted}
 
-    def _stored(self, uuid: str) -> bool:
-        return any(self._row(g, uuid) is not None for g in self.groups)
+    def _stored(self, uuids: list[str]) -> np.ndarray:
+        """Which of ``uuids`` the built generation holds (in any group)."""
+        found = np.zeros(len(uuids), dtype=bool)
+        if not uuids or not len(self.uuids):
+            return found
+        keys = np.asarray([u.encode() for u in uuids], dtype=self.uuids.dtype)
+        for a, b in self.bounds:
+            i = np.minimum(a + np.searchsorted(self.uuids[a:b], keys), max(a, b - 1))
+            found |= (i < b) & (self.uuids[i] == keys)
+        return found
 
     async def _add(self, driver: Any, kind: str, new: list[str]) -> int:
         if not new:
@@ -396,7 +391,13 @@ class StoreView:
 def _knn(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Row indices and inner products of ``matrix``'s ``k`` best rows, best first (exact)."""
     if faiss is not None:
-        sims, idx = faiss.knn(query[None, :], matrix, k, metric=faiss.METRIC_INNER_PRODUCT)
+        # one query is memory-bound: one thread (OpenMP threads beside other processes only wait)
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(1)
+        try:
+            sims, idx = faiss.knn(query[None, :], matrix, k, metric=faiss.METRIC_INNER_PRODUCT)
+        finally:
+            faiss.omp_set_num_threads(threads)
         ok = idx[0] >= 0
         return idx[0][ok].astype(np.int64), sims[0][ok]
     scores = matrix @ query
