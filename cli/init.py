@@ -6,7 +6,6 @@ import click
 
 from graph_trust import api
 from graph_trust.cli.common import ProgressBars, common_options, emit_json, run, runtime
-from graph_trust.cli.index import KIND_WORD
 
 EXAMPLES = """
 \b
@@ -15,6 +14,8 @@ Examples:
   graph-trust init --graph bolt://localhost:7687     # Neo4j (NEO4J_USER / NEO4J_PASSWORD)
   graph-trust init --group ops --group ops-eu        # FalkorDB: these groups' graphs
 """
+
+KIND_WORD = {"edge": "edges", "node": "entities"}
 
 
 @click.command(epilog=EXAMPLES)
