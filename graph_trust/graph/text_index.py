@@ -3,7 +3,7 @@
 FalkorDB's fulltext index keeps replaced entries in its BM25 statistics until its collector runs
 and places a rewritten edge anew among equal scores, so the same graph content gives different
 BM25 candidates and scores depending on its write history. These postings are built from the
-graph's content alone (each fact's ``name`` and ``fact``, tokenised by :func:`tokens`) beside
+graph's content alone (each fact's ``name`` and ``fact``, tokenised and stemmed by :func:`tokens`) beside
 the store's vectors (``terms.npy``, ``indptr.npy``, ``rows.npy``, ``tf.npy``, ``doclen.npy``,
 memory-mapped like them), and scored by Okapi BM25 (:data:`K1`, :data:`B`, Lucene's idf) with
 per-group statistics; items Graphiti wrote or deleted since the build are counted in and out
@@ -13,10 +13,12 @@ the same way the store's vectors are (:class:`graph_trust.graph.vector_store.Sto
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import snowballstemmer
 
 K1 = 1.2
 B = 0.75
@@ -25,11 +27,19 @@ STOPWORDS = frozenset(
     "a is the an and are as at be but by for if in into it no not of on or such that their then there these "
     "they this to was will with".split())
 _WORD = re.compile(r"[^\W_]+")
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
 
 
 def tokens(text: str | None) -> list[str]:
-    """The terms of ``text``: lower-cased runs of letters and digits, stopwords left out."""
-    return [t for t in _WORD.findall((text or "").lower()) if t not in STOPWORDS]
+    """The terms of ``text``: lower-cased runs of letters and digits, stopwords left out, each
+    reduced to its Snowball English stem (as RediSearch, FalkorDB's fulltext engine, does:
+    "runs" and "run" are one term)."""
+    return [_stem(t) for t in _WORD.findall((text or "").lower()) if t not in STOPWORDS]
 
 
 def doc_text(row: dict[str, Any]) -> str:

@@ -194,8 +194,8 @@ async def ensure(conn: Any, settings: Any, *, force: bool = False,
 
 def reason(items: int, built_at: str, kind: str) -> str:
     """Why search uses the store (``index status``, ``--explain``)."""
-    return (f"exact vector store: {items:,} {'edges' if kind == 'edge' else 'entities'} built {built_at}, "
-            f"kept fresh at each search, scanned with {library()}")
+    return (f"exact vector store of {items:,} {'edges' if kind == 'edge' else 'entities'}, kept fresh at each search, "
+            f"scanned with {library()}")
 
 
 def status(settings: Any, graph: str, database: str, kind: str) -> dict[str, Any] | None:

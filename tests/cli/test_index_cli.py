@@ -76,14 +76,14 @@ async def test_store_is_the_stage_wherever_built_and_says_so(graph, settings, tm
     init = run_cli("init", "--group", built, *common)
     assert init.code == 0, init.err
     assert f"exact vector store of {built}: edges built (300)" in init.out
-    assert "search of its edges uses the store: exact vector store: 300 edges built" in init.out
+    assert "search of its edges uses the store: exact vector store of 300 edges, kept fresh" in init.out
     status = run_cli("index", "status", "--group", built, "--group", bare, "--json", *common).json()["graphs"]
     assert status[built]["edge"]["store"]["items"] == 300
     assert status[built]["edge"]["choice"]["stage"] == "store"
     assert status[bare]["edge"]["store"] is None and status[bare]["edge"]["choice"]["stage"] == "scan"
     explained = run_cli("search", "who owns billing db", "--group", built, "--explain", *common)
     assert explained.code == 0, explained.err
-    assert f"cosine candidates of {built} (edges): store, exact vector store: 300 edges built" in explained.out
+    assert f"cosine candidates of {built} (edges): store, exact vector store of 300 edges, kept fresh" in explained.out
     scanned = run_cli("search", "who owns billing db", "--group", bare, "--json", *common).json()["cosine_stages"]
     assert scanned[0]["stage"] == "scan"
     rebuilt = run_cli("index", "rebuild", "--group", built, "--kind", "edge", *common)
