@@ -19,7 +19,9 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.lock`):
 7. re-measure the recall of the vector indexes of graphs large enough for search to use them
    where the run wrote more than ``vector_index.recheck_share`` of their edges (a written edge is
    re-added to the index), or the measurement is missing or stale
-   (:mod:`graph_trust.graph.index_recall`; a failure there is reported, not fatal).
+   (:mod:`graph_trust.graph.index_recall`; a failure there is reported, not fatal), and rebuild
+   the exact vector store of graphs whose item count moved since it was built
+   (:mod:`graph_trust.graph.vector_store`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import ClearLimitError, GraphTrustError, RunFailedError
-from graph_trust.graph import index_recall
+from graph_trust.graph import index_recall, vector_store
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs
@@ -299,6 +301,8 @@ class _SyncJob:
                     for kind, why in done["measured"].items():
                         self.report.vector_index.setdefault(graph, {})[kind] = {
                             "why": why, "choice": done["kinds"][kind]["choice"]}
+                    # the exact vector store, rebuilt where Graphiti added or deleted items since
+                    await vector_store.ensure(self.graphs(graph), self.settings)
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the trust is written; the measurement is retried next run
