@@ -5,8 +5,16 @@ believes a newer fact contradicts, and it invalidates correct facts as collatera
 issue 1728). An edge a reviewer promoted or corroborated (``guard.statuses``) that Graphiti has
 invalidated is what the guard finds, set-wise:
 
-1. one paged read of the invalidated edges' uuids per graph (``cypher/edges_invalidated_page``)
-   into ``temp.guard_edges`` of the state store;
+1. the invalidated edges' uuids per graph into ``temp.guard_edges`` of the state store. ``verify``
+   and ``sync --full`` read them all (one paged read, ``cypher/edges_invalidated_page``). A normal
+   sync reads only what changed (:func:`track_invalidated`): the state store keeps the invalidated
+   edges its last read found (``sync_guard_edges``) and the latest ``expired_at`` it saw; the
+   graph's figures from the ``expired_at`` / ``invalid_at`` range indexes
+   (``cypher/edges_invalidated_summary``: how many hold each, a sum naming which edges) are
+   compared with the same figures of that record; when they differ, the edges expired since the
+   latest ``expired_at`` are read (``cypher/edges_expired_since``, an index range), and when the
+   figures still differ (an edge invalidated with an ``expired_at`` in the past, or made valid
+   again by hand) every invalidated edge is read again;
 2. one SQLite join with the review rows as sync reads them (``sync_candidates``; ``verify``: the
    review DB as it is), matched by graph and edge uuid;
 3. for those found, their details (``cypher/edge_validity_read``) and the valid edges at their
@@ -43,33 +51,115 @@ _CHUNK = 1000  # uuids per read of details and of superseders
 _DETAILS = ("invalid_at", "expired_at", "source_uuid", "target_uuid", "group_id", "name", "fact")
 
 
+def _new_guard_edges(con: sqlite3.Connection) -> None:
+    con.execute("DROP TABLE IF EXISTS temp.guard_edges")
+    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+
+
+async def _every_invalidated(graph_conn: Any) -> list[dict[str, Any]]:
+    """Every invalidated RELATES_TO edge of one graph (``edges_invalidated_page``, page by page)."""
+    out: list[dict[str, Any]] = []
+    after = ""
+    while True:
+        page = await graph_conn.query("edges_invalidated_page", after=after, limit=PAGE)
+        out += page
+        if len(page) < PAGE:
+            return out
+        after = page[-1]["uuid"]
+
+
 async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[str]) -> int:
     """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
     ``temp.guard_edges`` (graph, uuid); returns how many."""
-    con.execute("DROP TABLE IF EXISTS temp.guard_edges")
-    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+    _new_guard_edges(con)
     n = 0
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
             continue
-        after = ""
-        while True:
-            page = await graphs(graph).query("edges_invalidated_page", after=after, limit=PAGE)
-            con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in page])
-            n += len(page)
-            if len(page) < PAGE:
-                break
-            after = page[-1]["uuid"]
+        rows = await _every_invalidated(graphs(graph))
+        con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in rows])
+        n += len(rows)
     return n
+
+
+def _figures(summary: dict[str, Any]) -> tuple[int, int, int]:
+    """The change check's figures: edges holding expired_at, edges holding invalid_at, and the
+    sum of the first's tags (``cypher/edges_invalidated_summary``)."""
+    return int(summary["expired"] or 0), int(summary["invalid"] or 0), int(summary["tag_sum"] or 0)
+
+
+def _known_figures(c: sqlite3.Connection, graph_key: str, graph: str) -> tuple[int, int, int]:
+    row = c.execute("SELECT total(expired), total(invalid), coalesce(sum(CASE WHEN expired THEN tag END), 0) "
+                    "FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph)).fetchone()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _remember(c: sqlite3.Connection, graph_key: str, graph: str, rows: list[dict[str, Any]]) -> None:
+    c.executemany("INSERT OR REPLACE INTO sync_guard_edges VALUES (?, ?, ?, ?, ?, ?)",
+                  [(graph_key, graph, e["uuid"], int(e["expired"] or 0), int(e["invalid"] or 0),
+                    int(e["tag"] or 0)) for e in rows])
+
+
+async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_key: str, *,
+                            full: bool) -> dict[str, str]:
+    """Step 1 of a sync (module docstring): bring the state store's record of the invalidated
+    edges of the graphs ``names`` up to date, reading only what changed unless ``full``, and copy
+    it into ``temp.guard_edges``. Returns, per graph read, how: ``unchanged``, ``since`` (the
+    edges expired since the last read) or ``full``."""
+    con = store.con
+    _new_guard_edges(con)
+    how: dict[str, str] = {}
+    for graph in sorted(names):
+        if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
+            with store.tx() as c:
+                c.execute("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph))
+                c.execute("DELETE FROM sync_guard_marks WHERE graph_key = ? AND graph = ?", (graph_key, graph))
+            continue
+        graph_conn = graphs(graph)
+        mark = con.execute("SELECT latest_json FROM sync_guard_marks WHERE graph_key = ? AND graph = ?",
+                           (graph_key, graph)).fetchone()
+        summary = (await graph_conn.query("edges_invalidated_summary"))[0]  # before the reads: a change
+        want = _figures(summary)  # after it shows as a difference next time
+        how[graph] = "full"
+        if mark is not None and not full:
+            if _known_figures(con, graph_key, graph) == want:
+                how[graph] = "unchanged"
+            elif mark[0] is not None:
+                since = await graph_conn.query("edges_expired_since", since=from_json(json.loads(mark[0])))
+                with store.tx() as c:
+                    _remember(c, graph_key, graph, since)
+                if _known_figures(con, graph_key, graph) == want:
+                    how[graph] = "since"
+        every = await _every_invalidated(graph_conn) if how[graph] == "full" else None
+        latest = to_json(summary["latest"]) if summary["latest"] is not None else \
+            (json.loads(mark[0]) if mark is not None and mark[0] is not None else None)
+        with store.tx() as c:
+            if every is not None:
+                c.execute("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph))
+                _remember(c, graph_key, graph, every)
+            c.execute("INSERT OR REPLACE INTO sync_guard_marks VALUES (?, ?, ?)",
+                      (graph_key, graph, None if latest is None else json.dumps(latest)))
+        con.execute("INSERT INTO temp.guard_edges SELECT graph, uuid FROM sync_guard_edges WHERE graph_key = ? "
+                    "AND graph = ?", (graph_key, graph))
+    return how
+
+
+def forget_restored(store: Any, graph_key: str, items: list[dict[str, Any]]) -> None:
+    """Take the edges :func:`restore` made valid again out of the state store's record of the
+    invalidated ones (so the next run's change check finds the graph as recorded)."""
+    with store.tx() as c:
+        c.executemany("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ? AND uuid = ?",
+                      [(graph_key, i["graph"], i["uuid"]) for i in items if i.get("restored")])
 
 
 def trusted(con: sqlite3.Connection, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
     """The edges of ``temp.guard_edges`` that a usable review row of ``rows`` (a table with the
     columns of ``sync_candidates``, as ``c``) in one of ``statuses`` points at, in (graph, uuid)
-    order, with those rows' ids and statuses."""
+    order, with those rows' ids and statuses. (CROSS JOIN: a loop over the invalidated edges, each
+    looked up in ``rows``, never a scan of every review row.)"""
     out: list[dict[str, Any]] = []
     for (graph, uuid), hits in groupby(con.execute(
-            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g JOIN {rows} ON c.source = ? "
+            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g CROSS JOIN {rows} ON c.source = ? "
             f"AND c.graph = g.graph AND c.edge_uuid = g.uuid WHERE c.reason IS NULL AND c.status IN "
             f"({', '.join('?' * len(statuses))}) ORDER BY g.graph, g.uuid", (source, *statuses)),
             key=lambda r: (r[0], r[1])):
@@ -165,9 +255,11 @@ def report_item(item: dict[str, Any]) -> dict[str, Any]:
 
 
 async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: str, source: str,
-               settings: Settings) -> list[dict[str, Any]]:
-    """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their superseders."""
-    await read_invalidated(con, graphs, names)
+               settings: Settings, *, read: bool = True) -> list[dict[str, Any]]:
+    """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their
+    superseders (``read`` False: ``temp.guard_edges`` is filled already, by :func:`track_invalidated`)."""
+    if read:
+        await read_invalidated(con, graphs, names)
     items = await read_details(graphs, trusted(con, rows, source, settings.guard.statuses))
     await find_superseders(graphs, items)
     return items
@@ -218,6 +310,6 @@ async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str,
     return n
 
 
-__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders",
+__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders", "forget_restored",
            "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
-           "trusted"]
+           "track_invalidated", "trusted"]

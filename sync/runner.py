@@ -47,7 +47,7 @@ from graph_trust.sync.desired import (EDGE_ROWS, QUARANTINED_ROWS, ReviewSource,
                                       quarantined, refresh_candidates, source_for)
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.entity_trust import EntityAggregation
-from graph_trust.sync import guard
+from graph_trust.sync import guard, trust_tokens
 from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.access.sensitivity import scale_of
 from graph_trust.sync.labels import unknown_sensitivity
@@ -160,6 +160,7 @@ class _SyncJob:
         self._reported = 0  # work rows reported to ``progress``
         self._checksums: dict[str, asyncio.Future] = {}  # graph -> its edge checksums, being computed
         self._everything = False
+        self._elsewhere: list[str] = []  # graphs someone else wrote since this source's last run
         self.now = now_iso()
         self.written: dict[str, int] = {}  # graph -> edges this run wrote (set or cleared)
 
@@ -204,19 +205,32 @@ class _SyncJob:
         full = r.full
         self._t = time.monotonic()
         self.graphs = await Graphs.open(self.g)
-        exact = full or self.con.execute("SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.graph_key,)).fetchone() is None
+        scope = self._graphs()
+        self._elsewhere = trust_tokens.written_elsewhere(self.con, self.source,
+                                                         await trust_tokens.read_tokens(self.graphs, scope))
+        exact = full or bool(self._elsewhere) or self.con.execute(
+            "SELECT 1 FROM sync_graphs WHERE graph_key = ?", (self.graph_key,)).fetchone() is None
         # The graph computes its checksums (exact: per bucket; otherwise whole-graph totals; one
         # aggregate query per graph known so far) while this process refreshes the candidates and
         # computes the same figures from the shadow in SQLite.
         probe = graphstate.edge_checksums if exact else graphstate.edge_totals
-        self._checksums = {name: asyncio.ensure_future(probe(self.graphs(name))) for name in self._graphs()}
+        self._checksums = {name: asyncio.ensure_future(probe(self.graphs(name))) for name in scope}
         try:
             graphs, shadow_sums = await in_thread(lambda: self._prepare(exact))
+            if not exact:  # graphs the refresh brought into scope, written by someone else
+                late = [name for name in graphs if name not in scope]
+                self._elsewhere = trust_tokens.written_elsewhere(self.con, self.source,
+                                                                 await trust_tokens.read_tokens(self.graphs, late))
         except BaseException:
-            for task in self._checksums.values():
-                task.cancel()
-            await asyncio.gather(*self._checksums.values(), return_exceptions=True)
+            await self._cancel_checksums()
             raise
+        if self._elsewhere and not exact:  # compare as exactly as above, with the shadow's checksums
+            exact = True
+            await self._cancel_checksums()
+            shadow_sums = {name: graphstate.shadow_checksums(self.con, self.graph_key, name) for name in graphs}
+        if self._elsewhere and not r.dry_run:  # every entity too (its aggregate may be someone else's)
+            with self.store.tx() as c:
+                c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (self.graph_key,))
         self._lap("candidates")
         self._checkpoint()
         if not r.dry_run and (exact or self._new_graphs(graphs)):
@@ -227,10 +241,7 @@ class _SyncJob:
             for graph in graphs:
                 await self._refresh_shadow(graph, shadow_sums[graph], exact=exact)
         finally:  # checksums of a graph that left the scope meanwhile (or after a failure)
-            for task in self._checksums.values():
-                task.cancel()
-            await asyncio.gather(*self._checksums.values(), return_exceptions=True)
-            self._checksums = {}
+            await self._cancel_checksums()
         if exact:
             with self.store.tx() as c:
                 c.execute("INSERT OR REPLACE INTO sync_graphs VALUES (?, ?)", (self.graph_key, now_iso()))
@@ -280,6 +291,14 @@ class _SyncJob:
         if not r.dry_run:
             await self._recheck_indexes(graphs)
             self._lap("vector_index")
+            # after the run's last write: the tokens it leaves (the next run compares them)
+            trust_tokens.record(self.store, self.source, await trust_tokens.read_tokens(self.graphs, graphs))
+
+    async def _cancel_checksums(self) -> None:
+        for task in self._checksums.values():
+            task.cancel()
+        await asyncio.gather(*self._checksums.values(), return_exceptions=True)
+        self._checksums = {}
 
     async def _recheck_indexes(self, graphs: list[str]) -> None:
         """Step 7 (module docstring): what it re-measured lands in ``report.vector_index``."""
@@ -307,11 +326,13 @@ class _SyncJob:
         """The guard (:mod:`~graph_trust.sync.guard`): report the trusted edges Graphiti invalidated,
         record them for review and, with ``guard.restore_trusted``, restore them (not in a dry run)."""
         r = self.report
-        items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings)
+        await guard.track_invalidated(self.store, self.graphs, graphs, self.graph_key, full=r.full)
+        items = await guard.find(self.con, self.graphs, graphs, EDGE_ROWS, self.source, self.settings, read=False)
         if items and not r.dry_run:
             r.contradictions_recorded, why = guard.record(self.settings, self.review.location, items)
             if self.settings.guard.restore_trusted:
                 r.trusted_restored = await guard.restore(self.writer, self.graphs, items, self.batch_size)
+                guard.forget_restored(self.store, self.graph_key, items)
         else:
             why = None
         r.trusted_invalidated_count = len(items)

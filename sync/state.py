@@ -22,6 +22,11 @@ Tables (created if missing; other features keep their own tables in the same fil
 ``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
 ``sync_pruned``      runs whose journal and quarantine rows ``graph-trust prune`` deleted (they
                      can no longer be rolled back)
+``sync_tokens``      per review source and graph: the trust-state token its last run left (a
+                     different one: someone else wrote the graph since)
+``sync_guard_edges`` per graph: the invalidated edges (``invalid_at`` or ``expired_at`` set) as of the
+                     guard's last read, with what its change check counts of each
+``sync_guard_marks`` per graph: the latest ``expired_at`` that read saw (the next reads from there)
 ``sync_aggregate_all`` graphs whose every entity must be re-aggregated: a ``--full`` run marks
                      it before its edge phase and clears it after its entity phase, so the
                      next run finishes what a failed one left
@@ -103,6 +108,16 @@ CREATE TABLE IF NOT EXISTS sync_confidence (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS sync_tokens (
+    source TEXT NOT NULL, graph TEXT NOT NULL, token TEXT, PRIMARY KEY (source, graph)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_guard_edges (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, expired INTEGER NOT NULL,
+    invalid INTEGER NOT NULL, tag INTEGER NOT NULL, PRIMARY KEY (graph_key, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_guard_marks (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, latest_json TEXT, PRIMARY KEY (graph_key, graph)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_pruned (run_id TEXT PRIMARY KEY, pruned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_dirty (
     graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
