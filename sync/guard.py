@@ -42,6 +42,8 @@ from graph_trust.graph.temporal import from_json, iso, to_json
 from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.db import Location
 from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.desired import EDGE_ROWS as _EDGE_ROWS
+from graph_trust.sync.report import GUARD_HINT, REPORT_LIMIT
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
 CONTRADICTION_TYPE = "graphiti_invalidation"
@@ -265,6 +267,28 @@ async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: 
     return items
 
 
+async def guard_step(report: Any, settings: Settings, store: Any, graphs: Graphs, names: list[str],
+                     writer: JournaledWriter, review: Any, source: str, graph_key: str, batch_size: int) -> None:
+    """A sync run's guard (:mod:`~graph_trust.sync.runner`, step 5): the trusted edges Graphiti
+    invalidated into ``report``, recorded for review and, with ``guard.restore_trusted``, restored
+    (neither in a dry run)."""
+    r = report
+    await track_invalidated(store, graphs, names, graph_key, full=r.full)
+    items = await find(store.con, graphs, names, _EDGE_ROWS, source, settings, read=False)
+    if items and not r.dry_run:
+        r.contradictions_recorded, why = record(settings, review.location, items)
+        if settings.guard.restore_trusted:
+            r.trusted_restored = await restore(writer, graphs, items, batch_size)
+            forget_restored(store, graph_key, items)
+    else:
+        why = None
+    r.trusted_invalidated_count = len(items)
+    r.trusted_invalidated = [report_item(i) for i in items[:REPORT_LIMIT]]
+    restored = r.trusted_restored == len(items)
+    r.guard_hint = "; ".join(filter(None, (None if not items or restored else GUARD_HINT.format(n=len(items)),
+                                          why))) or None
+
+
 def contradiction_key(item: dict[str, Any]) -> str:
     """The review DB's name for one invalidation of one edge (``fact_b_id`` of its record): a
     later invalidation of the same edge (other times) is another record, a rerun the same one."""
@@ -310,6 +334,6 @@ async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str,
     return n
 
 
-__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders", "forget_restored",
+__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders", "forget_restored", "guard_step",
            "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
            "track_invalidated", "trusted"]

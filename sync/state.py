@@ -47,7 +47,8 @@ from urllib.parse import quote
 
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
-from graph_trust.sync.run_counts import is_final, journal_counts
+from graph_trust.sync.runs.counts import is_final, journal_counts
+from graph_trust.sync.store.named import sql
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +249,41 @@ class StateStore:
             except sqlite3.Error as exc:
                 raise StateStoreError(f"state store {self.path}: {exc}") from None
 
+    # -- statements by name (graph_trust.sync.store.named) --
+
+    def do(self, name: str, **params: Any) -> None:
+        """Run the statement ``name`` (in the caller's transaction, if any)."""
+        self.con.execute(sql(name), params)
+
+    def one(self, name: str, **params: Any) -> Any:
+        """The first column of the statement's first row, or None when it has none."""
+        row = self.con.execute(sql(name), params).fetchone()
+        return None if row is None else row[0]
+
+    def rows(self, name: str, **params: Any) -> list[tuple]:
+        return self.con.execute(sql(name), params).fetchall()
+
+    def graphs_in_scope(self, source: str, graph_key: str) -> set[str]:
+        """The graphs with candidates or touched rows of ``source``, or shadow or dirty rows of ``graph_key``."""
+        names: set[str] = set()
+        for table, key, value in (("sync_candidates", "source", source), ("sync_touched", "source", source),
+                                  ("sync_shadow", "graph_key", graph_key), ("sync_dirty", "graph_key", graph_key)):
+            names.update(distinct_graphs(self.con, table, key, value))
+        return names
+
+    def unmatched(self, source: str, limit: int) -> tuple[int, list[dict[str, Any]]]:
+        """This run's scored candidates whose edge it did not find (temp.unmatched): how many, and
+        the first ``limit`` by id."""
+        return self.one("unmatched_count", source=source), [
+            {"id": i, "edge_uuid": u, "graph": g} for i, u, g in self.rows("unmatched_candidates", source=source,
+                                                                            limit=limit)]
+
+    def graphs_of_shadow(self, graph_key: str) -> list[str]:
+        return distinct_graphs(self.con, "sync_shadow", "graph_key", graph_key)
+
+    def graphs_of_candidates(self, source: str) -> list[str]:
+        return distinct_graphs(self.con, "sync_candidates", "source", source)
+
     # -- runs --
 
     def start_run(self, *, kind: str, graph_key: str, graph: str, dry_run: bool, full: bool,
@@ -266,7 +302,7 @@ class StateStore:
     def finish_run(self, run_id: str, status: str, counts: dict[str, Any] | None = None,
                    error: str | None = None) -> dict[str, Any]:
         """Record the run's end; its counters of what it changed are counted from its journal in
-        the same transaction (:mod:`~graph_trust.sync.run_counts`; ``counts`` gives the others).
+        the same transaction (:mod:`~graph_trust.sync.runs.counts`; ``counts`` gives the others).
         Returns the counts recorded."""
         with self.tx() as c:
             counts = {**(counts or {}), **self._journal_counts(c, run_id)}

@@ -11,7 +11,6 @@ A dry run, or a run that fails, records nothing: the next run compares everythin
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from graph_trust.graph.trust_state import read_token
@@ -22,18 +21,19 @@ async def read_tokens(graphs: Any, names: list[str]) -> dict[str, str | None]:
     return {name: await read_token(graphs(name)) for name in names if graphs.exists(name)}
 
 
-def written_elsewhere(con: sqlite3.Connection, source: str, tokens: dict[str, str | None]) -> list[str]:
-    """The graphs of ``tokens`` whose token is not the one this source's last run left (a graph
+async def written_elsewhere(store: Any, source: str, graphs: Any, names: list[str]) -> list[str]:
+    """The graphs of ``names`` whose token is not the one this source's last run left (a graph
     with no trust state and none on record is not one of them)."""
-    left = dict(con.execute("SELECT graph, token FROM sync_tokens WHERE source = ?", (source,)).fetchall())
-    return sorted(name for name, token in tokens.items() if token != left.get(name))
+    left = dict(store.rows("tokens_left", source=source))
+    return sorted(name for name, token in (await read_tokens(graphs, names)).items() if token != left.get(name))
 
 
-def record(store: Any, source: str, tokens: dict[str, str | None]) -> None:
-    """Record the tokens this source's run left (read after its last write)."""
-    with store.tx() as c:
-        c.executemany("INSERT OR REPLACE INTO sync_tokens VALUES (?, ?, ?)",
-                      [(source, name, token) for name, token in tokens.items()])
+async def record(store: Any, source: str, graphs: Any, names: list[str]) -> None:
+    """Record the tokens this source's run leaves on ``names`` (read after its last write)."""
+    tokens = await read_tokens(graphs, names)
+    with store.tx():
+        for name, token in tokens.items():
+            store.do("leave_token", source=source, graph=name, token=token)
 
 
 __all__ = ["read_tokens", "record", "written_elsewhere"]

@@ -31,7 +31,7 @@ from graph_trust.sync.confidence.schema import INACTIVE, TABLES, iso_utc, julian
 from graph_trust.sync.confidence.weights import LearnedWeights
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.run_kinds import RunKind
+from graph_trust.sync.runs.kinds import RunKind
 
 _PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
 

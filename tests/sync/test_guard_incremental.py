@@ -13,7 +13,7 @@ import pytest
 from graph_trust.config import load_settings
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync import guard, run_sync, verify
-from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.state import StateStore
 from sync_fixtures import bulk_graph, bulk_rows, review_db, set_rows
 
