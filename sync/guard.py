@@ -30,7 +30,6 @@ writes the values back, of the type they were read as: :mod:`graph_trust.graph.t
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 from itertools import groupby
 from typing import Any
@@ -42,7 +41,6 @@ from graph_trust.graph.temporal import from_json, iso, to_json
 from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.db import Location
 from graph_trust.sync.confidence.store import ConfidenceStore
-from graph_trust.sync.desired import EDGE_ROWS as _EDGE_ROWS
 from graph_trust.sync.report import GUARD_HINT, REPORT_LIMIT
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
@@ -50,12 +48,13 @@ CONTRADICTION_TYPE = "graphiti_invalidation"
 PAGE = 20000  # uuids per page of the invalidated-edge read
 _CHUNK = 1000  # uuids per read of details and of superseders
 
+_TRUSTED = {"copy": "trusted_invalidated_in_copy", "review": "trusted_invalidated_in_review"}  # by ``rows``
 _DETAILS = ("invalid_at", "expired_at", "source_uuid", "target_uuid", "group_id", "name", "fact")
 
 
-def _new_guard_edges(con: sqlite3.Connection) -> None:
-    con.execute("DROP TABLE IF EXISTS temp.guard_edges")
-    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+def _new_guard_edges(store: Any) -> None:
+    store.do("new_guard_edges")
+    store.do("clear_guard_edges")
 
 
 async def _every_invalidated(graph_conn: Any) -> list[dict[str, Any]]:
@@ -70,16 +69,16 @@ async def _every_invalidated(graph_conn: Any) -> list[dict[str, Any]]:
         after = page[-1]["uuid"]
 
 
-async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[str]) -> int:
+async def read_invalidated(store: Any, graphs: Graphs, names: list[str]) -> int:
     """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
     ``temp.guard_edges`` (graph, uuid); returns how many."""
-    _new_guard_edges(con)
+    _new_guard_edges(store)
     n = 0
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
             continue
         rows = await _every_invalidated(graphs(graph))
-        con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in rows])
+        store.do_many("note_guard_edge", [{"graph": graph, "uuid": e["uuid"]} for e in rows])
         n += len(rows)
     return n
 
@@ -90,16 +89,15 @@ def _figures(summary: dict[str, Any]) -> tuple[int, int, int]:
     return int(summary["expired"] or 0), int(summary["invalid"] or 0), int(summary["tag_sum"] or 0)
 
 
-def _known_figures(c: sqlite3.Connection, graph_key: str, graph: str) -> tuple[int, int, int]:
-    row = c.execute("SELECT total(expired), total(invalid), coalesce(sum(CASE WHEN expired THEN tag END), 0) "
-                    "FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph)).fetchone()
+def _known_figures(store: Any, graph_key: str, graph: str) -> tuple[int, int, int]:
+    row = store.rows("guard_figures", graph_key=graph_key, graph=graph)[0]
     return int(row[0]), int(row[1]), int(row[2])
 
 
-def _remember(c: sqlite3.Connection, graph_key: str, graph: str, rows: list[dict[str, Any]]) -> None:
-    c.executemany("INSERT OR REPLACE INTO sync_guard_edges VALUES (?, ?, ?, ?, ?, ?)",
-                  [(graph_key, graph, e["uuid"], int(e["expired"] or 0), int(e["invalid"] or 0),
-                    int(e["tag"] or 0)) for e in rows])
+def _remember(store: Any, graph_key: str, graph: str, rows: list[dict[str, Any]]) -> None:
+    store.do_many("remember_invalidated", [
+        {"graph_key": graph_key, "graph": graph, "uuid": e["uuid"], "expired": int(e["expired"] or 0),
+         "invalid": int(e["invalid"] or 0), "tag": int(e["tag"] or 0)} for e in rows])
 
 
 async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_key: str, *,
@@ -108,63 +106,56 @@ async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_
     edges of the graphs ``names`` up to date, reading only what changed unless ``full``, and copy
     it into ``temp.guard_edges``. Returns, per graph read, how: ``unchanged``, ``since`` (the
     edges expired since the last read) or ``full``."""
-    con = store.con
-    _new_guard_edges(con)
+    _new_guard_edges(store)
     how: dict[str, str] = {}
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
-            with store.tx() as c:
-                c.execute("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph))
-                c.execute("DELETE FROM sync_guard_marks WHERE graph_key = ? AND graph = ?", (graph_key, graph))
+            with store.tx():
+                store.do("forget_guard_graph", graph_key=graph_key, graph=graph)
+                store.do("forget_guard_mark", graph_key=graph_key, graph=graph)
             continue
         graph_conn = graphs(graph)
-        mark = con.execute("SELECT latest_json FROM sync_guard_marks WHERE graph_key = ? AND graph = ?",
-                           (graph_key, graph)).fetchone()
+        mark = store.rows("guard_mark", graph_key=graph_key, graph=graph)
         summary = (await graph_conn.query("edges_invalidated_summary"))[0]  # before the reads: a change
         want = _figures(summary)  # after it shows as a difference next time
         how[graph] = "full"
-        if mark is not None and not full:
-            if _known_figures(con, graph_key, graph) == want:
+        if mark and not full:
+            if _known_figures(store, graph_key, graph) == want:
                 how[graph] = "unchanged"
-            elif mark[0] is not None:
-                since = await graph_conn.query("edges_expired_since", since=from_json(json.loads(mark[0])))
-                with store.tx() as c:
-                    _remember(c, graph_key, graph, since)
-                if _known_figures(con, graph_key, graph) == want:
+            elif mark[0][0] is not None:
+                since = await graph_conn.query("edges_expired_since", since=from_json(json.loads(mark[0][0])))
+                with store.tx():
+                    _remember(store, graph_key, graph, since)
+                if _known_figures(store, graph_key, graph) == want:
                     how[graph] = "since"
         every = await _every_invalidated(graph_conn) if how[graph] == "full" else None
-        latest = to_json(summary["latest"]) if summary["latest"] is not None else \
-            (json.loads(mark[0]) if mark is not None and mark[0] is not None else None)
-        with store.tx() as c:
+        latest = json.dumps(to_json(summary["latest"])) if summary["latest"] is not None else \
+            (mark[0][0] if mark else None)
+        with store.tx():
             if every is not None:
-                c.execute("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ?", (graph_key, graph))
-                _remember(c, graph_key, graph, every)
-            c.execute("INSERT OR REPLACE INTO sync_guard_marks VALUES (?, ?, ?)",
-                      (graph_key, graph, None if latest is None else json.dumps(latest)))
-        con.execute("INSERT INTO temp.guard_edges SELECT graph, uuid FROM sync_guard_edges WHERE graph_key = ? "
-                    "AND graph = ?", (graph_key, graph))
+                store.do("forget_guard_graph", graph_key=graph_key, graph=graph)
+                _remember(store, graph_key, graph, every)
+            store.do("set_guard_mark", graph_key=graph_key, graph=graph, latest_json=latest)
+        store.do("copy_guard_edges", graph_key=graph_key, graph=graph)
     return how
 
 
 def forget_restored(store: Any, graph_key: str, items: list[dict[str, Any]]) -> None:
     """Take the edges :func:`restore` made valid again out of the state store's record of the
     invalidated ones (so the next run's change check finds the graph as recorded)."""
-    with store.tx() as c:
-        c.executemany("DELETE FROM sync_guard_edges WHERE graph_key = ? AND graph = ? AND uuid = ?",
-                      [(graph_key, i["graph"], i["uuid"]) for i in items if i.get("restored")])
+    with store.tx():
+        store.do_many("forget_invalidated", [{"graph_key": graph_key, "graph": i["graph"],
+                                                            "uuid": i["uuid"]} for i in items if i.get("restored")])
 
 
-def trusted(con: sqlite3.Connection, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
-    """The edges of ``temp.guard_edges`` that a usable review row of ``rows`` (a table with the
-    columns of ``sync_candidates``, as ``c``) in one of ``statuses`` points at, in (graph, uuid)
-    order, with those rows' ids and statuses. (CROSS JOIN: a loop over the invalidated edges, each
-    looked up in ``rows``, never a scan of every review row.)"""
+def trusted(store: Any, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
+    """The edges of ``temp.guard_edges`` that a usable review row in one of ``statuses`` points at,
+    in (graph, uuid) order, with those rows' ids and statuses; the rows of ``rows``: ``copy`` (the
+    state store's copy of the review DB, as sync reads it) or ``review`` (verify's read of it as it is)."""
     out: list[dict[str, Any]] = []
-    for (graph, uuid), hits in groupby(con.execute(
-            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g CROSS JOIN {rows} ON c.source = ? "
-            f"AND c.graph = g.graph AND c.edge_uuid = g.uuid WHERE c.reason IS NULL AND c.status IN "
-            f"({', '.join('?' * len(statuses))}) ORDER BY g.graph, g.uuid", (source, *statuses)),
-            key=lambda r: (r[0], r[1])):
+    for (graph, uuid), hits in groupby(store.rows(_TRUSTED[rows], source=source,
+                                                  statuses=json.dumps(list(statuses))),
+                                       key=lambda r: (r[0], r[1])):
         hits = list(hits)
         out.append({"graph": graph, "uuid": uuid, "candidate_ids": sorted(str(h[2]) for h in hits),
                     "statuses": sorted({h[3] for h in hits})})
@@ -256,13 +247,14 @@ def report_item(item: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": item.get("superseded_by"), "restored": item.get("restored", False)}
 
 
-async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: str, source: str,
+async def find(store: Any, graphs: Graphs, names: list[str], rows: str, source: str,
                settings: Settings, *, read: bool = True) -> list[dict[str, Any]]:
     """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their
-    superseders (``read`` False: ``temp.guard_edges`` is filled already, by :func:`track_invalidated`)."""
+    superseders (``rows``: see :func:`trusted`; ``read`` False: ``temp.guard_edges`` is filled
+    already, by :func:`track_invalidated`)."""
     if read:
-        await read_invalidated(con, graphs, names)
-    items = await read_details(graphs, trusted(con, rows, source, settings.guard.statuses))
+        await read_invalidated(store, graphs, names)
+    items = await read_details(graphs, trusted(store, rows, source, settings.guard.statuses))
     await find_superseders(graphs, items)
     return items
 
@@ -274,7 +266,7 @@ async def guard_step(report: Any, settings: Settings, store: Any, graphs: Graphs
     (neither in a dry run)."""
     r = report
     await track_invalidated(store, graphs, names, graph_key, full=r.full)
-    items = await find(store.con, graphs, names, _EDGE_ROWS, source, settings, read=False)
+    items = await find(store, graphs, names, "copy", source, settings, read=False)
     if items and not r.dry_run:
         r.contradictions_recorded, why = record(settings, review.location, items)
         if settings.guard.restore_trusted:

@@ -255,6 +255,10 @@ class StateStore:
         """Run the statement ``name`` (in the caller's transaction, if any)."""
         self.con.execute(sql(name), params)
 
+    def do_many(self, name: str, params: list[dict[str, Any]]) -> None:
+        """Run the statement ``name`` once per parameter set (in the caller's transaction, if any)."""
+        self.con.executemany(sql(name), params)
+
     def one(self, name: str, **params: Any) -> Any:
         """The first column of the statement's first row, or None when it has none."""
         row = self.con.execute(sql(name), params).fetchone()

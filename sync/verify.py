@@ -74,7 +74,7 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
-    invalidated = (await guard.find(con, graphs, sorted(names), "temp.review_rows c", src.key, settings)
+    invalidated = (await guard.find(store, graphs, sorted(names), "review", src.key, settings)
                    if settings.guard.enabled else [])
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,

@@ -101,3 +101,66 @@ CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, trust_scor
 -- :memory_type, :sensitivity, :scope
 INSERT OR REPLACE INTO temp.foreign_props VALUES (:graph, :uuid, :trust_score, :trust_status, :trust_run_id,
     :trust_updated_at, :memory_type, :sensitivity, :scope)
+
+-- name: new_guard_edges
+-- temp.guard_edges: the invalidated edges the guard joins with the review rows (RunTables drops it).
+CREATE TEMP TABLE IF NOT EXISTS guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))
+
+-- name: clear_guard_edges
+-- Empty temp.guard_edges (a new read).
+DELETE FROM temp.guard_edges
+
+-- name: note_guard_edge
+-- One invalidated edge. :graph, :uuid
+INSERT OR IGNORE INTO temp.guard_edges VALUES (:graph, :uuid)
+
+-- name: copy_guard_edges
+-- The state store's record of one graph's invalidated edges into temp.guard_edges. :graph_key, :graph
+INSERT OR IGNORE INTO temp.guard_edges SELECT graph, uuid FROM sync_guard_edges WHERE graph_key = :graph_key AND graph = :graph
+
+-- name: guard_figures
+-- The change check's figures of the record of one graph: edges holding expired_at, edges holding
+-- invalid_at, the sum of the first's tags. :graph_key, :graph
+SELECT total(expired), total(invalid), coalesce(sum(CASE WHEN expired THEN tag END), 0)
+FROM sync_guard_edges WHERE graph_key = :graph_key AND graph = :graph
+
+-- name: remember_invalidated
+-- One invalidated edge into the record, with what the change check counts of it.
+-- :graph_key, :graph, :uuid, :expired, :invalid, :tag
+INSERT OR REPLACE INTO sync_guard_edges VALUES (:graph_key, :graph, :uuid, :expired, :invalid, :tag)
+
+-- name: forget_invalidated
+-- One edge out of the record (made valid again by the guard's restore). :graph_key, :graph, :uuid
+DELETE FROM sync_guard_edges WHERE graph_key = :graph_key AND graph = :graph AND uuid = :uuid
+
+-- name: forget_guard_graph
+-- The record of one graph's invalidated edges dropped (read again in full, or the graph is gone). :graph_key, :graph
+DELETE FROM sync_guard_edges WHERE graph_key = :graph_key AND graph = :graph
+
+-- name: forget_guard_mark
+-- The latest expired_at seen in one graph dropped (the graph is gone). :graph_key, :graph
+DELETE FROM sync_guard_marks WHERE graph_key = :graph_key AND graph = :graph
+
+-- name: guard_mark
+-- The latest expired_at the last read of one graph saw (JSON, as the graph stored it), if any. :graph_key, :graph
+SELECT latest_json FROM sync_guard_marks WHERE graph_key = :graph_key AND graph = :graph
+
+-- name: set_guard_mark
+-- The latest expired_at this read saw (JSON; NULL: none yet). :graph_key, :graph, :latest_json
+INSERT OR REPLACE INTO sync_guard_marks VALUES (:graph_key, :graph, :latest_json)
+
+-- name: trusted_invalidated_in_copy
+-- The invalidated edges (temp.guard_edges) a usable row of the state store's copy of the review DB
+-- in one of :statuses (JSON list) points at, with the rows' ids and statuses, in (graph, uuid)
+-- order (CROSS JOIN: a loop over the invalidated edges, each looked up, never a scan of every row). :source, :statuses
+SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g
+CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge ON c.source = :source AND c.graph = g.graph AND c.edge_uuid = g.uuid
+WHERE c.reason IS NULL AND c.status IN (SELECT value FROM json_each(:statuses))
+ORDER BY g.graph, g.uuid
+
+-- name: trusted_invalidated_in_review
+-- The same over verify's read of the review DB as it is (temp.review_rows). :source, :statuses
+SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g
+CROSS JOIN temp.review_rows c ON c.source = :source AND c.graph = g.graph AND c.edge_uuid = g.uuid
+WHERE c.reason IS NULL AND c.status IN (SELECT value FROM json_each(:statuses))
+ORDER BY g.graph, g.uuid
