@@ -9,7 +9,7 @@ from graph_trust.graph.schema import ensure_uuid_indexes as ensure_indexes  # mo
 from graph_trust.sync.prune import prune
 from graph_trust.sync.review_db import init_review_db, insert_records, insert_rows
 from graph_trust.sync.runner import run_sync, sync_demo
-from graph_trust.sync.runs import list_runs, rollback
+from graph_trust.sync.runs.listing import list_runs, rollback
 from graph_trust.sync.verify import verify
 
 __all__ = ["ensure_indexes", "init_review_db", "insert_records", "insert_rows", "list_runs", "prune", "rollback",

@@ -5,8 +5,16 @@ believes a newer fact contradicts, and it invalidates correct facts as collatera
 issue 1728). An edge a reviewer promoted or corroborated (``guard.statuses``) that Graphiti has
 invalidated is what the guard finds, set-wise:
 
-1. one paged read of the invalidated edges' uuids per graph (``cypher/edges_invalidated_page``)
-   into ``temp.guard_edges`` of the state store;
+1. the invalidated edges' uuids per graph into ``temp.guard_edges`` of the state store. ``verify``
+   and ``sync --full`` read them all (one paged read, ``cypher/edges_invalidated_page``). A normal
+   sync reads only what changed (:func:`track_invalidated`): the state store keeps the invalidated
+   edges its last read found (``sync_guard_edges``) and the latest ``expired_at`` it saw; the
+   graph's figures from the ``expired_at`` / ``invalid_at`` range indexes
+   (``cypher/edges_invalidated_summary``: how many hold each, a sum naming which edges) are
+   compared with the same figures of that record; when they differ, the edges expired since the
+   latest ``expired_at`` are read (``cypher/edges_expired_since``, an index range), and when the
+   figures still differ (an edge invalidated with an ``expired_at`` in the past, or made valid
+   again by hand) every invalidated edge is read again;
 2. one SQLite join with the review rows as sync reads them (``sync_candidates``; ``verify``: the
    review DB as it is), matched by graph and edge uuid;
 3. for those found, their details (``cypher/edge_validity_read``) and the valid edges at their
@@ -22,7 +30,6 @@ writes the values back, of the type they were read as: :mod:`graph_trust.graph.t
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 from itertools import groupby
 from typing import Any
@@ -34,45 +41,121 @@ from graph_trust.graph.temporal import from_json, iso, to_json
 from graph_trust.graph.temporal import as_datetime
 from graph_trust.review.db import Location
 from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.report import GUARD_HINT, REPORT_LIMIT
 from graph_trust.sync.writer import VALIDITY, Change, JournaledWriter, read_validity
 
 CONTRADICTION_TYPE = "graphiti_invalidation"
 PAGE = 20000  # uuids per page of the invalidated-edge read
 _CHUNK = 1000  # uuids per read of details and of superseders
 
+_TRUSTED = {"copy": "trusted_invalidated_in_copy", "review": "trusted_invalidated_in_review"}  # by ``rows``
 _DETAILS = ("invalid_at", "expired_at", "source_uuid", "target_uuid", "group_id", "name", "fact")
 
 
-async def read_invalidated(con: sqlite3.Connection, graphs: Graphs, names: list[str]) -> int:
+def _new_guard_edges(store: Any) -> None:
+    store.do("new_guard_edges")
+    store.do("clear_guard_edges")
+
+
+async def _every_invalidated(graph_conn: Any) -> list[dict[str, Any]]:
+    """Every invalidated RELATES_TO edge of one graph (``edges_invalidated_page``, page by page)."""
+    out: list[dict[str, Any]] = []
+    after = ""
+    while True:
+        page = await graph_conn.query("edges_invalidated_page", after=after, limit=PAGE)
+        out += page
+        if len(page) < PAGE:
+            return out
+        after = page[-1]["uuid"]
+
+
+async def read_invalidated(store: Any, graphs: Graphs, names: list[str]) -> int:
     """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
     ``temp.guard_edges`` (graph, uuid); returns how many."""
-    con.execute("DROP TABLE IF EXISTS temp.guard_edges")
-    con.execute("CREATE TEMP TABLE guard_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
+    _new_guard_edges(store)
     n = 0
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
             continue
-        after = ""
-        while True:
-            page = await graphs(graph).query("edges_invalidated_page", after=after, limit=PAGE)
-            con.executemany("INSERT OR IGNORE INTO temp.guard_edges VALUES (?, ?)", [(graph, e["uuid"]) for e in page])
-            n += len(page)
-            if len(page) < PAGE:
-                break
-            after = page[-1]["uuid"]
+        rows = await _every_invalidated(graphs(graph))
+        store.do_many("note_guard_edge", [{"graph": graph, "uuid": e["uuid"]} for e in rows])
+        n += len(rows)
     return n
 
 
-def trusted(con: sqlite3.Connection, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
-    """The edges of ``temp.guard_edges`` that a usable review row of ``rows`` (a table with the
-    columns of ``sync_candidates``, as ``c``) in one of ``statuses`` points at, in (graph, uuid)
-    order, with those rows' ids and statuses."""
+def _figures(summary: dict[str, Any]) -> tuple[int, int, int]:
+    """The change check's figures: edges holding expired_at, edges holding invalid_at, and the
+    sum of the first's tags (``cypher/edges_invalidated_summary``)."""
+    return int(summary["expired"] or 0), int(summary["invalid"] or 0), int(summary["tag_sum"] or 0)
+
+
+def _known_figures(store: Any, graph_key: str, graph: str) -> tuple[int, int, int]:
+    row = store.rows("guard_figures", graph_key=graph_key, graph=graph)[0]
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _remember(store: Any, graph_key: str, graph: str, rows: list[dict[str, Any]]) -> None:
+    store.do_many("remember_invalidated", [
+        {"graph_key": graph_key, "graph": graph, "uuid": e["uuid"], "expired": int(e["expired"] or 0),
+         "invalid": int(e["invalid"] or 0), "tag": int(e["tag"] or 0)} for e in rows])
+
+
+async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_key: str, *,
+                            full: bool) -> dict[str, str]:
+    """Step 1 of a sync (module docstring): bring the state store's record of the invalidated
+    edges of the graphs ``names`` up to date, reading only what changed unless ``full``, and copy
+    it into ``temp.guard_edges``. Returns, per graph read, how: ``unchanged``, ``since`` (the
+    edges expired since the last read) or ``full``."""
+    _new_guard_edges(store)
+    how: dict[str, str] = {}
+    for graph in sorted(names):
+        if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
+            with store.tx():
+                store.do("forget_guard_graph", graph_key=graph_key, graph=graph)
+                store.do("forget_guard_mark", graph_key=graph_key, graph=graph)
+            continue
+        graph_conn = graphs(graph)
+        mark = store.rows("guard_mark", graph_key=graph_key, graph=graph)
+        summary = (await graph_conn.query("edges_invalidated_summary"))[0]  # before the reads: a change
+        want = _figures(summary)  # after it shows as a difference next time
+        how[graph] = "full"
+        if mark and not full:
+            if _known_figures(store, graph_key, graph) == want:
+                how[graph] = "unchanged"
+            elif mark[0][0] is not None:
+                since = await graph_conn.query("edges_expired_since", since=from_json(json.loads(mark[0][0])))
+                with store.tx():
+                    _remember(store, graph_key, graph, since)
+                if _known_figures(store, graph_key, graph) == want:
+                    how[graph] = "since"
+        every = await _every_invalidated(graph_conn) if how[graph] == "full" else None
+        latest = json.dumps(to_json(summary["latest"])) if summary["latest"] is not None else \
+            (mark[0][0] if mark else None)
+        with store.tx():
+            if every is not None:
+                store.do("forget_guard_graph", graph_key=graph_key, graph=graph)
+                _remember(store, graph_key, graph, every)
+            store.do("set_guard_mark", graph_key=graph_key, graph=graph, latest_json=latest)
+        store.do("copy_guard_edges", graph_key=graph_key, graph=graph)
+    return how
+
+
+def forget_restored(store: Any, graph_key: str, items: list[dict[str, Any]]) -> None:
+    """Take the edges :func:`restore` made valid again out of the state store's record of the
+    invalidated ones (so the next run's change check finds the graph as recorded)."""
+    with store.tx():
+        store.do_many("forget_invalidated", [{"graph_key": graph_key, "graph": i["graph"],
+                                                            "uuid": i["uuid"]} for i in items if i.get("restored")])
+
+
+def trusted(store: Any, rows: str, source: str, statuses: list[str]) -> list[dict[str, Any]]:
+    """The edges of ``temp.guard_edges`` that a usable review row in one of ``statuses`` points at,
+    in (graph, uuid) order, with those rows' ids and statuses; the rows of ``rows``: ``copy`` (the
+    state store's copy of the review DB, as sync reads it) or ``review`` (verify's read of it as it is)."""
     out: list[dict[str, Any]] = []
-    for (graph, uuid), hits in groupby(con.execute(
-            f"SELECT g.graph, g.uuid, c.id, c.status FROM temp.guard_edges g JOIN {rows} ON c.source = ? "
-            f"AND c.graph = g.graph AND c.edge_uuid = g.uuid WHERE c.reason IS NULL AND c.status IN "
-            f"({', '.join('?' * len(statuses))}) ORDER BY g.graph, g.uuid", (source, *statuses)),
-            key=lambda r: (r[0], r[1])):
+    for (graph, uuid), hits in groupby(store.rows(_TRUSTED[rows], source=source,
+                                                  statuses=json.dumps(list(statuses))),
+                                       key=lambda r: (r[0], r[1])):
         hits = list(hits)
         out.append({"graph": graph, "uuid": uuid, "candidate_ids": sorted(str(h[2]) for h in hits),
                     "statuses": sorted({h[3] for h in hits})})
@@ -164,13 +247,38 @@ def report_item(item: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": item.get("superseded_by"), "restored": item.get("restored", False)}
 
 
-async def find(con: sqlite3.Connection, graphs: Graphs, names: list[str], rows: str, source: str,
-               settings: Settings) -> list[dict[str, Any]]:
-    """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their superseders."""
-    await read_invalidated(con, graphs, names)
-    items = await read_details(graphs, trusted(con, rows, source, settings.guard.statuses))
+async def find(store: Any, graphs: Graphs, names: list[str], rows: str, source: str,
+               settings: Settings, *, read: bool = True) -> list[dict[str, Any]]:
+    """Steps 1-3 of the module docstring: the trusted edges Graphiti invalidated, with their
+    superseders (``rows``: see :func:`trusted`; ``read`` False: ``temp.guard_edges`` is filled
+    already, by :func:`track_invalidated`)."""
+    if read:
+        await read_invalidated(store, graphs, names)
+    items = await read_details(graphs, trusted(store, rows, source, settings.guard.statuses))
     await find_superseders(graphs, items)
     return items
+
+
+async def guard_step(report: Any, settings: Settings, store: Any, graphs: Graphs, names: list[str],
+                     writer: JournaledWriter, review: Any, source: str, graph_key: str, batch_size: int) -> None:
+    """A sync run's guard (:mod:`~graph_trust.sync.runner`, step 5): the trusted edges Graphiti
+    invalidated into ``report``, recorded for review and, with ``guard.restore_trusted``, restored
+    (neither in a dry run)."""
+    r = report
+    await track_invalidated(store, graphs, names, graph_key, full=r.full)
+    items = await find(store, graphs, names, "copy", source, settings, read=False)
+    if items and not r.dry_run:
+        r.contradictions_recorded, why = record(settings, review.location, items)
+        if settings.guard.restore_trusted:
+            r.trusted_restored = await restore(writer, graphs, items, batch_size)
+            forget_restored(store, graph_key, items)
+    else:
+        why = None
+    r.trusted_invalidated_count = len(items)
+    r.trusted_invalidated = [report_item(i) for i in items[:REPORT_LIMIT]]
+    restored = r.trusted_restored == len(items)
+    r.guard_hint = "; ".join(filter(None, (None if not items or restored else GUARD_HINT.format(n=len(items)),
+                                          why))) or None
 
 
 def contradiction_key(item: dict[str, Any]) -> str:
@@ -218,6 +326,6 @@ async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str,
     return n
 
 
-__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders",
+__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders", "forget_restored", "guard_step",
            "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
-           "trusted"]
+           "track_invalidated", "trusted"]

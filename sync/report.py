@@ -35,7 +35,7 @@ class SyncReport:
     # the ones that differed from it (new, edited or gone) and were parsed again
     candidates_read: int = 0
     candidates_changed: int = 0
-    # counted from the journal (sync/run_counts.py), as are entities_updated, trusted_restored, batches
+    # counted from the journal (sync/runs/counts.py), as are entities_updated, trusted_restored, batches
     edges_set: int = 0
     edges_unchanged: int = 0
     edges_cleared: int = 0
@@ -69,6 +69,23 @@ class SyncReport:
     batches: int = 0
     phase_s: dict[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
+
+    def counters(self) -> dict[str, Any]:
+        """The counters ``graph-trust runs`` lists with the run (those of what a real run changed are
+        counted from its journal when they are recorded: :mod:`~graph_trust.sync.runs.counts`)."""
+        return {k: getattr(self, k) for k in RUN_COUNTERS}
+
+    def take_counters(self, counts: dict[str, Any]) -> None:
+        """Say what the run's record says (its journal's counts, for a real run)."""
+        for k in RUN_COUNTERS:
+            setattr(self, k, counts[k])
+
+    def note_unmatched(self, count: int, first: list[dict[str, Any]], unknown_groups: list[str]) -> None:
+        """The scored candidates whose edge the run did not find (how many, the first of them), the
+        groups the review rows name that have no graph, and the hint for them."""
+        self.unmatched_count, self.unmatched, self.unknown_groups = count, first, unknown_groups
+        self.unmatched_hint = "; ".join(filter(None, (unknown_groups_hint(unknown_groups), RELINK_HINT))) \
+            if count else None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

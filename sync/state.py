@@ -22,6 +22,11 @@ Tables (created if missing; other features keep their own tables in the same fil
 ``sync_dirty``       entities whose trust must be re-aggregated (survives a crash)
 ``sync_pruned``      runs whose journal and quarantine rows ``graph-trust prune`` deleted (they
                      can no longer be rolled back)
+``sync_tokens``      per review source and graph: the trust-state token its last run left (a
+                     different one: someone else wrote the graph since)
+``sync_guard_edges`` per graph: the invalidated edges (``invalid_at`` or ``expired_at`` set) as of the
+                     guard's last read, with what its change check counts of each
+``sync_guard_marks`` per graph: the latest ``expired_at`` that read saw (the next reads from there)
 ``sync_aggregate_all`` graphs whose every entity must be re-aggregated: a ``--full`` run marks
                      it before its edge phase and clears it after its entity phase, so the
                      next run finishes what a failed one left
@@ -42,7 +47,8 @@ from urllib.parse import quote
 
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
-from graph_trust.sync.run_counts import is_final, journal_counts
+from graph_trust.sync.runs.counts import is_final, journal_counts
+from graph_trust.sync.store.named import sql
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +109,16 @@ CREATE TABLE IF NOT EXISTS sync_confidence (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS sync_tokens (
+    source TEXT NOT NULL, graph TEXT NOT NULL, token TEXT, PRIMARY KEY (source, graph)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_guard_edges (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, expired INTEGER NOT NULL,
+    invalid INTEGER NOT NULL, tag INTEGER NOT NULL, PRIMARY KEY (graph_key, graph, uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_guard_marks (
+    graph_key TEXT NOT NULL, graph TEXT NOT NULL, latest_json TEXT, PRIMARY KEY (graph_key, graph)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_pruned (run_id TEXT PRIMARY KEY, pruned_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sync_dirty (
     graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
@@ -233,6 +249,45 @@ class StateStore:
             except sqlite3.Error as exc:
                 raise StateStoreError(f"state store {self.path}: {exc}") from None
 
+    # -- statements by name (graph_trust.sync.store.named) --
+
+    def do(self, name: str, **params: Any) -> None:
+        """Run the statement ``name`` (in the caller's transaction, if any)."""
+        self.con.execute(sql(name), params)
+
+    def do_many(self, name: str, params: list[dict[str, Any]]) -> None:
+        """Run the statement ``name`` once per parameter set (in the caller's transaction, if any)."""
+        self.con.executemany(sql(name), params)
+
+    def one(self, name: str, **params: Any) -> Any:
+        """The first column of the statement's first row, or None when it has none."""
+        row = self.con.execute(sql(name), params).fetchone()
+        return None if row is None else row[0]
+
+    def rows(self, name: str, **params: Any) -> list[tuple]:
+        return self.con.execute(sql(name), params).fetchall()
+
+    def graphs_in_scope(self, source: str, graph_key: str) -> set[str]:
+        """The graphs with candidates or touched rows of ``source``, or shadow or dirty rows of ``graph_key``."""
+        names: set[str] = set()
+        for table, key, value in (("sync_candidates", "source", source), ("sync_touched", "source", source),
+                                  ("sync_shadow", "graph_key", graph_key), ("sync_dirty", "graph_key", graph_key)):
+            names.update(distinct_graphs(self.con, table, key, value))
+        return names
+
+    def unmatched(self, source: str, limit: int) -> tuple[int, list[dict[str, Any]]]:
+        """This run's scored candidates whose edge it did not find (temp.unmatched): how many, and
+        the first ``limit`` by id."""
+        return self.one("unmatched_count", source=source), [
+            {"id": i, "edge_uuid": u, "graph": g} for i, u, g in self.rows("unmatched_candidates", source=source,
+                                                                            limit=limit)]
+
+    def graphs_of_shadow(self, graph_key: str) -> list[str]:
+        return distinct_graphs(self.con, "sync_shadow", "graph_key", graph_key)
+
+    def graphs_of_candidates(self, source: str) -> list[str]:
+        return distinct_graphs(self.con, "sync_candidates", "source", source)
+
     # -- runs --
 
     def start_run(self, *, kind: str, graph_key: str, graph: str, dry_run: bool, full: bool,
@@ -251,7 +306,7 @@ class StateStore:
     def finish_run(self, run_id: str, status: str, counts: dict[str, Any] | None = None,
                    error: str | None = None) -> dict[str, Any]:
         """Record the run's end; its counters of what it changed are counted from its journal in
-        the same transaction (:mod:`~graph_trust.sync.run_counts`; ``counts`` gives the others).
+        the same transaction (:mod:`~graph_trust.sync.runs.counts`; ``counts`` gives the others).
         Returns the counts recorded."""
         with self.tx() as c:
             counts = {**(counts or {}), **self._journal_counts(c, run_id)}

@@ -31,7 +31,7 @@ from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
 from graph_trust.sync.writer import edge_values, props_equal
 
@@ -74,7 +74,7 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
-    invalidated = (await guard.find(con, graphs, sorted(names), "temp.review_rows c", src.key, settings)
+    invalidated = (await guard.find(store, graphs, sorted(names), "review", src.key, settings)
                    if settings.guard.enabled else [])
     return VerifyReport(graph=g.address.display, in_sync=not any(found.drift.values()), drift=found.drift,
                         examples=found.examples, edges_checked=edges_checked, entities_checked=entities_checked,

@@ -38,6 +38,7 @@ def test_wheel_holds_only_graph_trust(tmp_path):
     tops = {n.split("/")[0] for n in names}
     assert tops == {"graph_trust", next(t for t in tops if t.endswith(".dist-info"))}
     for expected in ("graph_trust/sync/runner.py", "graph_trust/cli/main.py", "graph_trust/cypher/edge_trust_clear.cypher",
+                     "graph_trust/sync/store/statements.sql", "graph_trust/sync/runs/listing.py",
                      "graph_trust/confidence/composite.py", "graph_trust/sync/confidence/store.py",
                      "graph_trust/context/policy.py",
                      "graph_trust/data/sample_graph.json", "graph_trust/eval/metrics.py",

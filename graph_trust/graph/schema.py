@@ -1,7 +1,7 @@
 """Schema set-up: everything ``graph-trust init`` creates, idempotently.
 
-Graphiti's own indices and constraints, the ``RELATES_TO.uuid`` / ``Entity.uuid`` range
-indexes sync relies on, and the vector indexes of the ``vector_index`` settings
+Graphiti's own indices and constraints, the range indexes sync relies on (``RELATES_TO.uuid``,
+``Entity.uuid``, and ``RELATES_TO.expired_at`` / ``invalid_at`` for the guard's change check), and the vector indexes of the ``vector_index`` settings
 (:mod:`graph_trust.graph.vector_index`) with their recall measured
 (:mod:`graph_trust.graph.index_recall`), in every graph a backend keeps groups in.
 """
@@ -18,7 +18,7 @@ from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.routing import Graphs, existing_groups
 
-UUID_INDEXES = ("rel_uuid_index", "entity_uuid_index")
+SYNC_INDEXES = ("rel_uuid_index", "entity_uuid_index", "rel_expired_at_index", "rel_invalid_at_index")
 Progress = Callable[[str, int, int | None], None]
 
 
@@ -66,7 +66,7 @@ async def init_graph(settings: Settings, groups: list[str] | None = None, progre
 
 
 async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = None) -> None:
-    """Create the RELATES_TO.uuid and Entity.uuid range indexes where missing (idempotent).
+    """Create the range indexes sync relies on (:data:`SYNC_INDEXES`) where missing (idempotent).
 
     Where each group is a graph of its own: in every existing graph (group), or those of
     ``only`` that exist (so a group name nothing uses never creates an empty graph), plus the
@@ -80,7 +80,7 @@ async def ensure_uuid_indexes(conn: GraphConnection, only: list[str] | None = No
     graphs = Graphs(conn)
     for name in sorted(names):
         graph = graphs(name)
-        for stmt in UUID_INDEXES:
+        for stmt in SYNC_INDEXES:
             try:
                 await graph.write(stmt)
             except GraphTrustError:

@@ -1,7 +1,7 @@
 """Confidence inputs kept between sync runs: the part of ``ConfidenceStore.gather`` that does not
 depend on the current time (:class:`~graph_trust.sync.confidence.store.Static`), in an ``.npz``
 file under the state directory, reused while the review DB's change marker
-(:mod:`graph_trust.sync.change_marker`) says nothing it reads has changed; a DB without a whole
+(:mod:`graph_trust.sync.runs.change_marker`) says nothing it reads has changed; a DB without a whole
 marker never uses the cache. The cache is keyed by the DB's path and token, the counter, the schema
 version and every setting that shapes the inputs; ages, the usage window and credibilities
 (days active) are recomputed from the cached timestamps and records on every run.
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from graph_trust.config import Settings, state_path
-from graph_trust.sync.change_marker import marker
+from graph_trust.sync.runs.change_marker import marker
 from graph_trust.sync.confidence.inputs import STATIC_ARRAYS, Gathered, Static
 from graph_trust.sync.confidence.store import ConfidenceStore
 

@@ -28,7 +28,7 @@ from graph_trust.confidence import verification
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.review.db import Location, ReviewConn, ddl, run_script
-from graph_trust.sync.change_marker import install_marker
+from graph_trust.sync.runs.change_marker import install_marker
 
 sql_list = ", ".join
 SCHEMA = f"""

@@ -31,7 +31,7 @@ from graph_trust.sync.confidence.schema import INACTIVE, TABLES, iso_utc, julian
 from graph_trust.sync.confidence.weights import LearnedWeights
 from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.run_kinds import RunKind
+from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.config import SyncSettings
 
 DEFAULT_TIERS = SyncSettings.model_fields["tiers"].get_default(call_default_factory=True)

@@ -281,5 +281,5 @@ def _record_and_write(settings: Settings, db: Any, report: RelinkReport, matched
 
 def rollback_relink(settings: Settings, run_id: str, *, force: bool = False) -> dict[str, Any]:
     """Restore the evidence JSON a relink run replaced, byte for byte (``graph-trust rollback``
-    hands ``relink-...`` run ids here through the run-kind registry, :mod:`graph_trust.sync.run_kinds`)."""
+    hands ``relink-...`` run ids here through the run-kind registry, :mod:`graph_trust.sync.runs.kinds`)."""
     return relink_store.rollback(settings, run_id, force=force)

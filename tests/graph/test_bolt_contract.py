@@ -397,30 +397,49 @@ for _how in ("max", "mean", "noisy_or"):
 
 # --- indexes -------------------------------------------------------------------------------------
 
-@case("rel_uuid_index", "entity_uuid_index", "index_names")
+@case("rel_uuid_index", "entity_uuid_index", "rel_expired_at_index", "rel_invalid_at_index", "index_names")
 async def _indexes(c: Ctx):
     for _ in range(2):  # idempotent
-        await c.g.write("rel_uuid_index")
-        await c.g.write("entity_uuid_index")
+        for stmt in ("rel_uuid_index", "entity_uuid_index", "rel_expired_at_index", "rel_invalid_at_index"):
+            await c.g.write(stmt)
     rows = await c.g.query("index_names")
     assert rows and all(set(r) == {"name"} for r in rows)
     names = {r["name"] for r in rows}
-    assert {"relation_uuid", "entity_uuid"} <= names
+    assert {"relation_uuid", "entity_uuid", "expired_at_edge_index", "invalid_at_edge_index"} <= names
     detail = await c.g.run_text("SHOW INDEXES YIELD name, labelsOrTypes, properties RETURN *", {}, write=False)
     by_name = {r["name"]: r for r in detail}
     assert (by_name["relation_uuid"]["labelsOrTypes"], by_name["relation_uuid"]["properties"]) == (["RELATES_TO"], ["uuid"])
     assert (by_name["entity_uuid"]["labelsOrTypes"], by_name["entity_uuid"]["properties"]) == (["Entity"], ["uuid"])
+    for name, prop in (("expired_at_edge_index", "expired_at"), ("invalid_at_edge_index", "invalid_at")):
+        assert (by_name[name]["labelsOrTypes"], by_name[name]["properties"]) == (["RELATES_TO"], [prop])
 
 
 # --- the guard (sync/guard.py) -------------------------------------------------------------------
 
-@case("edge_validity_set", "edge_validity_read", "edges_invalidated_page", "valid_edges_at_entities")
+@case("edge_validity_set", "edge_validity_read", "edges_invalidated_page", "valid_edges_at_entities",
+      "edges_invalidated_summary", "edges_expired_since")
 async def _guard_statements(c: Ctx):
     e1, e2, e3 = c.e(0), c.e(1), c.e(2)  # billing-db RUNS_ON / OWNED_BY; auth-service DEPENDS_ON billing-db
     at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    for stmt in ("rel_expired_at_index", "rel_invalid_at_index"):
+        await c.g.write(stmt)
+    assert await c.g.query("edges_invalidated_summary") == [
+        {"expired": 0, "tag_sum": 0, "latest": None, "invalid": 0}]
     rows = {e1: {"invalid_at": at, "expired_at": at + timedelta(hours=1)}, e2: {"invalid_at": None, "expired_at": at},
             "no-such-edge": {"invalid_at": at, "expired_at": at}}
     assert await c.g.write("edge_validity_set", uuids=list(rows), by_uuid=rows) == [{"matched": 2}]
+    # the change check: two hold expired_at (the latest as stored), one invalid_at; the tags of the
+    # first (on Neo4j their facts' lengths)
+    [summary] = await c.g.query("edges_invalidated_summary")
+    assert (summary["expired"], summary["invalid"]) == (2, 1)
+    assert summary["tag_sum"] == len(c.edges[e1]["fact"]) + len(c.edges[e2]["fact"])
+    assert as_datetime(summary["latest"]) == at + timedelta(hours=1)
+    # the edges expired at or after a time, as the graph stored it (index range), with the same figures
+    since = await c.g.query("edges_expired_since", since=summary["latest"])
+    assert since == [{"uuid": e1, "expired": 1, "invalid": 1, "tag": len(c.edges[e1]["fact"])}]
+    since = await c.g.query("edges_expired_since", since=at)
+    assert sorted(r["uuid"] for r in since) == sorted([e1, e2])
+    assert {r["uuid"]: r["invalid"] for r in since} == {e1: 1, e2: 0}
     read = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2, e3, "no-such-edge"])}
     assert sorted(read) == sorted([e1, e2, e3])
     assert as_datetime(read[e1]["invalid_at"]) == at and as_datetime(read[e1]["expired_at"]) == at + timedelta(hours=1)
@@ -434,7 +453,8 @@ async def _guard_statements(c: Ctx):
     while page := await c.g.query("edges_invalidated_page", after=after, limit=1):
         seen += page
         after = page[-1]["uuid"]
-    assert seen == [{"uuid": u} for u in sorted([e1, e2])]
+    assert seen == [{"uuid": u, "expired": 1, "invalid": int(u == e1), "tag": len(c.edges[u]["fact"])}
+                    for u in sorted([e1, e2])]
     # the valid edges at billing-db, either direction: only auth-service DEPENDS_ON billing-db is left
     db = c.n("billing-db")
     valid = await c.g.query("valid_edges_at_entities", uuids=[db, "no-such-node"])
@@ -447,6 +467,8 @@ async def _guard_statements(c: Ctx):
     assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=cleared) == [{"matched": 2}]
     assert not {"invalid_at", "expired_at"} & set(await c.rel(e1))
     assert await c.g.query("edges_invalidated_page", after="", limit=10) == []
+    assert await c.g.query("edges_invalidated_summary") == [
+        {"expired": 0, "tag_sum": 0, "latest": None, "invalid": 0}]
     back = {u: {p: from_json(v) for p, v in j.items()} for u, j in journal.items()}
     assert await c.g.write("edge_validity_set", uuids=[e1, e2], by_uuid=back) == [{"matched": 2}]
     again = {r["uuid"]: r for r in await c.g.query("edge_validity_read", uuids=[e1, e2])}

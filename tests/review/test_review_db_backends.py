@@ -245,7 +245,7 @@ def test_addresses_and_errors(pg_server, unique):
 
 def test_change_marker_and_confidence_cache_on_both(review_url, tmp_path):
     from graph_trust.config import load_settings
-    from graph_trust.sync.change_marker import marker
+    from graph_trust.sync.runs.change_marker import marker
     from graph_trust.sync.confidence.cache import gather_all
 
     rows, records = history(3, n=20)

@@ -27,7 +27,7 @@ from graph_trust.graph.temporal import as_datetime
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.guard import superseder
-from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.state import StateStore
 from graph_trust.sync.writer import VALIDITY_KIND, Change, insert_journal, write_validity
 from sync_fixtures import FACTS, bulk_graph, review_db, row

@@ -11,8 +11,8 @@ import pytest
 
 from graph_trust.errors import LockHeldError, ReviewDBError
 from graph_trust.sync import run_sync, verify
-from graph_trust.sync.lock import sync_lock
-from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.runs.lock import sync_lock
+from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.state import StateStore
 from sync_fixtures import FACTS, build, edge_props, review_db, row
 

@@ -460,7 +460,7 @@ class Counts:
             assert proc.returncode in (3, 130, 143), (self.where(), proc.returncode, err)
             *logged, last = err.splitlines()  # (a lock taken over from a killed run is logged first)
             assert last.startswith("error: sync") or last in ("interrupted", "terminated"), err
-            assert all(line.startswith("WARNING graph_trust.sync.lock: took over") for line in logged), err
+            assert all(line.startswith("WARNING graph_trust.sync.runs.lock: took over") for line in logged), err
             assert run["status"] in ("interrupted", "ok"), (self.where(), run)
             assert run["counts"]["journal_pending"] == 0, (self.where(), run)  # it settled its own batches
         found = await self.check_run(run["run_id"], before)

@@ -17,8 +17,8 @@ import yaml
 
 from cli_helpers import run_cli
 from graph_trust.sync import list_runs, run_sync, verify
-from graph_trust.sync.lock import holder_gone, lock_path
-from graph_trust.sync.recovery import DEAD_RUN_ERROR
+from graph_trust.sync.runs.lock import holder_gone, lock_path
+from graph_trust.sync.runs.recovery import DEAD_RUN_ERROR
 from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 

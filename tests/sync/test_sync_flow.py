@@ -176,11 +176,11 @@ async def test_verify_and_rerun_after_a_full_run_stopped_part_way(world, monkeyp
     leaves that table partly recomputed: verify still compares the graph with every candidate,
     and the next (normal) run converges."""
     from graph_trust.errors import RunFailedError
-    from graph_trust.sync import runner
+    from graph_trust.sync import edge_phase
 
     graph, settings, db, group, u = world
-    monkeypatch.setattr(runner, "RANGE_CANDIDATES", 1)  # one range per candidate
-    monkeypatch.setattr(runner, "PIPELINE_DEPTH", 1)  # stopped after the first batch, one more in flight
+    monkeypatch.setattr(edge_phase, "RANGE_CANDIDATES", 1)  # one range per candidate
+    monkeypatch.setattr(edge_phase, "PIPELINE_DEPTH", 1)  # stopped after the first batch, one more in flight
 
     def stop(phase: str, n: int, total: int | None) -> None:
         if phase == "edges":
@@ -203,9 +203,9 @@ async def test_full_run_over_two_groups_in_many_ranges(graph, settings, tmp_path
     candidates and batches of 5: batches never mix graphs, every edge lands, each phase's
     progress bar ends exactly full (also in a normal run), and the runs verify, a rerun is
     quiet, and rollback leaves nothing."""
-    from graph_trust.sync import runner
+    from graph_trust.sync import edge_phase
 
-    monkeypatch.setattr(runner, "RANGE_CANDIDATES", 7)
+    monkeypatch.setattr(edge_phase, "RANGE_CANDIDATES", 7)
     groups = (f"ga_{unique}", f"gb_{unique}")
     rows = []
     for group in groups:
@@ -557,25 +557,25 @@ async def test_a_change_a_verify_read_during_a_run_reaches_the_next_run(world, m
     """verify refreshes the state store's copy (it does not take the sync lock). A review change
     it reads while a run is writing is handed on as a touched edge; the run, when done, clears
     only the touched edges it worked on, so the next run writes that change."""
-    import graph_trust.sync.runner as runner
+    from graph_trust.sync.edge_phase import EdgePhase
     from graph_trust.sync.state import now_iso
 
     graph, settings, db, group, u = world
     await run_sync(settings, review_db=db, graph=graph)
-    write_edges = runner._SyncJob._write_edges
+    write_edges = EdgePhase.write
     seen = []
 
-    async def verify_meanwhile(self, **kw):
-        await write_edges(self, **kw)
+    async def verify_meanwhile(self, *args, **kw):
+        await write_edges(self, *args, **kw)
         if not seen:
             set_rows(db, "UPDATE candidates SET status = 'candidate', updated_at = ? WHERE id = 'c2'", (now_iso(),))
             seen.append(await verify(settings, review_db=db, graph=graph))
 
-    monkeypatch.setattr(runner._SyncJob, "_write_edges", verify_meanwhile)
+    monkeypatch.setattr(EdgePhase, "write", verify_meanwhile)
     set_rows(db, "UPDATE candidates SET status = 'corroborated', updated_at = ? WHERE id = 'c1'", (now_iso(),))
     await run_sync(settings, review_db=db, graph=graph)
     assert seen and seen[0].drift["edge_wrong_trust"] == 1  # c2's edge, as verify saw it
-    monkeypatch.setattr(runner._SyncJob, "_write_edges", write_edges)
+    monkeypatch.setattr(EdgePhase, "write", write_edges)
     rep = await run_sync(settings, review_db=db, graph=graph)
     assert rep.edges_set == 1
     props = await edge_props(graph, group)

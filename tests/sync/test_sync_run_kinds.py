@@ -1,4 +1,4 @@
-"""Runs of every kind through the run-kind registry (``graph_trust.sync.runs``): sync and
+"""Runs of every kind through the run-kind registry (``graph_trust.sync.runs.listing``): sync and
 rollback runs, relink runs and learned confidence-weight changes, each listed and rolled back
 by its own job, on real state stores and review DBs (no graph is needed for these paths)."""
 
@@ -21,7 +21,7 @@ from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.relink.store import JournalStore
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_rows
-from graph_trust.sync.runs import RUN_KINDS, kind_of
+from graph_trust.sync.runs.listing import RUN_KINDS, kind_of
 from graph_trust.sync.state import StateStore
 
 KINDS = {k.name: k for k in RUN_KINDS}

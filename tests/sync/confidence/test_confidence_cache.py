@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from graph_trust.config import load_settings
 from graph_trust.confidence.verification import VERDICTS
-from graph_trust.sync.change_marker import MARKER, WATCHED, marker
+from graph_trust.sync.runs.change_marker import MARKER, WATCHED, marker
 from graph_trust.sync.confidence.cache import cache_path, gather_all
 from graph_trust.sync.confidence.inputs import Gathered
 from graph_trust.sync.confidence.schema import SCHEMA, init_confidence_tables

@@ -1,14 +1,14 @@
 """The sync job's runs (``sync`` and ``rollback``, in the state store's ``sync_runs``) as a run
-kind: listed by ``graph-trust runs``, rolled back by :func:`~graph_trust.sync.rollback.rollback_sync`."""
+kind: listed by ``graph-trust runs``, rolled back by :func:`~graph_trust.sync.runs.rollback.rollback_sync`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.sync.lock import holder_gone
-from graph_trust.sync.rollback import rollback_sync
-from graph_trust.sync.run_kinds import RunKind
+from graph_trust.sync.runs.lock import holder_gone
+from graph_trust.sync.runs.rollback import rollback_sync
+from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.sync.state import StateStore
 
 

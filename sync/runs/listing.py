@@ -1,6 +1,6 @@
 """``graph-trust runs`` and ``graph-trust rollback``: every job's runs, through the run kinds.
 
-Each kind (:class:`~graph_trust.sync.run_kinds.RunKind`) lists its own runs and rolls its own
+Each kind (:class:`~graph_trust.sync.runs.kinds.RunKind`) lists its own runs and rolls its own
 back; this module only merges the listings and hands a run id to the kind that owns it.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.sync import sync_runs
+from graph_trust.sync.runs import sync_kind as sync_runs
 from graph_trust.sync.confidence import store as confidence_store
 from graph_trust.sync.relink import RUN_KIND as RELINK
-from graph_trust.sync.run_kinds import RunKind
+from graph_trust.sync.runs.kinds import RunKind
 
 # Listed in this order where start times tie; the sync kind (prefix None) takes the ids no other claims.
 RUN_KINDS: tuple[RunKind, ...] = (sync_runs.RUN_KIND, RELINK, confidence_store.RUN_KIND)

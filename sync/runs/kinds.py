@@ -2,9 +2,9 @@
 
 Each job that records runs (sync, relink, learned confidence weights) describes them with one
 :class:`RunKind`: which run ids are its own, how to list its recent runs, and how to roll one
-back. :mod:`graph_trust.sync.runs` dispatches through the kinds it is given, so neither the
+back. :mod:`graph_trust.sync.runs.listing` dispatches through the kinds it is given, so neither the
 listing nor the rollback reads another job's tables. Adding a kind: define its ``RunKind`` in
-the job's own module and add it to ``RUN_KINDS`` in :mod:`graph_trust.sync.runs`.
+the job's own module and add it to ``RUN_KINDS`` in :mod:`graph_trust.sync.runs.listing`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ back in journaled batches under a new run of kind ``rollback`` (so a rollback ca
 audited and rolled back), and the target run becomes ``rolled_back``. If a later run changed
 the same elements (and was not itself rolled back), the rollback refuses with
 :class:`RollbackConflictError` naming those runs, unless ``force``. ``graph-trust rollback``
-reaches :func:`rollback_sync` through the run kinds (:mod:`graph_trust.sync.runs`); other
+reaches :func:`rollback_sync` through the run kinds (:mod:`graph_trust.sync.runs.listing`); other
 kinds' runs (relink, learned weights) are rolled back by their own jobs.
 """
 
@@ -20,10 +20,10 @@ from graph_trust.errors import InputError, NotFoundError, RollbackConflictError,
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync.desired import touch_edges
-from graph_trust.sync.lock import sync_lock
-from graph_trust.sync.recovery import recover_dead_runs
+from graph_trust.sync.runs.lock import sync_lock
+from graph_trust.sync.runs.recovery import recover_dead_runs
 from graph_trust.sync.report import RollbackReport
-from graph_trust.sync.run_identity import config_hash, graph_key
+from graph_trust.sync.runs.identity import config_hash, graph_key
 from graph_trust.sync.state import StateStore
 from graph_trust.sync.writer import (VALIDITY_KIND, Change, JournaledWriter, edge_values, entity_values,
                                      mark_entities_dirty, read_validity)
