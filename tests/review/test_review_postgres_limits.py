@@ -31,9 +31,9 @@ from graph_trust.review import db as review_db_mod
 from graph_trust.review import decisions
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.db import ReviewConn
-from graph_trust.sync.lock import sync_lock
+from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.review_db import ReviewDB, insert_rows
-from graph_trust.sync.run_identity import graph_key
+from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.runner import sync_graph
 from graph_trust.sync.state import StateStore
 from sync_fixtures import FACTS, build, row
