@@ -117,10 +117,11 @@ def test_the_one_rendering_names_user_host_port_and_database_only():
         assert parse_location(raw).display == shown == display_location(raw)
         assert "secret" not in repr(parse_location(raw))
     for bad in ("postgresql://u:p@ss@h/db", "postgresql://u:p/ss@h/db", "postgresql://u:p%ss@h/db",
-                "postgresql://u@[::1/db", "host=h password=se cret dbname=d", "host=h password=a b=c"):
+                "postgresql://u@[::1/db", "host=h password=se cret dbname=d", "host=h password=a b=c",
+                'postgresql://postgres:]/\t^"%Q00017@/db'):  # (libpq quotes a piece that holds a quote)
         with pytest.raises(ConfigError) as exc:
             parse_location(bad)
-        for piece in ("ss@h", "ss@", "p%ss", "/ss", "[::1/db", "cret", "b=c", bad):
+        for piece in ("ss@h", "ss@", "p%ss", "/ss", "[::1/db", "cret", "b=c", "Q00017", bad):
             assert piece not in str(exc.value), (bad, str(exc.value))
         assert display_location(bad) == "(a bad address)"
 
