@@ -86,11 +86,11 @@ _HOW = ("percent-encode @ : / ? # % and spaces in a URL's user name and password
 
 
 def _gist(exc: Exception) -> str:
-    """libpq's parse error without what it quotes (the string, or a piece of the password)."""
+    """libpq's parse error up to the first thing it quotes (the string, or a piece of the password,
+    which may itself hold quotes): nothing of the string is kept."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    pieces = text.split('"')  # the odd pieces are quoted: a punctuation mark of the syntax is kept
-    return "".join(p if i % 2 == 0 else f'"{p if len(p) == 1 and not p.isalnum() else "…"}"'
-                   for i, p in enumerate(pieces)) or type(exc).__name__
+    head = text.split('"', 1)[0].rstrip(" :")
+    return (head + (" …" if head != text else "")) or type(exc).__name__
 
 
 def _is_host(h: str) -> bool:
