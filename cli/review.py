@@ -276,7 +276,7 @@ def queue(group: str | None, limit: int | None, explain: bool, review_db: str | 
         emit_json([i.to_dict() for i in items])
         return
     if not items:
-        click.echo("the queue is empty: no fact any rule names (is the retrieval log on? see graph-trust review log)")
+        click.echo("the queue is empty: every fact is decided or skipped (see graph-trust review history)")
         return
     rows = [[n, f"{i.priority:.2f}", i.edge_uuid or "-", i.status or "unreviewed", shorten(i.fact or "", 50),
              shorten("; ".join(f"{r['rule']}: {r['why']}" for r in i.reasons), 90)]

@@ -241,3 +241,29 @@ async def test_skip_fact_over_mcp_records_the_servers_agent(graph, settings, tmp
         assert getattr(bad, "is_error", getattr(bad, "isError", False)) and "no-such-fact" in bad.content[0].text
     assert port not in {i.key for i in await api.review_queue(settings, graph=graph, group=group)}
     assert api.review_history(settings, port)[0]["actor"] == "bot-1"
+
+
+async def test_review_skip_and_queue_explain_on_the_command_line(graph, settings, tmp_path, unique):
+    from cli_helpers import run_cli
+
+    group = f"g_{unique}"
+    uuids = await build(graph, group, FACTS)
+    port = uuids[FACTS[0].fact]
+    review = tmp_path / "review.sqlite3"
+    api.init_review_db(review)
+    env = {"GRAPH_TRUST_STATE_DIR": str(settings.state_dir), "GRAPH_TRUST_REVIEW_DB": str(review)}
+    base = ("--graph", settings.graph.uri)
+    r = run_cli("review", "queue", "--group", group, "--explain", *base, env=env)
+    assert r.code == 0, r.err
+    assert "= sum of weight x value" in r.out and "centrality" in r.out and port in r.out
+    r = run_cli("review", "skip", port, "--actor", "alice", "--reason", "unsure", "--json", *base, env=env)
+    assert r.code == 0, r.err
+    batch = r.json()["batch"]["batch_id"]
+    r = run_cli("review", "queue", "--group", group, "--json", *base, env=env)
+    assert port not in {i["key"] for i in r.json()}
+    r = run_cli("review", "skip", port, "--actor", "unknown", "--reason", "x", *base, env=env)
+    assert r.code == 2 and "--actor must name who decides" in r.err
+    r = run_cli("review", "undo", batch, "--actor", "alice", "--reason", "again", *base, env=env)
+    assert r.code == 0 and f"undid {batch}" in r.out, r.err
+    r = run_cli("review", "queue", "--group", group, "--json", *base, env=env)
+    assert port in {i["key"] for i in r.json()}
