@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.log import Use, searches
-from graph_trust.search.slots import slot_key
+from graph_trust.search.slots import SlotKey, slot_key
 
 DECISIVE = ("promoted", "rejected", "expired")  # a reviewer already decided these
 VERIFIED = ("promoted", "corroborated")
@@ -420,21 +420,22 @@ def contradiction(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     right. Value: the slot's exposure (its returns, its subject's share and prior) x room x 1/2
     (either side as likely)."""
     model = exposure(inp, cfg)
-    verified: dict[tuple[str, str], set[str]] = {}
+    verified: dict[SlotKey, set[str]] = {}
+    slot_use: dict[SlotKey | None, float] = {}
     for e in inp.slots:
-        if e.valid and inp.status(e.uuid) in VERIFIED:
-            verified.setdefault((e.subject_uuid, e.predicate), set()).add(e.object_uuid)
-    slot_use: dict[tuple[str, str], float] = {}
-    for e in inp.slots:
-        slot_use[(e.subject_uuid, e.predicate)] = slot_use.get((e.subject_uuid, e.predicate), 0.0) + inp.use(e.uuid)
+        key = slot_key(e.subject_uuid, e.predicate)
+        if key is not None and e.valid and inp.status(e.uuid) in VERIFIED:
+            verified.setdefault(key, set()).add(e.object_uuid)
+        slot_use[key] = slot_use.get(key, 0.0) + inp.use(e.uuid)
     for e, status, room in _undecided(inp):
         if e.uuid in inp.invalidated:
             continue  # the guard's record: trusted_invalidated
-        values = verified.get((e.subject_uuid, e.predicate), set())
+        key = slot_key(e.subject_uuid, e.predicate)
+        values = verified.get(key, set()) if key is not None else set()
         against = len(values) == 1 and e.object_uuid not in values
         if e.valid and not against:
             continue
-        exposed = slot_use[(e.subject_uuid, e.predicate)] + model.of(e.uuid)
+        exposed = (slot_use[key] if key is not None else inp.use(e.uuid)) + model.of(e.uuid)
         value = exposed * room * 0.5
         if value > 0:
             why = "Graphiti invalidated it" if not e.valid else "another value of its slot is verified"
