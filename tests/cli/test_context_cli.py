@@ -69,6 +69,8 @@ async def facts(graph, unique):
 async def test_pipeline_on_the_graph(settings, graph, facts):
     group, uuids = facts
     ctx = TrustContext("medium", True, "alice")
+    # the min_trust filter at work (its default is 0: nothing dropped)
+    settings = settings.model_copy(update={"composite": settings.composite.model_copy(update={"min_trust": 0.1})})
     out = await context_for_settings(settings, "billing-db backup", trust_context=ctx, groups=[group])
     by_uuid = {i.uuid: i for i in out.items}
 

@@ -97,6 +97,8 @@ async def test_editing_a_payload_reaches_no_later_hit(settings, graph, facts):
 
 async def test_a_sync_that_changes_trust_is_never_answered_from_before_it(settings, graph, facts, tmp_path):
     group, uuids = facts
+    # the min_trust filter drops the rejected fact below (its default is 0: nothing dropped)
+    settings = settings.model_copy(update={"composite": settings.composite.model_copy(update={"min_trust": 0.1})})
     other = f"{group}_b"
     await _save(graph.for_group(other).driver, other)
     svc = ContextService()

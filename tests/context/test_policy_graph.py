@@ -95,6 +95,10 @@ async def test_policy_on_the_graph(settings, graph, facts):
 
 async def test_min_score_and_top_k_on_the_graph(settings, graph, facts):
     group, _ = facts
+    # weights under which the more trusted of two duplicates also scores higher, so min_score never
+    # drops the duplicate dedup kept while keeping the one it dropped (the defaults weigh trust 0)
+    settings = settings.model_copy(update={"composite": settings.composite.model_copy(update={
+        "w_trust": 0.2, "w_recency": 0.1, "w_relevance": 0.6, "w_type": 0.1})})
     svc = ContextService()
     all_ = await svc.get_context(settings, QUERY, trust_context=HIGH, groups=[group], connection=graph,
                                  policy={"min_score": 0.0, "top_k": 20}, now=NOW)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import importlib.util
 import json
 import sys
@@ -41,7 +42,7 @@ def generated_set(seed: int):  # noqa: ANN201 (a BundledSet)
 def main() -> None:
     sys.path.insert(0, str(HERE.parents[2]))
     from graph_trust import api
-    from graph_trust.config import load_settings
+    from graph_trust.config import load_settings, parse_sets
     from graph_trust.eval import evaluate
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -51,12 +52,10 @@ def main() -> None:
     p.add_argument("--rank", default="trust,composite")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
     args = p.parse_args()
-    overrides = dict(s.split("=", 1) for s in args.sets)
-    settings = load_settings(overrides={k: json.loads(v) if v[:1] in "0123456789[{-" or v in ("true", "false")
-                                        else v for k, v in overrides.items()})
+    settings = load_settings(overrides=parse_sets(args.sets))
     for seed in (int(s) for s in args.seeds.split(",")):
         data = generated_set(seed)
-        evaluate.bundled = lambda data=data: generated_set_copy(data)
+        evaluate.bundled = lambda data=data: copy.deepcopy(data)  # (a --quick run trims its set in place)
         for emb in args.embedder.split(","):
             rep = asyncio.run(api.evaluate_bundled(settings, ranks=args.rank.split(","), draws=args.draws,
                                                    embedder=emb)).to_dict()
@@ -65,11 +64,6 @@ def main() -> None:
                 print(f"seed {seed}  {emb}  {m['name']}  nDCG@10 {m['ndcg@10']['mean']:.3f}  "
                       f"wrong first {m['wrong_first']['mean']:.0%}  clean losing "
                       f"{'-' if clean is None else f'{clean:g}'} of {rep['clean_queries']}", flush=True)
-
-def generated_set_copy(data):  # noqa: ANN001, ANN201
-    """A fresh copy (evaluate_bundled trims a --quick set in place)."""
-    import copy
-    return copy.deepcopy(data)
 
 
 if __name__ == "__main__":
