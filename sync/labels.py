@@ -4,7 +4,7 @@
 an edge's ``sensitivity`` is the most restrictive label any row citing it carries (the highest
 level of ``access.levels``; a label the scale does not know, which access control withholds from
 every caller, above all), and its ``scope`` every scope the rows name, sorted and joined by
-:data:`~graph_trust.access.trust_context.SCOPE_JOIN` when they differ (only a caller cleared for
+:data:`~graph_trust.access.sensitivity.SCOPE_JOIN` when they differ (only a caller cleared for
 each sees it). A row without a label adds none. So a review decision, which changes statuses,
 never lowers a fact's sensitivity or widens its scope. Sync computes both in SQLite with the
 window functions :func:`register` adds to its connection.
@@ -21,8 +21,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from graph_trust.access.sensitivity import SensitivityScale, normalize_label, unknown_labels
-from graph_trust.access.trust_context import SCOPE_JOIN
+from graph_trust.access.sensitivity import SCOPE_JOIN, SensitivityScale, normalize_label, unknown_labels
 from graph_trust.sync.state import StateStore
 
 _LABELS_SQL = ("SELECT lower(trim(sensitivity)), count(*), min(id) FROM sync_candidates "

@@ -80,6 +80,15 @@ class SensitivityScale:
 
 DEFAULT_SCALE = SensitivityScale()
 
+# An edge whose review rows name different scopes carries them all, sorted, joined by this: only a
+# caller cleared for every one of them sees it (sync writes it; see graph_trust.sync.labels).
+SCOPE_JOIN = " & "
+
+
+def scope_parts(scope: str | None) -> list[str | None]:
+    """The scopes a record's effective scope names (one, or several joined by :data:`SCOPE_JOIN`)."""
+    return scope.split(SCOPE_JOIN) if isinstance(scope, str) and scope else [scope]
+
 
 def scale_of(settings: Any) -> SensitivityScale:
     """The scale of a :class:`~graph_trust.config.Settings` (its ``access`` section)."""
@@ -101,4 +110,5 @@ def unknown_labels(counts: Iterable[tuple[Any, int, str]], scale: SensitivitySca
     return sorted(out.values(), key=lambda e: (-e["count"], e["label"]))
 
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_SCALE", "SensitivityScale", "normalize_label", "scale_of", "unknown_labels"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_SCALE", "SCOPE_JOIN", "SensitivityScale", "normalize_label", "scale_of", "scope_parts",
+           "unknown_labels"]

@@ -28,7 +28,7 @@ from typing import Any
 
 from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
 from graph_trust.search.records import MemoryRecord
-from graph_trust.access.sensitivity import DEFAULT_SCALE, SensitivityScale, scale_of
+from graph_trust.access.sensitivity import DEFAULT_SCALE, SensitivityScale, scale_of, scope_parts
 
 SENSITIVITY_LEVELS: tuple[str, ...] = DEFAULT_SCALE.levels  # the default scale's levels
 
@@ -36,16 +36,6 @@ SENSITIVITY_LEVELS: tuple[str, ...] = DEFAULT_SCALE.levels  # the default scale'
 def sensitivity_level(value: str | None, scale: SensitivityScale = DEFAULT_SCALE) -> int:
     """0.. for a known level or label of ``scale`` (case-insensitive), -1 for anything else."""
     return scale.level(value)
-
-
-# An edge whose review rows name different scopes carries them all, sorted, joined by this: only a
-# caller cleared for every one of them sees it (sync writes it; see graph_trust.sync.labels).
-SCOPE_JOIN = " & "
-
-
-def scope_parts(scope: str | None) -> list[str | None]:
-    """The scopes a record's effective scope names (one, or several joined by :data:`SCOPE_JOIN`)."""
-    return scope.split(SCOPE_JOIN) if isinstance(scope, str) and scope else [scope]
 
 
 class Access(Enum):
@@ -122,7 +112,7 @@ class TrustContext:
 
     def in_scope(self, record: MemoryRecord) -> bool:
         """Every scope the record names (its ``scope`` property, else its group; several joined by
-        :data:`SCOPE_JOIN` when its review rows name several) is one of ``scopes``, or there are none."""
+        :data:`~graph_trust.access.sensitivity.SCOPE_JOIN` when its review rows name several) is one of ``scopes``, or there are none."""
         return not self.scopes or all(s in self.scopes for s in scope_parts(record.effective_scope))
 
     def level_of(self, record: MemoryRecord, default_sensitivity: str = "low") -> int:

@@ -77,8 +77,8 @@ def test_operator_flow_json(db, cli):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["confidence", "nope"], "no fact with id 'nope'"),
-    (["verify-fact", "nope", "--type", "confirmed", "--by", "a"], "no fact with id 'nope'"),
+    (["confidence", "nope"], "no fact 'nope' in review DB"),
+    (["verify-fact", "nope", "--type", "confirmed", "--by", "a"], "neither the edge uuid of a fact"),
     (["verify-fact", "f1", "--type", "maybe", "--by", "a"], "'maybe' is not one of"),
     (["record-usage", "f1", "--outcome", "great", "--by", "a", "--action", "x"], "'great' is not one of"),
     (["record-usage", "f1", "--outcome", "success", "--by", " ", "--action", "x"], "--by AGENT"),

@@ -10,8 +10,8 @@ import sqlite3
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from graph_trust import api
-from graph_trust.access.sensitivity import SensitivityScale
-from graph_trust.access.trust_context import SCOPE_JOIN, TrustContext, scope_parts
+from graph_trust.access.sensitivity import SCOPE_JOIN, SensitivityScale, scope_parts
+from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import ReviewSettings
 from graph_trust.review import decisions
 from graph_trust.review.candidates import open_candidates
