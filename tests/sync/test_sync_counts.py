@@ -176,7 +176,7 @@ def replay(before: dict, rows: list[tuple], after: dict, where: str) -> None:
     element is gone or does not hold the new values."""
     expected = dict(before)
     loose = set()  # entities in the range of a pending entity_range marker: any value until it is settled
-    for seq, _, kind, uuid, _old, new, state in rows:
+    for seq, _, kind, uuid, old, new, state in rows:
         if kind == "entity_range":
             assert state in ("void", "pending"), (where, seq, state)
             if state == "pending":
@@ -203,7 +203,7 @@ def replay(before: dict, rows: list[tuple], after: dict, where: str) -> None:
 
 def settled_as_found(found: dict, rows: list[tuple], where: str) -> None:
     """After recovery, a killed run's rows say what the graph held (``found``) once it was dead."""
-    for seq, _, kind, uuid, old, new, state in rows:
+    for seq, _, kind, uuid, _old, new, state in rows:
         assert state != "pending", (where, seq)
         if kind in PROPS and state == "applied":
             assert same(found.get((kind, uuid)), new, PROPS[kind]), (where, "applied, not in the graph", seq)
