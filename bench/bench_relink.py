@@ -96,7 +96,7 @@ def _respace(name: str, rng: random.Random) -> str:
 def make_graph(n_edges: int, seed: int = 5):
     """Entities and edges for two groups: returns (nodes, edges) lists of dicts."""
     rng = random.Random(seed)
-    people = sorted({f"{f.title()} {l.title()}" for f in FIRST for l in LAST})
+    people = sorted({f"{first.title()} {last.title()}" for first in FIRST for last in LAST})
     orgs = [f"{a.title()} {b.title()}" for a in ORG_A for b in ORG_B]
     places = [p.title() for p in PLACES]
     n_people = max(50, min(len(people), n_edges // 5))

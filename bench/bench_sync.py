@@ -117,7 +117,7 @@ async def raw_ceiling(g, review: Path, world, entity_uuids: list[str], bs: int, 
     no journal, with the values the sync writes computed before the timer starts."""
     con = sqlite3.connect(review)
     rows = []
-    for cid, status, ev in con.execute("SELECT id, status, evidence_refs_json FROM candidates ORDER BY id"):
+    for _cid, status, ev in con.execute("SELECT id, status, evidence_refs_json FROM candidates ORDER BY id"):
         if TIERS[status] is not None:
             rows.append({"uuid": json.loads(ev)[0]["evidence_id"], "trust_score": TIERS[status], "trust_status": status,
                          "trust_run_id": RUN_ID, "trust_updated_at": NOW, "memory_type": "fact",

@@ -905,7 +905,7 @@ def load_settings(
     elif Path(DEFAULT_CONFIG_FILE).exists():
         path = Path(DEFAULT_CONFIG_FILE)
         tree = _read_yaml(path)
-    for section, value in tree.items():
+    for section in tree:
         sources[section] = f"config file {path}"
 
     for var, key in ENV_KEYS:

@@ -383,7 +383,7 @@ EVIDENCE_STYLES = [
     lambda old: json.dumps([{"evidence_id": old, "source": "episode-17", "score": 0.91}]),
     lambda old: json.dumps([{"evidence_id": old}, {"evidence_id": "other-edge", "kind": "support"}], separators=(",", ":")),
     lambda old: json.dumps([{"kind": "edge", "evidence_id": old, "note": "Zoë's café"}], ensure_ascii=False),
-    lambda old: '[ {"evidence_id" : "%s", "extracted_at": "2025-06-01T10:00:00Z"} ,{"x": [1, 2.50, 1e-7]} ]' % old,
+    lambda old: '[ {"evidence_id" : "' + old + '", "extracted_at": "2025-06-01T10:00:00Z"} ,{"x": [1, 2.50, 1e-7]} ]',
 ]
 
 SCHEMA = """CREATE TABLE candidates (

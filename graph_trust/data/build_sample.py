@@ -254,7 +254,7 @@ def build_ops(rng: random.Random) -> Builder:
     for w in DEPLOY_WINDOWS:
         b.entity(w, "DeployWindow", f"The {w}.")
 
-    for name, team, p, kind, deps, what in SERVICES:
+    for name, _team, _p, _kind, _deps, what in SERVICES:
         b.entity(name, "Service", f"{name} {what}.")
 
     # databases
@@ -272,7 +272,7 @@ def build_ops(rng: random.Random) -> Builder:
         b.fact(job, "RUNS_ON", "backup-agent", f"The {name} backup is executed by backup-agent.")
 
     # services
-    for i, (name, team, p, kind, deps, what) in enumerate(SERVICES):
+    for i, (name, team, p, kind, deps, _what) in enumerate(SERVICES):
         pool = {"api": "app", "web": "app", "worker": "worker", "infra": "batch", "edge": "edge"}[kind]
         for h in rng.sample(hosts[pool], 2):
             b.fact(name, "RUNS_ON", h, rng.choice([
@@ -420,7 +420,7 @@ def build_eu(rng: random.Random) -> Builder:
         t = b.entity(f"{hour:02d}:00 UTC", "Schedule", f"Daily at {hour:02d}:00 UTC.")
         b.fact(job, "SCHEDULED_AT", t, f"The nightly backup of {name} runs at {hour:02d}:00 UTC.")
         b.fact(job, "BACKS_UP", name, f"The {name} nightly backup job backs up {name} to the EU bucket.")
-    for name, team, p, deps in EU_SERVICES:
+    for name, _team, _p, _deps in EU_SERVICES:
         b.entity(name, "Service", f"{name} is the EU deployment of {name.removesuffix('-eu')}.")
     for name, team, p, deps in EU_SERVICES:
         pt = b.entity(f"port {p}", "Port", f"TCP port {p}.")

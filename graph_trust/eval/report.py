@@ -95,7 +95,7 @@ class EvalReport:
                     "clean_worst_loss": round(float(-min(0.0, (per_q[clean].min() if clean.any() else 0.0))), 4),
                 }
             self.method_rows.append(row)
-        for i, q in enumerate(queries):
+        for q in queries:
             self.per_query_rows.append({
                 "id": q.id, "query": q.text, "classes": list(q.classes), "contested": q.contested,
                 "ndcg@10": {m.name: round(float(np.mean([d[m.name][q.id]["ndcg@10"] for d in self.per_draw])), 4)

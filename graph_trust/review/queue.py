@@ -72,7 +72,10 @@ def rank(inputs: QueueInputs, cfg: ReviewQueueSettings, *, limit: int | None = N
         found.setdefault(key, [])
     priority = {k: round(sum(w * h.value for _, w, h in hits), 6) for k, hits in found.items()
                 if (group is None or inputs.groups.get(k) == group) and k not in inputs.skipped}
-    order = (lambda k: (-priority[k], k))
+
+    def order(k: str) -> tuple[float, str]:
+        return (-priority[k], k)
+
     keys = sorted(priority, key=order) if limit is None else heapq.nsmallest(limit, priority, key=order)
     return [_item(inputs, k, priority[k], found[k]) for k in keys]
 

@@ -30,7 +30,7 @@ def test_grouping_follows_order_then_unlisted_types():
         rec("x2", memory_type="zzz"),
     ]
     layers = group_into_layers(items)
-    assert [(l.memory_type, [r.uuid for r in l.items]) for l in layers] == [
+    assert [(layer.memory_type, [r.uuid for r in layer.items]) for layer in layers] == [
         ("instruction", ["i1"]),
         ("fact", ["f1", "f2"]),  # incoming (rank) order kept
         ("observation", ["o1"]),
@@ -38,7 +38,7 @@ def test_grouping_follows_order_then_unlisted_types():
         ("zzz", ["x2"]),
     ]
     custom = group_into_layers(items, ["Observation", "fact"])
-    assert [l.memory_type for l in custom] == ["observation", "fact", "runbook", "instruction", "zzz"]
+    assert [layer.memory_type for layer in custom] == ["observation", "fact", "runbook", "instruction", "zzz"]
     assert [r.uuid for r in flatten(custom)] == ["o1", "f1", "f2", "x1", "i1", "x2"]
 
 
@@ -60,11 +60,11 @@ def test_salience_filter_and_sort_within_layers():
     assert [r.uuid for r in filter_by_salience(items, 0.5)] == ["f-mid", "f-high", "i-mid"]
     assert [r.uuid for r in sort_by_salience(items)] == ["f-high", "i-mid", "f-mid", "f-low"]
     layers = group_into_layers(items, min_salience=0.5, by_salience=True)
-    assert [[r.uuid for r in l.items] for l in layers] == [["i-mid"], ["f-high", "f-mid"]]
+    assert [[r.uuid for r in layer.items] for layer in layers] == [["i-mid"], ["f-high", "f-mid"]]
     unsorted = group_into_layers(items, min_salience=0.5)
-    assert [[r.uuid for r in l.items] for l in unsorted] == [["i-mid"], ["f-mid", "f-high"]]
+    assert [[r.uuid for r in layer.items] for layer in unsorted] == [["i-mid"], ["f-mid", "f-high"]]
 
 
 def test_empty_layers_are_omitted():
     assert group_into_layers([]) == []
-    assert [l.memory_type for l in group_into_layers([rec("g", memory_type="goal")])] == ["goal"]
+    assert [layer.memory_type for layer in group_into_layers([rec("g", memory_type="goal")])] == ["goal"]

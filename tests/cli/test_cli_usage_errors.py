@@ -62,7 +62,7 @@ def _bad_values(param: click.Option | click.Argument) -> list[tuple[str, str]]:
 
 def _cases() -> list:
     cases = []
-    for path, cmd in COMMANDS:
+    for path, _cmd in COMMANDS:
         name = " ".join(("graph-trust", *path))
         cases.append(pytest.param([*path, "--no-such-option"], name, "No such option '--no-such-option'",
                                   id=f"{name}: unknown option"))

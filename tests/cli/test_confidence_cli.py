@@ -9,6 +9,7 @@ import pytest
 
 from cli_helpers import Result, run_cli
 from graph_trust.cli.main import main
+from graph_trust.sync.review_db import init_review_db, insert_rows
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def cli(capsys, monkeypatch):
         return Result(e.value.code, out.out, out.err)
 
     return run
-from graph_trust.sync.review_db import init_review_db, insert_rows
+
 
 COMMANDS = ["confidence", "verify-fact", "record-usage", "vote", "contradictions", "stale", "credibility"]
 

@@ -89,7 +89,7 @@ def test_generator_is_deterministic():
     out = mod.build()
     assert out["graph"] == json.loads((DATA / "graph.json").read_text())
     assert out["verdicts"] == json.loads((DATA / "verdicts.json").read_text())
-    assert [json.loads(l) for l in (DATA / "queries.jsonl").read_text().splitlines()] == out["queries"]
+    assert [json.loads(line) for line in (DATA / "queries.jsonl").read_text().splitlines()] == out["queries"]
 
 
 @settings(max_examples=25, deadline=None)
@@ -199,7 +199,7 @@ def test_qrels_round_trip(rows, rnd):
     """Any well-formed qrels text (any order, blank lines, extra spaces) reads back exactly."""
     lines = [f"{q} {rnd.choice(['0', 'Q0'])}  {d}\t{g}" for q, d, g in rows]
     rnd.shuffle(lines)
-    text = "\n".join(l + ("\n" if rnd.random() < 0.2 else "") for l in lines)
+    text = "\n".join(line + ("\n" if rnd.random() < 0.2 else "") for line in lines)
     got = parse_qrels(text)
     assert got == {q: {d: g for qq, d, g in rows if qq == q} for q in {r[0] for r in rows}}
     queries = parse_queries("".join(json.dumps({"id": q, "query": f"about {q}"}) + "\n" for q in got))

@@ -27,8 +27,8 @@ async def test_init_is_idempotent_and_creates_indexes(settings, unique):
         idx = await _indexes(conn, group)
     assert ("RELATIONSHIP", "RELATES_TO", "uuid", "RANGE") in idx
     assert ("NODE", "Entity", "uuid", "RANGE") in idx
-    assert any(e == "RELATIONSHIP" and l == "RELATES_TO" and t == "FULLTEXT" for e, l, _, t in idx)
-    assert any(e == "NODE" and l == "Entity" and t == "FULLTEXT" for e, l, _, t in idx)
+    assert any(e == "RELATIONSHIP" and label == "RELATES_TO" and t == "FULLTEXT" for e, label, _, t in idx)
+    assert any(e == "NODE" and label == "Entity" and t == "FULLTEXT" for e, label, _, t in idx)
 
 
 def test_init_cli(tmp_path):

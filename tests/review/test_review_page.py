@@ -367,7 +367,7 @@ def test_serve_says_when_it_cannot_listen(settings, embedded_path, tmp_path):
 
 def test_the_shortcuts_are_on_the_page_and_in_the_docs(settings, tmp_path):
     docs = DOCS.read_text(encoding="utf-8").split("## The review page")[1]
-    for keys, what, _ in SHORTCUTS:
+    for keys, _what, _ in SHORTCUTS:
         assert f"`{keys}`" in docs, keys
     page = Path(__file__).resolve().parents[2] / "graph_trust" / "review" / "web" / "static" / "keys.js"
     js = page.read_text(encoding="utf-8")

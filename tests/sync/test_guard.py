@@ -324,7 +324,7 @@ async def test_restore_and_rollback_over_bolt_keep_datetime_values(bolt, bolt_se
         uuids = await build_graph(driver, HashingEmbedder(), [*FACTS[:3], NEWER], group, indices=False,
                                   vector_procedure=not bolt.arcadedb)
         u = [uuids[f.fact] for f in FACTS[:3]]
-        for uuid, status in zip(u, ("promoted", "corroborated", "candidate"), strict=True):
+        for uuid, _status in zip(u, ("promoted", "corroborated", "candidate"), strict=True):
             edge = await EntityEdge.get_by_uuid(driver, uuid)  # Graphiti's contradiction step, saved as it saves
             edge.invalid_at, edge.expired_at = NEWER.at, NEWER.at + timedelta(seconds=1, microseconds=250)
             await _save(edge, driver, not bolt.arcadedb)

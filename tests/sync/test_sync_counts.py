@@ -203,7 +203,7 @@ def replay(before: dict, rows: list[tuple], after: dict, where: str) -> None:
 
 def settled_as_found(found: dict, rows: list[tuple], where: str) -> None:
     """After recovery, a killed run's rows say what the graph held (``found``) once it was dead."""
-    for seq, _, kind, uuid, old, new, state in rows:
+    for seq, _, kind, uuid, _old, new, state in rows:
         assert state != "pending", (where, seq)
         if kind in PROPS and state == "applied":
             assert same(found.get((kind, uuid)), new, PROPS[kind]), (where, "applied, not in the graph", seq)

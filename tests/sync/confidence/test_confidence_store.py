@@ -341,7 +341,10 @@ def oracle(h: dict, fid: str) -> float:
                                 fr.age_days(first, NOW) if first else 0.0, expertise)
 
     source = cred.source_score(cred.agent_credibility(record(author, cat)), role, stype)
-    key = lambda x: (x["subject"].strip().lower(), x["predicate"].strip().lower(), x["object"].strip().lower())
+
+    def key(x: dict) -> tuple[str, str, str]:
+        return (x["subject"].strip().lower(), x["predicate"].strip().lower(), x["object"].strip().lower())
+
     members = [x for x in h["facts"] if x["status"] != "rejected" and key(x) == key(f)] if f["status"] != "rejected" else []
     agents = {src[m["id"]][1] if m["id"] in src else "fact:" + m["id"] for m in members}
     specs = {src[m["id"]][2] for m in members if m["id"] in src and src[m["id"]][2]}
