@@ -16,7 +16,7 @@ One run, holding the graph's sync lock (:mod:`~graph_trust.sync.runs.lock`):
    them for review, restore them with ``guard.restore_trusted``;
 6. re-aggregate entity trust for entities touching changed edges (every entity with ``full``,
    or when a ``full`` run stopped before this step; :mod:`~graph_trust.sync.entity_trust`);
-7. re-measure the vector indexes' recall and rebuild the exact vector stores where needed
+7. re-measure the recall of the vector indexes where a run wrote a large share of a graph's edges
    (:mod:`~graph_trust.sync.vector_recheck`; a failure there is reported, not fatal).
 
 Every state-store statement is one of :mod:`graph_trust.sync.store`'s, by name; the run's
