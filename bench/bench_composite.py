@@ -16,8 +16,8 @@ import statistics
 import time
 from datetime import UTC, datetime, timedelta
 
-from graph_trust.search.composite import DEFAULT_TYPE_BOOSTS, rank_composite
 from graph_trust.config import CompositeSettings
+from graph_trust.search.composite import DEFAULT_TYPE_BOOSTS, rank_composite
 from graph_trust.search.records import MemoryRecord
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

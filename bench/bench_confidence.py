@@ -35,20 +35,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.credibility import EXPERTISE_LEVELS, ROLE_TRUST_WEIGHTS, SOURCE_TYPE_WEIGHTS
 from graph_trust.confidence.freshness import HALF_LIVES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
+from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.review_db import COLUMNS, ReviewDB, init_review_db
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 def iso(days_ago: float) -> str:

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sync import bench_world  # noqa: E402
 
 from graph_trust.config import load_settings  # noqa: E402
-from graph_trust.sync.runs.rollback import rollback_sync  # noqa: E402
 from graph_trust.sync.runner import run_sync  # noqa: E402
+from graph_trust.sync.runs.rollback import rollback_sync  # noqa: E402
 from graph_trust.sync.verify import verify  # noqa: E402
 
 

@@ -28,16 +28,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import synth  # noqa: E402
+
 from graph_trust.access.trust_context import TrustContext  # noqa: E402
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.clients.offline import make_graphiti  # noqa: E402
 from graph_trust.config import PolicySettings, load_settings  # noqa: E402
-from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.context.clip import sentences  # noqa: E402
 from graph_trust.context.payload import Metadata, Payload  # noqa: E402
 from graph_trust.context.policy import Candidate, apply_policy  # noqa: E402
 from graph_trust.context.service import ContextService, policy_search_config  # noqa: E402
-from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.search.trust_search import trust_search  # noqa: E402
-from graph_trust.clients.offline import make_graphiti  # noqa: E402
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 PARTS = [

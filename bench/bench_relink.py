@@ -42,9 +42,9 @@ from uuid import NAMESPACE_URL, uuid5
 
 import numpy as np
 
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
-from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.sync.relink.matching import name_key, tokenize
 from graph_trust.sync.review_db import init_review_db
 

@@ -35,7 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -44,8 +44,8 @@ from bench import synth  # noqa: E402
 from bench.bench_sync import build as build_bulk  # noqa: E402
 from bench.bench_sync import make_review_db, no_background_saves  # noqa: E402
 from graph_trust import api  # noqa: E402
-from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.review.db import ReviewConn  # noqa: E402
 from graph_trust.review.log import writer_for  # noqa: E402
@@ -228,7 +228,7 @@ def fill_log(review: Path, edges: list[str], days: int, searches: int, seed: int
     order = edges[:]
     rng.shuffle(order)
     weights = [1.0 / (i + 1) for i in range(len(order))]
-    today = datetime.now(timezone.utc).date()
+    today = datetime.now(UTC).date()
     con = sqlite3.connect(review)
     n = 0
     with con:

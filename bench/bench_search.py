@@ -17,8 +17,7 @@ import time
 import numpy as np
 from graphiti_core.search.search_utils import rrf
 
-from graph_trust.search import fusion
-from graph_trust.search import ranking
+from graph_trust.search import fusion, ranking
 
 
 def p50(xs: list[float]) -> float:

@@ -61,9 +61,9 @@ from typing import Any
 
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
+from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.review_db import COLUMNS, init_review_db
-from graph_trust.graph.schema import ensure_uuid_indexes
 from graph_trust.sync.runner import run_sync
 from graph_trust.sync.verify import verify
 

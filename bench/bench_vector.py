@@ -33,22 +33,22 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import numpy as np  # noqa: E402
+import synth  # noqa: E402
 from graphiti_core.search import search_utils as su  # noqa: E402
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  # noqa: E402
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
 
-import synth  # noqa: E402
+from graph_trust.clients.factory import make_embedder
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.clients.offline import make_graphiti  # noqa: E402
 from graph_trust.config import PROFILES, load_settings, parse_sets  # noqa: E402
 from graph_trust.errors import GraphTrustError  # noqa: E402
-from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
-from graph_trust.clients.factory import make_embedder
-from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
 from graph_trust.graph import index_recall  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
@@ -56,10 +56,10 @@ from graph_trust.graph.recall_store import RecallStore  # noqa: E402
 from graph_trust.review import log as retrieval_log  # noqa: E402
 from graph_trust.review.db import ReviewConn  # noqa: E402
 from graph_trust.review.schema import init_review_tables  # noqa: E402
-from graph_trust.clients.offline import make_graphiti  # noqa: E402
+from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
+from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
 from graph_trust.search.ranked import search_config  # noqa: E402
 from graph_trust.search.trust_search import trust_search  # noqa: E402
-from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
 
 GROUP = "bench"
 MODES = ("search_", "default")
@@ -75,7 +75,7 @@ def write_log(path: Path, n: int, timed: list[str]) -> Path:
     init_review_tables(path)
     earlier = [q for q in dict.fromkeys(synth.synth_queries(8 * n, seed=97)) if q not in set(timed)][:n]
     log = retrieval_log.RetrievalLog(path, log_queries=True, background=False)
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    start = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
     for i, q in enumerate(earlier):
         log.record("search", [], query=q, groups=[GROUP], at=start + i)
     log.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from uuid import NAMESPACE_URL, uuid5
 
 import numpy as np
@@ -81,7 +81,7 @@ async def build(driver, embedder, n_edges: int, group_id: str, *, seed: int = 7,
     """Save ``n_edges`` synthetic facts (trust on ``trust_fraction`` of them); return edge uuids."""
     rng = random.Random(seed + 1)
     facts = synth_facts(n_edges, seed)
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     names = _names(facts)
     vecs = await embedder.create_batch(names)
     nodes = {n: EntityNode(uuid=_uuid(group_id, "n", n), name=n, group_id=group_id, labels=["Entity"],
@@ -111,7 +111,7 @@ async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fract
     group_id = conn.database
     rng = random.Random(seed + 1)
     facts = synth_facts(n_edges, seed)
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc).isoformat()
+    now = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
     names = _names(facts)
     for i in range(0, len(names), batch):
         part = names[i : i + batch]

@@ -5,8 +5,18 @@ from __future__ import annotations
 import click
 
 from graph_trust import api
-from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, graph_option, run,
-                                     runtime, shorten, table, trust_cell)
+from graph_trust.cli.common import (
+    EXPLAIN_HEADERS,
+    common_options,
+    emit_json,
+    explain_cells,
+    graph_option,
+    run,
+    runtime,
+    shorten,
+    table,
+    trust_cell,
+)
 from graph_trust.config import DEFAULT_GRAPH, state_path
 
 EXAMPLES = f"""

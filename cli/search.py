@@ -8,8 +8,17 @@ import click
 
 from graph_trust import api
 from graph_trust.api import TrustContext
-from graph_trust.cli.common import (EXPLAIN_HEADERS, common_options, emit_json, explain_cells, run, runtime, shorten,
-                                     table, trust_cell)
+from graph_trust.cli.common import (
+    EXPLAIN_HEADERS,
+    common_options,
+    emit_json,
+    explain_cells,
+    run,
+    runtime,
+    shorten,
+    table,
+    trust_cell,
+)
 from graph_trust.config import RankingSettings
 
 EXAMPLES = """

@@ -26,38 +26,50 @@ from pathlib import Path
 from typing import Any
 
 from graph_trust import __version__
-from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
 from graph_trust.access.audit import list_events as audit_events
-from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
-from graph_trust.config import Settings
-from graph_trust.errors import ConfigError, InputError
+from graph_trust.access.override import OverridePolicy
+from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
-from graph_trust.graph.connection import GraphConnection
-from graph_trust.context.metrics import write_textfile as write_metrics
-from graph_trust.demo.run import DemoReport, run_demo
-from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
-from graph_trust.eval import evaluate as _evaluate
-from graph_trust.eval.metrics import ir_measures_module
-from graph_trust.eval.plot import write_plot
-from graph_trust.errors import RunFailedError
-from graph_trust.eval.report import EvalReport
-from graph_trust.eval.budget import BudgetReport, ReviewCommands, evaluate_budget
-from graph_trust.eval.plot import write_budget_plot
-from graph_trust.mcp.server import McpReview, serve_stdio
-from graph_trust.access.override import OverridePolicy
+from graph_trust.config import Settings
 from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
 from graph_trust.context.agent import context_for_settings as _context
+from graph_trust.context.metrics import write_textfile as write_metrics
 from graph_trust.context.service import get_context as _get_context
+from graph_trust.demo.run import DemoReport, run_demo
+from graph_trust.errors import ConfigError, InputError, RunFailedError
+from graph_trust.eval import evaluate as _evaluate
+from graph_trust.eval.budget import BudgetReport, ReviewCommands, evaluate_budget
+from graph_trust.eval.metrics import ir_measures_module
+from graph_trust.eval.plot import write_budget_plot, write_plot
+from graph_trust.eval.report import EvalReport
+from graph_trust.graph import index_ops
+from graph_trust.graph.connection import GraphConnection, open_graph, use_graph
+from graph_trust.graph.schema import init_graph
+from graph_trust.mcp.server import McpReview, serve_stdio
+from graph_trust.review import decisions as review_decisions
+from graph_trust.review import flags as review_flags
+from graph_trust.review import log as retrieval_log
+from graph_trust.review import queue as review_queue_mod
+from graph_trust.review import skips as review_skips
+from graph_trust.review.candidates import location_of, open_candidates
+from graph_trust.review.copy import CopyReport as ReviewCopyReport
+from graph_trust.review.copy import copy_tables
+from graph_trust.review.db import Location, ReviewConn, parse_location
+from graph_trust.review.fact import fact_view
+from graph_trust.review.graph_read import edge_facts
+from graph_trust.review.schema import TABLES as REVIEW_TABLES
+from graph_trust.review.schema import init_review_tables
+from graph_trust.review.web import app as review_web
+from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
 from graph_trust.search.ranked import VisibleSearch, composite_rank, composite_rank_records, search_config
 from graph_trust.search.ranked import search as _search
 from graph_trust.search.ranked import search_confident as _search_confident
 from graph_trust.search.ranked import search_visible as _search_visible
 from graph_trust.search.records import MEMORY_TYPES, known_memory_types
-from graph_trust.graph import index_ops
-from graph_trust.graph.schema import init_graph
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync.confidence import ops as confidence_ops
@@ -69,21 +81,6 @@ from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
 from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
-from graph_trust.review import decisions as review_decisions
-from graph_trust.review import flags as review_flags
-from graph_trust.review import log as retrieval_log
-from graph_trust.review import queue as review_queue_mod
-from graph_trust.review import skips as review_skips
-from graph_trust.review.candidates import location_of, open_candidates
-from graph_trust.review.copy import CopyReport as ReviewCopyReport
-from graph_trust.review.copy import copy_tables
-from graph_trust.review.fact import fact_view
-from graph_trust.review.web import app as review_web
-from graph_trust.review.db import Location, ReviewConn, parse_location
-from graph_trust.review.graph_read import edge_facts
-from graph_trust.review.schema import TABLES as REVIEW_TABLES
-from graph_trust.review.schema import init_review_tables
-from graph_trust.graph.connection import open_graph, use_graph
 
 VERSION = __version__
 sync = run_sync  # graph-trust sync

@@ -9,18 +9,18 @@ from __future__ import annotations
 import math
 import os
 import re
-from pathlib import Path
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.confidence import composite as _conf_composite
 from graph_trust.confidence import freshness as _conf_freshness
 from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError, InputError
-from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
 from graph_trust.review.db import Limits, parse_location
 from graph_trust.search.slots import relation_key
 
@@ -457,7 +457,7 @@ class CompositeSettings(_Section):
     max_results: int = Field(default=20, ge=1)  # facts the composite keeps at most
 
     @model_validator(mode="after")
-    def _weights_sum_to_one(self) -> "CompositeSettings":
+    def _weights_sum_to_one(self) -> CompositeSettings:
         total = self.w_trust + self.w_recency + self.w_relevance + self.w_type
         if abs(total - 1.0) > 0.05:
             raise ValueError(
@@ -488,7 +488,7 @@ class AccessSettings(_Section):
     max_fetch_multiple: int = Field(default=16, ge=1, le=1000)
 
     @model_validator(mode="after")
-    def _scale(self) -> "AccessSettings":
+    def _scale(self) -> AccessSettings:
         try:
             scale = SensitivityScale.of(self.levels, self.labels)
         except ValueError as exc:
@@ -610,7 +610,7 @@ class PolicySettings(_Section):
         return v
 
     @model_validator(mode="after")
-    def _replacement_is_clean(self) -> "PolicySettings":
+    def _replacement_is_clean(self) -> PolicySettings:
         if self.enable_redaction and (why := check_replacement(self.redaction_replacement, self.redaction_patterns)):
             raise ValueError(why)
         return self
@@ -712,7 +712,7 @@ class Settings(_Section):
     access: AccessSettings = Field(default_factory=AccessSettings)
 
     @model_validator(mode="after")
-    def _sensitivities_are_known(self) -> "Settings":
+    def _sensitivities_are_known(self) -> Settings:
         scale = SensitivityScale.of(self.access.levels, self.access.labels)
         for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
                            ("context.max_sensitivity", self.context.max_sensitivity),
@@ -739,7 +739,7 @@ class Settings(_Section):
         return v
 
     @model_validator(mode="after")
-    def _guarded_statuses_are_tiers(self) -> "Settings":
+    def _guarded_statuses_are_tiers(self) -> Settings:
         unknown = [s for s in self.guard.statuses if s not in self.sync.tiers]
         if unknown and "statuses" in self.guard.model_fields_set:  # a typo would silently guard nothing (the
             # default names statuses custom tiers may lack: rows of those are quarantined anyway)

@@ -35,10 +35,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from graph_trust.errors import ReviewDBError
+from graph_trust.review.db import review_error
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.labels import register as register_labels
 from graph_trust.sync.policy import Policy
-from graph_trust.review.db import review_error
 from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB
 from graph_trust.sync.state import StateStore, now_iso
 

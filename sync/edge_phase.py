@@ -17,8 +17,16 @@ from graph_trust.sync.report import SyncReport
 from graph_trust.sync.state import EDGE_PROPS, StateStore
 from graph_trust.sync.store.run_tables import RunTables
 from graph_trust.sync.work import WorkTable
-from graph_trust.sync.writer import (Change, JournaledWriter, edge_values, landed, props_equal, recover,
-                                     write_edge_rows, write_edges)
+from graph_trust.sync.writer import (
+    Change,
+    JournaledWriter,
+    edge_values,
+    landed,
+    props_equal,
+    recover,
+    write_edge_rows,
+    write_edges,
+)
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 ASCII_SPACE = " \t\n\r\x0b\x0c"  # what "empty" ignores (desired.FAST_PATH applies the same rule in SQL)
 
 

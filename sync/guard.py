@@ -37,8 +37,7 @@ from typing import Any
 from graph_trust.config import Settings
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.routing import Graphs
-from graph_trust.graph.temporal import from_json, iso, to_json
-from graph_trust.graph.temporal import as_datetime
+from graph_trust.graph.temporal import as_datetime, from_json, iso, to_json
 from graph_trust.review.db import Location
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.report import GUARD_HINT, REPORT_LIMIT

@@ -39,7 +39,6 @@ from graph_trust.review.candidates import open_candidates
 from graph_trust.review.db import Location, ReviewConn, init_hint, run_script
 from graph_trust.sync.state import now_iso
 
-
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
     id TEXT PRIMARY KEY,

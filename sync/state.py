@@ -40,7 +40,7 @@ import sqlite3
 import threading
 import uuid
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -136,12 +136,12 @@ ENTITY_PROPS = ("trust_score", "trust_run_id")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_run_id(kind: str = "sync") -> str:
     """``<kind>-<UTC time>-<random>`` (``sync-``, ``rollback-``, ``relink-``)."""
-    return f"{kind}-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+    return f"{kind}-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
 
 def connect_state(path: Path) -> sqlite3.Connection:

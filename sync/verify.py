@@ -22,11 +22,10 @@ from typing import Any
 from graph_trust.config import Settings
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
-from graph_trust.sync import graphstate
+from graph_trust.sync import graphstate, guard
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.confidence.trust import blend_of
 from graph_trust.sync.desired import ReviewSource, exact_candidates, refresh_candidates, source_for
-from graph_trust.sync import guard
 from graph_trust.sync.gc_freeze import startup_objects_frozen
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport

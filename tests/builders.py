@@ -8,7 +8,7 @@ save queries built with ``has_aoss=True`` (no vector call; embeddings stored as 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from uuid import NAMESPACE_URL, uuid5
 
 from graphiti_core.edges import EntityEdge
@@ -64,7 +64,7 @@ async def build_graph(driver, embedder, facts: list[Fact], group_id: str, *, ind
     indexes with ``graph_trust.graph.schema.init_graph`` then (``indices`` runs Graphiti's DDL as is)."""
     if indices:
         await driver.build_indices_and_constraints()
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     nodes: dict[str, EntityNode] = {}
     for f in facts:
         for name in (f.subject, f.object):

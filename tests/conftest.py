@@ -17,7 +17,6 @@ from hypothesis import settings as hypothesis_settings
 from graph_trust.config import Settings, load_settings
 from graph_trust.graph.embedded import EmbeddedServer
 
-
 GRAPH_FIXTURES = frozenset({"falkor_server", "bolt_server"})
 
 if "MUTANT_UNDER_TEST" in os.environ:

@@ -4,15 +4,15 @@ whose text is markup, an episode), a review DB with rows, a proposer and a retri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-
-from graphiti_core.nodes import EpisodeType, EpisodicNode
+from datetime import UTC, datetime
 
 from builders import Fact
+from graphiti_core.nodes import EpisodeType, EpisodicNode
+from sync_fixtures import FACTS, build, row
+
 from graph_trust import api
 from graph_trust.review.log import RetrievalLog
 from graph_trust.sync.review_db import insert_records, insert_rows
-from sync_fixtures import FACTS, build, row
 
 # markup, quotes and an ampersand in a fact, and an element in an episode: all must reach the page as text
 HOSTILE = '<script>alert("fact")</script> "double" & \'single\' </td><b>bold</b>'
@@ -39,8 +39,8 @@ async def make_page_world(graph, settings, url: str, unique: str) -> PageWorld:
     uuids = await build(graph, group, [*FACTS, COMPETITOR, MARKUP])
     episode = EpisodicNode(uuid="ep-move", name="ops chat 2026-01-02", group_id=group, source=EpisodeType.message,
                            source_description="ops channel", content=EPISODE_CONTENT, labels=[],
-                           created_at=datetime(2026, 1, 2, tzinfo=timezone.utc),
-                           valid_at=datetime(2026, 1, 2, tzinfo=timezone.utc))
+                           created_at=datetime(2026, 1, 2, tzinfo=UTC),
+                           valid_at=datetime(2026, 1, 2, tzinfo=UTC))
     await episode.save(graph.for_group(group).driver)
     api.init_review_db(url)
     u = [uuids[f.fact] for f in FACTS]

@@ -11,9 +11,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import clean_env
-from proc import sigint_as_ctrl_c, sigint_ignored as ignored
+from proc import sigint_as_ctrl_c
+from proc import sigint_ignored as ignored
 
 
 def serve(args: list[str], port: int, log: Path, *, sigint_ignored: bool = False) -> subprocess.Popen:

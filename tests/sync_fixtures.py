@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from builders import Fact, build_graph
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.sync.review_db import init_review_db, insert_rows
 

@@ -5,16 +5,15 @@ import (the same objects)."""
 from __future__ import annotations
 
 import pytest
+from recording_embedder import RecordingEmbedder
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
-from graph_trust.graph.connection import open_graph
 from graph_trust.clients.factory import make_embedder
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import ConfigError
 from graph_trust.demo.sample import demo_group, demo_queries, load_sample
-from recording_embedder import RecordingEmbedder
-
+from graph_trust.errors import ConfigError
+from graph_trust.graph.connection import open_graph
 
 SPEC = "recording_embedder:RecordingEmbedder"
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from graph_trust.graph.address import parse_address
 from graph_trust.config import CompositeSettings, load_settings
 from graph_trust.errors import ConfigError
 from graph_trust.eval.runner import settings_with
+from graph_trust.graph.address import parse_address
 
 EXAMPLE = Path(__file__).parent.parent / "graph-trust.example.yaml"
 

@@ -11,16 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from memory_records import NOW
 from pydantic import ValidationError
+from test_context_order import SETTINGS, _shape, pools
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import RANKING_KEYS, RankingSettings, SearchSettings, load_settings
+from graph_trust.context.agent import ContextOptions, context_from_records
 from graph_trust.errors import ConfigError
 from graph_trust.search.trust_search import TrustSearchConfig, check_weight, env_trust_weight
-from graph_trust.context.agent import ContextOptions, context_from_records
-from memory_records import NOW
-from test_context_order import SETTINGS, _shape, pools
 
 weights = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),

@@ -5,8 +5,8 @@ state, before anything is written; from Python a ConfigError saying the same."""
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import run_cli
+
 from graph_trust.cli.main import main
 from graph_trust.config import load_settings
 from graph_trust.errors import ConfigError

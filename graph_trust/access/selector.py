@@ -35,8 +35,8 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, max_fused_of, normalize_relevance, recency_scores
 from graph_trust.errors import ConfigError
+from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, max_fused_of, normalize_relevance, recency_scores
 from graph_trust.search.records import MemoryRecord, record_of
 from graph_trust.search.slots import ALL_SINGLE, VERIFIED, Relations, value_key
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from graph_trust.access.sensitivity import DEFAULT_SCALE, SensitivityScale, scale_of, scope_parts
 from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
 from graph_trust.search.records import MemoryRecord
-from graph_trust.access.sensitivity import DEFAULT_SCALE, SensitivityScale, scale_of, scope_parts
 
 SENSITIVITY_LEVELS: tuple[str, ...] = DEFAULT_SCALE.levels  # the default scale's levels
 

@@ -11,7 +11,6 @@ from graph_trust.clients.wordllama import WordLlamaEmbedder
 from graph_trust.config import Settings
 from graph_trust.errors import ConfigError
 
-
 # The embedders graph-trust ships, by the name ``search.embedder`` (and ``--embedder``) gives them.
 BUILTIN_EMBEDDERS = ("hashing", "wordllama")
 

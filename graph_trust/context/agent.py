@@ -33,6 +33,10 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
 from graphiti_core.nodes import EntityNode
 
+from graph_trust.access.audit import AuditStore
+from graph_trust.access.layers import Layer, filter_by_salience, flatten, group_into_layers
+from graph_trust.access.override import OverrideDecision, OverridePolicy, request_override
+from graph_trust.access.selector import Selection, resolve_competing
 from graph_trust.access.trust_context import (
     TrustContext,
     check_default_sensitivity,
@@ -40,20 +44,16 @@ from graph_trust.access.trust_context import (
     get_by_id,
     require_context,
 )
-from graph_trust.access.audit import AuditStore
-from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, score_records
 from graph_trust.config import MAX_SEARCH_DEPTH, Settings
 from graph_trust.context.format import format_context, records_payload
 from graph_trust.errors import InputError, NotFoundError
-from graph_trust.search.slots import Relations
-from graph_trust.search.trust_search import relations_of, trust_search
-from graph_trust.access.layers import Layer, filter_by_salience, flatten, group_into_layers
-from graph_trust.access.override import OverrideDecision, OverridePolicy, request_override
+from graph_trust.search.composite import DEFAULT_MAX_FUSED, MaxFused, RankedRecord, score_records
 from graph_trust.search.ranked import max_fused_for, search_config_for
 from graph_trust.search.records import MemoryRecord, check_memory_types, record_from_item, records_from_results
-from graph_trust.search.window import fill_window
-from graph_trust.access.selector import Selection, resolve_competing
 from graph_trust.search.session import open_graphiti, resolve_groups
+from graph_trust.search.slots import Relations
+from graph_trust.search.trust_search import relations_of, trust_search
+from graph_trust.search.window import fill_window
 
 RankMode = Literal["composite", "boost"]
 RANK_MODES: tuple[str, ...] = ("composite", "boost")

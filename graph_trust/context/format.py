@@ -27,8 +27,8 @@ from datetime import datetime
 from typing import Any
 
 from graph_trust.access.layers import salience_of
-from graph_trust.search.records import record_of
 from graph_trust.access.selector import Selection
+from graph_trust.search.records import record_of
 
 TITLE = "## Trusted Memory Context"
 EMPTY_LINE = "- (no trusted memories matched)"

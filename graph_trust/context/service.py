@@ -60,22 +60,22 @@ from cachetools import LRUCache
 from graphiti_core.search.search_config import EdgeSearchMethod
 
 from graph_trust.access.trust_context import TrustContext, require_context
-from graph_trust.search.composite import RankedRecord
+from graph_trust.clients.factory import make_embedder
+from graph_trust.clients.offline import make_graphiti
 from graph_trust.config import PolicySettings, Settings, policy_with
-from graph_trust.graph import trust_state
-from graph_trust.graph.connection import address_of, translate_error
 from graph_trust.context import metrics
+from graph_trust.context.agent import RANK_MODES, context_from_records, visible_count
 from graph_trust.context.payload import Metadata, Payload
 from graph_trust.context.policy import Candidate, apply_policy
-from graph_trust.clients.factory import make_embedder
 from graph_trust.errors import GraphConnectionError, InputError
-from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
-from graph_trust.clients.offline import make_graphiti
-from graph_trust.context.agent import RANK_MODES, context_from_records, visible_count
+from graph_trust.graph import trust_state
+from graph_trust.graph.connection import address_of, translate_error
+from graph_trust.search.composite import RankedRecord
 from graph_trust.search.ranked import max_fused_for, search_config
 from graph_trust.search.records import records_from_results
-from graph_trust.search.window import fill_window
 from graph_trust.search.session import open_graphiti, resolve_groups
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, check_query, trust_search
+from graph_trust.search.window import fill_window
 
 SEARCH_METHODS: dict[str, tuple[str, ...]] = {
     "hybrid": ("bm25", "cosine_similarity"),

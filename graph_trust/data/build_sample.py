@@ -580,9 +580,9 @@ def check_demo(review: list[dict], weight: float = 0.15, limit: int = 5) -> None
     from graphiti_core.search.search_filters import SearchFilters
     from graphiti_core.search.search_utils import edge_fulltext_search, edge_similarity_search
 
-    from graph_trust.graph.embedded import EmbeddedServer
     from graph_trust.clients.offline import make_graphiti
     from graph_trust.demo.sample import load_sample
+    from graph_trust.graph.embedded import EmbeddedServer
 
     trust: dict[str, tuple[float, str]] = {}
     for r in review:

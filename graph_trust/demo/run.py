@@ -16,18 +16,17 @@ from typing import Any
 
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
-from graph_trust.config import Settings, state_path
-from graph_trust.graph.connection import open_graph
 from graph_trust.clients.factory import embedder_named
-from graph_trust.clients.probe import mismatch
-from graph_trust.errors import InputError
-from graph_trust.search.ranking import Explanation
-from graph_trust.search.trust_search import trust_search
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.clients.probe import mismatch
+from graph_trust.config import Settings, state_path
+from graph_trust.demo.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
+from graph_trust.errors import InputError
+from graph_trust.graph.connection import open_graph
 from graph_trust.review.hooks import ReviewSync  # (it lived here: graph_trust.demo.run.ReviewSync still imports)
 from graph_trust.search.ranked import search_config
-from graph_trust.demo.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
-
+from graph_trust.search.ranking import Explanation
+from graph_trust.search.trust_search import trust_search
 
 
 @dataclass

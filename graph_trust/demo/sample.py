@@ -18,7 +18,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -81,7 +81,7 @@ class LoadReport:
         }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read(name: str) -> Any:
     return json.loads(resources.files("graph_trust.data").joinpath(name).read_text(encoding="utf-8"))
 

@@ -57,8 +57,8 @@ from typing import Any
 import numpy as np
 
 from graph_trust.config import Settings
-from graph_trust.errors import InputError
 from graph_trust.data.eval import build_evalset
+from graph_trust.errors import InputError
 from graph_trust.eval.dataset import BundledSet, JudgedSet, Query, bundled
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, NOISE_STATUS, draw_review, pick
 from graph_trust.eval.metrics import bootstrap_ci, per_query, wrong_first

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,7 @@ def load_judged(queries_path: str | Path, qrels_path: str | Path) -> JudgedSet:
     return check_judged(queries, qrels, f"qrels file {qrels_path}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bundled_text(name: str) -> str:
     return resources.files(BUNDLED_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 

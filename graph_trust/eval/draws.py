@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph_trust.errors import InputError
@@ -163,7 +163,7 @@ def contested_pairs(queries: list[Query], qrels: dict[str, dict[str, int]]) -> l
 
 def _iso(t: datetime) -> str:
     """The review DB's time format (ISO 8601 UTC, milliseconds, ``Z``): text order is time order."""
-    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return t.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _between(rng: random.Random, lo: datetime, hi: datetime) -> datetime:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graph_trust.config import Settings
 from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
+from graph_trust.config import Settings
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, load_judged
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, contested_pairs, draw_confidence, draw_review

@@ -38,17 +38,17 @@ from typing import Any
 
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
-from graph_trust.config import Settings, load_settings
-from graph_trust.graph.connection import open_graph
 from graph_trust.clients.factory import embedder_named, make_embedder
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import Settings, load_settings
+from graph_trust.demo.sample import load_sample
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
+from graph_trust.graph.connection import open_graph
 from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
-from graph_trust.search.trust_search import TrustOverride, trust_search
-from graph_trust.clients.offline import make_graphiti
-from graph_trust.search.ranked import composite_rank, search_config, search_config_for
-from graph_trust.demo.sample import load_sample
+from graph_trust.search.ranked import composite_rank, search_config
 from graph_trust.search.session import open_graphiti, resolve_groups
+from graph_trust.search.trust_search import TrustOverride, trust_search
 
 LIMIT = 10
 STABLE_ATTEMPTS = 3

@@ -30,7 +30,7 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -271,7 +271,7 @@ async def measure(conn: Any, kind: str, settings: Settings, *, extra_queries: li
             "options": _options(present), "ladder": steps, "tie_share": round(tie_share, 4),
             "queries": len(queries), "sampled": {q: len(qs) for q, qs in kinds.items()}, "method": METHOD,
             "target": vs.min_recall, "seconds": round(time.monotonic() - t0, 2),
-            "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "measured_at": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 async def graph_status(conn: Any, settings: Settings, store: RecallStore) -> dict[str, Any]:

@@ -9,7 +9,7 @@ lines documents the parameters and is stripped before the text is sent.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from graph_trust.graph import backends
@@ -18,7 +18,7 @@ DIALECTS = tuple(b.dialect for b in backends.BACKENDS)
 _SAFE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str, dialect: str) -> str:
     """Return the statement ``name`` for ``dialect`` (a backend's name: 'neo4j', 'falkordb')."""
     if dialect not in DIALECTS:

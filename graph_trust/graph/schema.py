@@ -14,8 +14,8 @@ from typing import Any
 from graph_trust.config import Settings
 from graph_trust.errors import GraphTrustError
 from graph_trust.graph import index_recall, vector_index
-from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.connection import GraphConnection, open_graph
+from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs, existing_groups
 
 SYNC_INDEXES = ("rel_uuid_index", "entity_uuid_index", "rel_expired_at_index", "rel_invalid_at_index")

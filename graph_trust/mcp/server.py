@@ -27,13 +27,12 @@ them is a tool error (``isError``) of one line naming the argument.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 

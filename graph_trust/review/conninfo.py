@@ -24,7 +24,8 @@ from typing import Any
 from urllib.parse import quote
 
 from graph_trust.errors import SECRET_MASK as MASK
-from graph_trust.errors import ConfigError, remember_secret as remember, scrub
+from graph_trust.errors import ConfigError, scrub
+from graph_trust.errors import remember_secret as remember
 
 SECRET_KEYS = ("password", "sslpassword")
 URL_PREFIXES = ("postgresql://", "postgres://")

@@ -36,11 +36,11 @@ import hashlib
 import json
 import secrets
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from graph_trust.errors import ChangedSinceError, InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.access.override import APPROVAL_THRESHOLD, names_nobody
+from graph_trust.errors import ChangedSinceError, InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.review.schema import ACTIONS, STATUS_OF, missing_tables
@@ -86,7 +86,7 @@ class Batch:
 
 
 def now_iso(now: datetime | None = None) -> str:
-    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(
+    return (now or datetime.now(UTC)).astimezone(UTC).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 
 

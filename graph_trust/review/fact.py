@@ -17,11 +17,11 @@ from graph_trust.errors import NotFoundError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import cited_by, history, rows_of, statuses_by_id, version_of
-from graph_trust.review.skips import history_rows as skip_rows
 from graph_trust.review.flags import open_flags
 from graph_trust.review.graph_read import edge_detail, edge_facts, episodes, subject_edges
 from graph_trust.review.log import returns_of
 from graph_trust.review.schema import missing_tables
+from graph_trust.review.skips import history_rows as skip_rows
 
 ROW_FIELDS = ("id", "status", "updated_at", "group_id", "subject", "predicate", "object", "fact")
 EPISODE_CHARS = 2000  # an episode's content shown, at most

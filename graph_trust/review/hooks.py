@@ -21,7 +21,6 @@ from graph_trust.graph.connection import GraphConnection
 from graph_trust.search.trust_search import TrustOverride
 
 
-
 class ReviewSync(Protocol):
     """Write ``rows`` (``candidates``) and ``records`` (``{confidence table: rows}``) as a fresh
     review DB at ``path`` and run a full sync of it onto the open ``graph``; the sync report."""

@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ UPSERT = ("INSERT INTO retrieval_log (day, group_id, edge_uuid, interface, rank,
 
 
 def _day(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
 
 
 class RetrievalLog:
@@ -93,7 +93,7 @@ class RetrievalLog:
             if len(self._counts) < MAX_PENDING:
                 self._counts.update(items)
                 if self.log_queries and query is not None:
-                    stamp = datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds")
+                    stamp = datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
                     self._queries.append((stamp.replace("+00:00", "Z"), interface,
                                           json.dumps(groups) if groups else None, query,
                                           json.dumps([i[2] for i in items])))
@@ -143,7 +143,7 @@ class RetrievalLog:
         return self._conn
 
     def _prune(self, c: ReviewConn) -> None:
-        cutoff = datetime.now(timezone.utc) - timedelta(days=self.retention_days)
+        cutoff = datetime.now(UTC) - timedelta(days=self.retention_days)
         c.execute("DELETE FROM retrieval_log WHERE day < ?", (cutoff.strftime("%Y-%m-%d"),))
         c.execute("DELETE FROM retrieval_queries WHERE at < ?", (cutoff.isoformat().replace("+00:00", "Z"),))
         self._last_prune = time.time()
@@ -229,7 +229,7 @@ def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, 
          today: datetime | None = None) -> dict[str, Use]:
     """Edge uuid -> :class:`Use` from the log's last ``days`` days, summed in the DB: one grouped
     read joined with each day's weight (passed as one JSON parameter), one row per fact."""
-    ref = (today or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
+    ref = (today or datetime.now(UTC)).astimezone(UTC).date()
     weights = {(ref - timedelta(days=age)).isoformat(): 0.5 ** (age / half_life_days) for age in range(days + 1)}
     where, params = "WHERE l.rank <= ?", [json.dumps(weights), top_ranks]
     if group is not None:
@@ -246,7 +246,7 @@ def uses(conn: ReviewConn, *, days: int, half_life_days: float, top_ranks: int, 
 def returns_of(conn: ReviewConn, edge_uuid: str, *, days: int = 30) -> dict[str, Any]:
     """Where agents saw one fact over the last ``days`` days: its returns per day, interface and
     rank, and (only with ``review.log_queries``) the queries that returned it, newest first."""
-    since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%d")
+    since = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%d")
     rows = conn.query("SELECT day, interface, rank, sum(hits) FROM retrieval_log WHERE edge_uuid = ? AND day >= ? "
                       "GROUP BY day, interface, rank ORDER BY day DESC, interface, rank", (edge_uuid, since))
     queries = conn.query("SELECT at, interface, query, uuids_json FROM retrieval_queries WHERE at >= ? "
@@ -263,7 +263,7 @@ def summary(conn: ReviewConn, *, days: int = 30, group: str | None = None, top: 
     missing = missing_tables(conn, ("retrieval_log",))
     if missing:
         raise GraphTrustError(f"review DB {conn.location} lacks the retrieval log ({init_hint(conn.location)})")
-    since = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%d")
+    since = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%d")
     where, params = "WHERE day >= ?", [since]
     if group is not None:
         where += " AND group_id = ?"

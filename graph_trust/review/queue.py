@@ -19,7 +19,7 @@ import heapq
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from graph_trust.config import ReviewQueueSettings
@@ -29,9 +29,9 @@ from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import version_of
 from graph_trust.review.graph_read import all_edges, edge_facts
 from graph_trust.review.log import uses
-from graph_trust.review.skips import open_skips
 from graph_trust.review.rules import RULES, Hit, QueueInputs, SlotEdge
 from graph_trust.review.schema import missing_tables
+from graph_trust.review.skips import open_skips
 
 GUARD_TYPE = "graphiti_invalidation"  # the guard's contradiction records (sync/guard.py)
 
@@ -163,7 +163,7 @@ async def gather(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: Review
     finally:
         if scoring is not None:
             inp.confidences = await scoring
-    inp.now = (today or datetime.now(timezone.utc)).timestamp()
+    inp.now = (today or datetime.now(UTC)).timestamp()
     for e in inp.slots:
         inp.groups.setdefault(e.uuid, e.group_id)
     for cid, status, uuid, gid, fact in rows:

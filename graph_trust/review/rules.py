@@ -395,7 +395,7 @@ def age(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
     if not stamps:
         return
     now = inp.now if inp.now is not None else max(stamps)
-    for e, status, room in _undecided(inp):
+    for e, _status, room in _undecided(inp):
         if not e.valid or e.stamp is None:
             continue
         days = max(0.0, now - e.stamp) / 86400.0
@@ -427,7 +427,7 @@ def contradiction(inp: QueueInputs, cfg: ReviewQueueSettings) -> Iterable[Hit]:
         if key is not None and e.valid and inp.status(e.uuid) in VERIFIED:
             verified.setdefault(key, set()).add(e.object_uuid)
         slot_use[key] = slot_use.get(key, 0.0) + inp.use(e.uuid)
-    for e, status, room in _undecided(inp):
+    for e, _status, room in _undecided(inp):
         if e.uuid in inp.invalidated:
             continue  # the guard's record: trusted_invalidated
         key = slot_key(e.subject_uuid, e.predicate)

@@ -10,7 +10,7 @@ skip-...`` takes a skip back (the fact is offered again at once); the undo is a 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
@@ -126,7 +126,7 @@ def open_skips(conn: ReviewConn, inputs: Any, *, days: float, now: datetime | No
     inputs (the log's returns, open flags, review rows)."""
     if missing_tables(conn, ("review_skips",)):
         return {}
-    ref = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    ref = (now or datetime.now(UTC)).astimezone(UTC)
     since = now_iso(ref - timedelta(days=days))
     rows = conn.query("SELECT candidate_id, edge_uuid, status, actor, reason, skipped_at, batch_id FROM review_skips "
                       "WHERE action = 'skip' AND undone_by IS NULL AND skipped_at >= ? ORDER BY skipped_at, id",

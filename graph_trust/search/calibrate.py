@@ -61,7 +61,7 @@ def calibration_table(
             scale = unboosted[i : i + 1] if form == "supported" else None  # support = fused here
             gain = trust_boost.boost_amounts(np.array([t]), trust_weight, None, scale, min_boost_trust)
             final = unboosted[i] + gain[0]
-            beaten = np.nonzero((unboosted[:i] < final))[0]
+            beaten = np.nonzero(unboosted[:i] < final)[0]
             over[t] = int(ranks[beaten[0]]) if len(beaten) else None
         rows.append(CalibrationRow(int(r), float(unboosted[i]), over))
     return rows

@@ -39,8 +39,8 @@ import numpy as np
 
 from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
-from graph_trust.search.rules.competitors import order_competitors
 from graph_trust.search.records import MemoryRecord
+from graph_trust.search.rules.competitors import order_competitors
 from graph_trust.search.slots import slot_key
 
 DEFAULT_TYPE_BOOSTS: Mapping[str, float] = {

@@ -45,8 +45,7 @@ from graphiti_core.search.search_filters import (
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_trust.config import Settings
-from graph_trust.graph import backends, queries
-from graph_trust.graph import index_recall
+from graph_trust.graph import backends, index_recall, queries
 from graph_trust.graph import vector_index as vi
 from graph_trust.graph.connection import address_of
 from graph_trust.graph.recall_store import RecallStore, store_path

@@ -18,10 +18,13 @@ from typing import Any
 from graphiti_core.search.search_config import EdgeReranker, NodeReranker, SearchConfig
 
 from graph_trust.access.trust_context import TrustContext, filter_by_trust, require_context
-from graph_trust.search.composite import RankedRecord, max_rrf, rank_composite
 from graph_trust.config import RANKING_KEYS, Settings
 from graph_trust.errors import InputError
+from graph_trust.search.composite import RankedRecord, max_rrf, rank_composite
+from graph_trust.search.cosine import CosineStage
 from graph_trust.search.ranking import Explanation
+from graph_trust.search.records import MemoryRecord, check_memory_types, records_from_results
+from graph_trust.search.session import open_graphiti, resolve_groups
 from graph_trust.search.trust_search import (
     EDGE_HYBRID_SEARCH_RRF_TRUST,
     NODE_HYBRID_SEARCH_RRF_TRUST,
@@ -32,10 +35,7 @@ from graph_trust.search.trust_search import (
     relations_of,
     trust_search,
 )
-from graph_trust.search.records import MemoryRecord, check_memory_types, records_from_results
 from graph_trust.search.window import fill_window
-from graph_trust.search.session import open_graphiti, resolve_groups
-from graph_trust.search.cosine import CosineStage
 
 
 def search_config(settings: Settings, *, scope: str = "edges", limit: int | None = None,

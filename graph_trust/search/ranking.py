@@ -16,8 +16,15 @@ import numpy as np
 
 from graph_trust.search import rules
 from graph_trust.search.fusion import FusedPool, ranks_of, sanitize_trust
-from graph_trust.search.rules.base import (BOOST_FORMS, SUPERSEDED, BoostForm, NegativePolicy, RankState,
-                                           RelationMode, RuleParams)
+from graph_trust.search.rules.base import (
+    BOOST_FORMS,
+    SUPERSEDED,
+    BoostForm,
+    NegativePolicy,
+    RankState,
+    RelationMode,
+    RuleParams,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from graph_trust.clients.factory import make_embedder
+from graph_trust.clients.offline import make_graphiti
 from graph_trust.config import Settings
+from graph_trust.errors import InputError
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.routing import existing_groups
-from graph_trust.clients.factory import make_embedder
-from graph_trust.errors import InputError
-from graph_trust.clients.offline import make_graphiti
 
 
 @asynccontextmanager

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
@@ -39,19 +39,17 @@ from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RR
 from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
-from graph_trust.search import fusion
-from graph_trust.search import ranking
-from graph_trust.config import (CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value,
-                                env_setting)
-from graph_trust.search.fulltext import edge_fulltext_candidates, searchable
-from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.clients.probe import check_query_embedder
+from graph_trust.config import CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
 from graph_trust.errors import InputError
+from graph_trust.graph import routing
+from graph_trust.graph.reviewed_slots import reviewed_slot_rows
+from graph_trust.search import fusion, ranking
+from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
+from graph_trust.search.fulltext import edge_fulltext_candidates, searchable
 from graph_trust.search.ranking import Explanation
 from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, SlotKey, learn_relations, relation_key
 from graph_trust.search.topic import missing_identifiers
-from graph_trust.graph import routing
-from graph_trust.graph.reviewed_slots import reviewed_slot_rows
 
 # The defaults live in graph_trust.config (one source); these names keep existing imports working.
 _DEFAULTS = RankingSettings()
@@ -211,7 +209,7 @@ def _timestamp(value: Any) -> float:
         except ValueError:
             return math.nan
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     return math.nan
 
 
@@ -222,7 +220,7 @@ def _is_past(value: Any, now: datetime) -> bool:
 
 def _invalidated(edges: Sequence[Any]) -> np.ndarray:
     """Edges whose ``invalid_at`` or ``expired_at`` is in the past."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return np.fromiter((_is_past(e.invalid_at, now) or _is_past(e.expired_at, now) for e in edges),
                        dtype=bool, count=len(edges))
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from graph_trust.config import Settings, state_path
-from graph_trust.sync.runs.change_marker import marker
 from graph_trust.sync.confidence.inputs import STATIC_ARRAYS, Gathered, Static
 from graph_trust.sync.confidence.store import ConfidenceStore
+from graph_trust.sync.runs.change_marker import marker
 
 FORMAT = 1  # bump when what ``Static`` holds changes
 

@@ -17,16 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.config import ConfidenceSettings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import contradiction as contra
 from graph_trust.confidence import credibility as cred
 from graph_trust.confidence import freshness, verification
 from graph_trust.confidence.model import FactorInputs, factor_matrix
+from graph_trust.config import ConfidenceSettings
 from graph_trust.errors import NotFoundError
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.confidence.schema import INACTIVE, consensus_key, id_chunks, iso_utc, julian_day, sql_list
 from graph_trust.sync.review_db import ReviewDB
+
 
 @dataclass
 class Gathered:

@@ -17,12 +17,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from graph_trust.config import Settings
 from graph_trust.confidence.composite import RISK_THRESHOLDS
+from graph_trust.config import Settings
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
 from graph_trust.sync.confidence.store import ConfidenceStore
-from graph_trust.sync.policy import Policy
 from graph_trust.sync.confidence.trust import confidence_behind
+from graph_trust.sync.policy import Policy
 
 
 @contextmanager

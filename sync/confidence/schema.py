@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from graph_trust.confidence import composite as comp
@@ -171,7 +171,7 @@ def init_confidence_tables(where: str | Path | Location) -> list[str]:
 
 def iso_utc(now: datetime) -> str:
     """``now`` as the records store times: ISO 8601 UTC with milliseconds and ``Z``."""
-    return now.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def julian_day(now: datetime) -> float:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from graph_trust.config import ConfidenceSettings, ReviewSettings, Settings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import contradiction as contra
 from graph_trust.confidence import credibility as cred
@@ -25,14 +24,14 @@ from graph_trust.confidence import verification
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.resolution import Claim, load_hook, resolve
 from graph_trust.confidence.success import OUTCOMES
+from graph_trust.config import ConfidenceSettings, ReviewSettings, Settings, SyncSettings
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
+from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.sync.confidence.inputs import FactorInputsRead, TrackRows
 from graph_trust.sync.confidence.schema import INACTIVE, TABLES, iso_utc, julian_day, sql_list
 from graph_trust.sync.confidence.weights import LearnedWeights
-from graph_trust.review.db import ReviewConn, init_hint
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runs.kinds import RunKind
-from graph_trust.config import SyncSettings
 
 DEFAULT_TIERS = SyncSettings.model_fields["tiers"].get_default(call_default_factory=True)
 _PAIR_QUERIES = 64  # at most this many (agent, category) pairs are read one by one (track_records)
@@ -44,7 +43,7 @@ class ConfidenceStore(FactorInputsRead, LearnedWeights):
     def __init__(self, db: ReviewDB, conn: ReviewConn, cfg: ConfidenceSettings, now: datetime | None = None):
         self.db, self.conn, self.cfg = db, conn, cfg
         self.path = db.location.display  # (what messages name)
-        self.now = now or datetime.now(timezone.utc)
+        self.now = now or datetime.now(UTC)
         self._weights: dict[str, float] | None = None
         # sync.tiers: which of the candidates citing an edge the edge's uuid names (ops.candidate_of);
         # the shipped tiers until the opener sets the configured ones

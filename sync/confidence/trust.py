@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.config import Settings
 from graph_trust.confidence.composite import FACTORS, composite_many
+from graph_trust.config import Settings
 from graph_trust.sync.confidence.cache import gather_all
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.desired import BLENDED_SQL

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.config import ConfidenceSettings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import learning
+from graph_trust.config import ConfidenceSettings
 from graph_trust.errors import InputError, NotFoundError
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.confidence.schema import iso_utc, sql_list

@@ -12,7 +12,13 @@ journal in the state store, and rollback). See docs/relink.md.
 from graph_trust.sync.relink.command import CHUNK, MatchOptions, match_all, relink, rollback_relink
 from graph_trust.sync.relink.embedding_check import PROBE_MIN_COSINE, PROBE_SAMPLE, EmbeddingCheck, graphiti_text
 from graph_trust.sync.relink.evidence_json import relinked_evidence_json
-from graph_trust.sync.relink.graph_read import EXISTS_BATCH, PAGE_SIZE, fetch_embeddings, orphaned_ids, read_edge_indexes
+from graph_trust.sync.relink.graph_read import (
+           EXISTS_BATCH,
+           PAGE_SIZE,
+           fetch_embeddings,
+           orphaned_ids,
+           read_edge_indexes,
+)
 from graph_trust.sync.relink.report import RelinkReport, report_counts
 from graph_trust.sync.relink.store import RUN_KIND
 

@@ -38,15 +38,22 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.config import Settings
 from graph_trust.clients.factory import make_embedder
+from graph_trust.config import Settings
 from graph_trust.errors import InputError
 from graph_trust.graph.connection import use_graph
 from graph_trust.sync.relink import store as relink_store
 from graph_trust.sync.relink.embedding_check import EmbeddingCheck, graphiti_text
 from graph_trust.sync.relink.graph_read import fetch_embeddings, orphaned_ids, read_edge_indexes
-from graph_trust.sync.relink.matching import (EdgeIndex, Matcher, MatchResult, Prepared, RelinkCandidate, fact_key,
-                                              settle_claims)
+from graph_trust.sync.relink.matching import (
+    EdgeIndex,
+    Matcher,
+    MatchResult,
+    Prepared,
+    RelinkCandidate,
+    fact_key,
+    settle_claims,
+)
 from graph_trust.sync.relink.report import RelinkReport, report_counts
 from graph_trust.sync.state import StateStore, new_run_id
 

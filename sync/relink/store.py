@@ -31,12 +31,12 @@ from typing import Any
 
 from graph_trust.config import Settings, review_location, state_path
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError, StateStoreError
+from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.relink.evidence_json import relinked_evidence_json
 from graph_trust.sync.relink.matching import RelinkCandidate
-from graph_trust.sync.runs.kinds import RunKind
-from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.sync.review_db import ReviewDB
+from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.sync.state import StateStore, connect_state, now_iso
 
 FIELDS = ("id", "subject", "predicate", "object", "fact", "evidence_refs_json", "group_id")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from graph_trust.config import Settings
-from graph_trust.sync.runs import sync_kind as sync_runs
 from graph_trust.sync.confidence import store as confidence_store
 from graph_trust.sync.relink import RUN_KIND as RELINK
+from graph_trust.sync.runs import sync_kind as sync_runs
 from graph_trust.sync.runs.kinds import RunKind
 
 # Listed in this order where start times tie; the sync kind (prefix None) takes the ids no other claims.

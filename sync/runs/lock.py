@@ -16,8 +16,8 @@ import os
 import socket
 from pathlib import Path
 
-from graph_trust.graph.embedded import _proc_start_time
 from graph_trust.errors import LockHeldError, StateStoreError
+from graph_trust.graph.embedded import _proc_start_time
 from graph_trust.sync.state import now_iso
 
 log = logging.getLogger(__name__)

@@ -20,13 +20,20 @@ from graph_trust.errors import InputError, NotFoundError, RollbackConflictError,
 from graph_trust.graph.connection import use_graph
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync.desired import touch_edges
-from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.runs.recovery import recover_dead_runs
 from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.runs.identity import config_hash, graph_key
+from graph_trust.sync.runs.lock import sync_lock
+from graph_trust.sync.runs.recovery import recover_dead_runs
 from graph_trust.sync.state import StateStore
-from graph_trust.sync.writer import (VALIDITY_KIND, Change, JournaledWriter, edge_values, entity_values,
-                                     mark_entities_dirty, read_validity)
+from graph_trust.sync.writer import (
+    VALIDITY_KIND,
+    Change,
+    JournaledWriter,
+    edge_values,
+    entity_values,
+    mark_entities_dirty,
+    read_validity,
+)
 
 CONFLICTS_SQL = """
 SELECT j2.run_id, r2.kind, count(*) AS n

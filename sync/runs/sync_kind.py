@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from graph_trust.config import Settings
+from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.sync.runs.lock import holder_gone
 from graph_trust.sync.runs.rollback import rollback_sync
-from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.sync.state import StateStore
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from memory_records import NOW, rec
 
 from graph_trust.access.trust_context import (
-    SENSITIVITY_LEVELS,
     REDACTED_KEEPS,
+    SENSITIVITY_LEVELS,
     Access,
     TrustContext,
     filter_by_trust,
@@ -15,9 +16,8 @@ from graph_trust.access.trust_context import (
     sensitivity_level,
 )
 from graph_trust.config import load_settings
-from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
 from graph_trust.context.agent import context_from_records
-from memory_records import NOW, rec
+from graph_trust.errors import AccessDeniedError, ConfigError, InputError, MissingTrustContextError, NotFoundError
 
 # Row: the context's max_sensitivity; columns: the record's sensitivity in SENSITIVITY_LEVELS
 # order. F = full, R = redacted (exactly one level above), D = denied.

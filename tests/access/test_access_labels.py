@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from hypothesis import given, strategies as st
-
 from builders import Fact, build_graph
 from cli_helpers import run_cli
-from graph_trust import api
-from graph_trust.access.trust_context import Access, TrustContext, filter_by_trust
-from graph_trust.context.agent import context_from_records
-from graph_trust.config import load_settings
-from graph_trust.context.format import format_context
-from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import ConfigError, InputError
-from graph_trust.access.sensitivity import SensitivityScale, scale_of
+from hypothesis import given
+from hypothesis import strategies as st
 from memory_records import NOW, rec
 from sync_fixtures import review_db, row
+
+from graph_trust import api
+from graph_trust.access.sensitivity import SensitivityScale, scale_of
+from graph_trust.access.trust_context import Access, TrustContext, filter_by_trust
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.config import load_settings
+from graph_trust.context.agent import context_from_records
+from graph_trust.context.format import format_context
+from graph_trust.errors import ConfigError, InputError
 
 names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 

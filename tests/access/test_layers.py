@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graph_trust.search.composite import score_records
-from graph_trust.config import CompositeSettings, ContextSettings
+from memory_records import NOW, rec
+
 from graph_trust.access.layers import (
     DEFAULT_LAYER_ORDER,
     filter_by_salience,
@@ -12,7 +12,8 @@ from graph_trust.access.layers import (
     salience_of,
     sort_by_salience,
 )
-from memory_records import NOW, rec
+from graph_trust.config import CompositeSettings, ContextSettings
+from graph_trust.search.composite import score_records
 
 
 def test_default_order_matches_config_default():

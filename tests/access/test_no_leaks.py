@@ -18,20 +18,22 @@ import tempfile
 from datetime import UTC, datetime
 
 import pytest
-from graphiti_core.nodes import EpisodeType, EpisodicNode
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-
 from builders import Fact, build_graph, stable_uuid
 from cli_helpers import clean_env, run_cli
+from graphiti_core.nodes import EpisodeType, EpisodicNode
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
 from graph_trust import api
+from graph_trust.access.sensitivity import DEFAULT_LEVELS
 from graph_trust.access.trust_context import Access, TrustContext
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.context import metrics
 from graph_trust.context.service import ContextService
-from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.errors import GraphTrustError
 from graph_trust.mcp.server import search_facts_payload
 from graph_trust.search.records import MemoryRecord
-from graph_trust.access.sensitivity import DEFAULT_LEVELS
 
 QUERY = "orbit relay schedule"
 SCOPES = [None, "team"]
@@ -203,7 +205,8 @@ async def test_the_mcp_server_never_hands_a_byte_above_its_clearance(settings, p
 async def test_a_redacted_memory_carries_no_source_episodes(settings, graph, unique):
     """The reported case: a memory shown as [REDACTED] still carried provenance.episodes, the ids
     of the hidden fact's source episodes (and its original length)."""
-    from test_policy_graph import QUERY as Q, _save
+    from test_policy_graph import QUERY as Q
+    from test_policy_graph import _save
 
     group = f"ep_{unique}"
     uuids = await _save(graph.for_group(group).driver, group)

@@ -8,13 +8,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from graph_trust.access.trust_context import TrustContext
-from graph_trust.access.audit import AuditEvent, AuditStore, emit, list_events
-from graph_trust.config import load_settings
-from graph_trust.access.override import OverridePolicy, evaluate_override, request_override
-from graph_trust.context.agent import context_from_records
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from memory_records import NOW, rec
+
+from graph_trust.access.audit import AuditEvent, AuditStore, emit, list_events
+from graph_trust.access.override import OverridePolicy, evaluate_override, request_override
+from graph_trust.access.trust_context import TrustContext
+from graph_trust.config import load_settings
+from graph_trust.context.agent import context_from_records
 
 OK_HIGH = dict(approved_by="security-reviewer", reason="incident-response runbook")
 
@@ -132,8 +135,6 @@ def test_pipeline_fails_closed_and_audits(tmp_path: Path):
 
 # --- names that attribute the override to nobody -------------------------------------------
 
-from hypothesis import given, settings as hsettings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from graph_trust.access.override import PLACEHOLDER_NAMES, names_nobody  # noqa: E402
 

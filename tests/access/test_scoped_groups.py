@@ -5,12 +5,12 @@ or not (so its name cannot be probed)."""
 from __future__ import annotations
 
 import pytest
+from test_policy_graph import QUERY, _save
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.context.service import ContextService
 from graph_trust.errors import InputError
-from test_policy_graph import QUERY, _save
 
 
 @pytest.fixture

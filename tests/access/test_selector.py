@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from memory_records import NOW, rec
 
-from graph_trust.search.composite import score_records
+from graph_trust.access.selector import check_weights, competing_groups, resolve_competing, select, success_rate
 from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
-from graph_trust.access.selector import check_weights, competing_groups, resolve_competing, select, success_rate
-from memory_records import NOW, rec
+from graph_trust.search.composite import score_records
 
 
 def backup(uuid: str, obj: str, **kw):

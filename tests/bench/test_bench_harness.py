@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from paths import REPO
 
 ROOT = REPO

@@ -12,14 +12,14 @@ import sys
 from contextlib import asynccontextmanager
 
 import pytest
-
 from cli_helpers import clean_env, run_cli
+from test_policy_graph import QUERY, facts  # noqa: F401 - facts: the shared fixture
+
 from graph_trust import __version__, api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.context.service import ContextService
 from graph_trust.errors import ConfigError, InputError
 from graph_trust.mcp.server import search_facts_payload
-from test_policy_graph import QUERY, facts  # noqa: F401 - facts: the shared fixture
 
 MEDIUM = TrustContext("medium", True, "alice")
 LONG_POLICY = "x" * 2001  # over policy.max_query_chars (2,000)

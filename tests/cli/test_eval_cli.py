@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import run_cli, run_inproc
 
 from graph_trust.config import SearchSettings
-
-from cli_helpers import run_cli, run_inproc
 from graph_trust.eval.dataset import bundled
 
 METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_first"}
@@ -71,9 +70,9 @@ def judged_graph(tmp_path, settings):
     """The bundled infra group on an embedded graph, synced with draw 0; 8 of its queries."""
     import asyncio
 
-    from graph_trust.graph.connection import open_graph
     from graph_trust.clients.hashing import HashingEmbedder
     from graph_trust.demo.sample import load_sample
+    from graph_trust.graph.connection import open_graph
     from graph_trust.sync.review_db import init_review_db, insert_rows
     from graph_trust.sync.runner import run_sync
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import yaml
-
 from cli_helpers import run_cli
-from graph_trust.clients.hashing import HashingEmbedder
 from test_index_recall import ops_facts, random_graph, save
+
+from graph_trust.clients.hashing import HashingEmbedder
 
 
 async def test_index_commands(graph, settings, tmp_path, unique, embedded_path):

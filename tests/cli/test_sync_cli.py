@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import yaml
-
 from cli_helpers import run_cli
-from graph_trust.sync.review_db import insert_rows
 from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
+
+from graph_trust.sync.review_db import insert_rows
 
 
 async def test_sync_verify_runs_rollback_cli(graph, settings, tmp_path, unique, embedded_path):

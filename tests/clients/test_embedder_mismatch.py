@@ -8,21 +8,21 @@ import importlib.util
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings
+from builders import sample_as_group
+from cli_helpers import run_cli
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
-from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.factory import embedder_named
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.probe import PROBE_MIN_COSINE, compare
+from graph_trust.demo.sample import demo_queries, load_sample
 from graph_trust.errors import ConfigError
 from graph_trust.graph.connection import open_graph
-from graph_trust.demo.sample import demo_queries, load_sample
-
-from builders import sample_as_group
-from cli_helpers import run_cli
 
 HAS_WORDLLAMA = importlib.util.find_spec("wordllama") is not None
 needs_wordllama = pytest.mark.skipif(not HAS_WORDLLAMA, reason="the wordllama extra (in the test extra)")

@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 
 pytest.importorskip("wordllama")  # the wordllama extra (in the test extra: CI runs these)
 
+from builders import sample_as_group  # noqa: E402
+
 from graph_trust import api  # noqa: E402
 from graph_trust.clients import wordllama as wl
-from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.clients.factory import embedder_named, make_embedder
+from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.demo.sample import load_sample  # noqa: E402
 from graph_trust.errors import ConfigError  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
-from graph_trust.demo.sample import load_sample  # noqa: E402
-
-from builders import sample_as_group  # noqa: E402
 
 # Run in a fresh interpreter: every way out to the network raises and is recorded, HOME is an empty
 # folder (no ~/.cache/wordllama), the Hugging Face libraries are told to stay offline.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -13,7 +13,7 @@ from graph_trust.confidence import contradiction as c
 from graph_trust.confidence.resolution import Claim, load_hook, resolve
 from graph_trust.errors import ConfigError
 
-NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def F(i, s, p, o, text=None):

@@ -4,7 +4,7 @@ generated inputs (range, monotonicity, vector form equal to the scalar form)."""
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ from graph_trust.confidence import relevance as rel
 from graph_trust.confidence import success as succ
 from graph_trust.confidence import verification as ver
 
-NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 ages = st.floats(min_value=0, max_value=5000, allow_nan=False)
 unit = st.floats(min_value=0, max_value=1, allow_nan=False)
 

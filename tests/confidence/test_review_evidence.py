@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.confidence import verification as ver
+from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.review_db import init_review_db, insert_rows
 
-NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
 AGENTS = ["author", "a1", "a2", "a3", "system_auto_verify"]
 STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired"]
 record_st = st.tuples(st.sampled_from(AGENTS), st.sampled_from(ver.VERDICTS), st.integers(0, 6))

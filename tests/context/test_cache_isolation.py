@@ -7,14 +7,16 @@ from __future__ import annotations
 import copy
 from datetime import UTC, datetime
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from sync_fixtures import review_db, row
+from test_policy_graph import QUERY, _save, facts  # noqa: F401 - facts: the shared fixture
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import PolicySettings, load_settings
 from graph_trust.context.service import ContextService, request_key
-from sync_fixtures import review_db, row
-from test_policy_graph import QUERY, _save, facts  # noqa: F401 - facts: the shared fixture
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 MEDIUM = TrustContext("medium", True, "alice")

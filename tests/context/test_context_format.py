@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from memory_records import NOW, rec
 
+from graph_trust.access.selector import resolve_competing
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import load_settings
+from graph_trust.context.agent import context_from_records
 from graph_trust.context.format import format_context, record_payload
 from graph_trust.search.ranking import Explanation
-from graph_trust.context.agent import context_from_records
-from graph_trust.access.selector import resolve_competing
-from memory_records import NOW, rec
 
 
 @pytest.fixture

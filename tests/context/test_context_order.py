@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from memory_records import NOW, rec
 
+from graph_trust.access.layers import salience_of
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.config import load_settings
-from graph_trust.search.ranking import Explanation
-from graph_trust.access.layers import salience_of
 from graph_trust.context.agent import context_from_records
-from memory_records import NOW, rec
+from graph_trust.search.ranking import Explanation
 
 SETTINGS = load_settings(overrides={"composite.max_results": 4}, environ={})
 LOW = [0.0, 0.25, 0.5, 1.0]  # few distinct values: ties everywhere

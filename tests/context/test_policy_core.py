@@ -8,7 +8,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from graph_trust.config import PolicySettings
 from graph_trust.context.budget import enforce_budget, fit_prefix

@@ -9,11 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from builders import Fact, build_graph, stable_uuid
 from cli_helpers import run_cli
+
 from graph_trust.access.trust_context import TrustContext
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.config import load_settings
 from graph_trust.context.dedup import normalized_hash
 from graph_trust.context.service import ContextService, policy_search_config
-from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.errors import ConfigError, InputError, MissingTrustContextError
 
 NOW = datetime.now(UTC)
@@ -192,7 +193,7 @@ async def test_fallbacks(settings, graph, facts, tmp_path):
     p = await svc.get_context(settings, QUERY, trust_context=MEDIUM, groups=["no_such_group"], connection=graph)
     assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("GROUP_NOT_FOUND", "empty")
     assert "no_such_group" in p.metadata.reason
-    down = load_settings(overrides={"graph.uri": f"falkordb://127.0.0.1:1", "graph.timeout_s": 1,
+    down = load_settings(overrides={"graph.uri": "falkordb://127.0.0.1:1", "graph.timeout_s": 1,
                                     "state_dir": str(tmp_path / "s")}, environ={})
     p = await svc.get_context(down, QUERY, trust_context=MEDIUM)
     assert p.memories == [] and (p.metadata.error_code, p.metadata.fallback) == ("GRAPH_UNAVAILABLE", "skip")

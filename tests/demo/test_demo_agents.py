@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import clean_env, run_cli
-from graph_trust.config import load_settings
-from graph_trust.search.records import known_memory_types
-from graph_trust.demo.sample import demo_queries, sample_review_rows
+
 from graph_trust.access.sensitivity import scale_of
+from graph_trust.config import load_settings
+from graph_trust.demo.sample import demo_queries, sample_review_rows
+from graph_trust.search.records import known_memory_types
 
 # The promoted side of each demo query's contradiction (build_sample.py's plan), in demo_queries() order.
 PROMOTED = {

@@ -8,7 +8,6 @@ import importlib.util
 import json
 
 import pytest
-
 from cli_helpers import run_cli
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("wordllama") is None,

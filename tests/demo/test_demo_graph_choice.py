@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from cli_helpers import run_cli
+
 from graph_trust.config import DEFAULT_GRAPH
 
 

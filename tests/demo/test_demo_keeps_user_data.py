@@ -9,6 +9,7 @@ import asyncio
 import sqlite3
 
 from cli_helpers import run_cli
+
 from graph_trust import api
 from graph_trust.config import load_settings
 

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import clean_env, run_cli
+
 from graph_trust.demo.sample import demo_queries, sample_graph
 from graph_trust.search.slots import VERIFIED, relation_key, slot_key
 

@@ -11,9 +11,7 @@ from graphiti_core.driver.falkordb_driver import FalkorDriver
 from graphiti_core.prompts.models import Message
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 
-from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import InputError
 from graph_trust.clients.offline import LLMUnavailableError, make_graphiti
 from graph_trust.demo.sample import (
     demo_group,
@@ -23,6 +21,8 @@ from graph_trust.demo.sample import (
     sample_groups,
     sample_review_rows,
 )
+from graph_trust.errors import InputError
+from graph_trust.graph.embedded import EmbeddedServer
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 REVIEW_COLUMNS = {

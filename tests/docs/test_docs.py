@@ -12,12 +12,12 @@ from pathlib import Path
 
 import click
 import pytest
+from paths import REPO
 from pydantic import BaseModel
 
 from graph_trust import errors
 from graph_trust.cli.main import cli
 from graph_trust.config import ENV_KEYS, Settings
-from paths import REPO
 
 ROOT = REPO
 DOCS = ROOT / "docs"

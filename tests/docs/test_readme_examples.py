@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from falkordb.asyncio import FalkorDB
 from graphiti_core.driver.falkordb_driver import FalkorDriver
+from paths import REPO
 
-from graph_trust.config import load_settings
-from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import load_settings
 from graph_trust.demo.sample import demo_group, load_sample
-from paths import REPO
+from graph_trust.graph.embedded import EmbeddedServer
 
 ROOT = REPO
 DOCS = ROOT / "docs"

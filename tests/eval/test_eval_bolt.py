@@ -22,11 +22,11 @@ So the test checks that
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
-
 from builders import _save
+
 from graph_trust.eval.dataset import JudgedSet, bundled
 from graph_trust.eval.runner import Method, rank_queries
 
@@ -74,25 +74,24 @@ async def _candidates(driver, query, embedder):
 
 
 def _instant(v):
-    from datetime import timezone
 
     if v is None:
         return None
-    return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+    return v if v.tzinfo else v.replace(tzinfo=UTC)
 
 
 async def test_same_pools_rank_identically_on_falkordb_and_bolt(bolt, bolt_settings, settings, tmp_path):
     from graphiti_core.edges import EntityEdge
 
-    from graph_trust.graph import schema
-    from graph_trust.search import ranked
-    from graph_trust.graph.connection import open_graph
     from graph_trust.clients.hashing import HashingEmbedder
-    from graph_trust.eval.metrics import per_query
-    from graph_trust.search.trust_search import trust_search
     from graph_trust.clients.offline import make_graphiti
     from graph_trust.context.agent import search_config_for
     from graph_trust.demo.sample import load_sample
+    from graph_trust.eval.metrics import per_query
+    from graph_trust.graph import schema
+    from graph_trust.graph.connection import open_graph
+    from graph_trust.search import ranked
+    from graph_trust.search.trust_search import trust_search
     from graph_trust.sync.review_db import init_review_db, insert_rows
     from graph_trust.sync.runner import run_sync
 

@@ -9,9 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
-
 from cli_helpers import run_cli
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
 from graph_trust import api
 from graph_trust.config import load_settings
 from graph_trust.errors import InputError

@@ -18,13 +18,13 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
-
 from cli_helpers import run_cli
+from paths import REPO
+
 from graph_trust.config import load_settings
 from graph_trust.errors import ReviewDBError
 from graph_trust.eval import draws as dr
 from graph_trust.eval.dataset import JudgedSet, bundled
-from paths import REPO
 
 DOCS = REPO / "docs" / "evaluation.md"
 
@@ -244,9 +244,9 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
     always; and the trust it ranks by is what a real confidence-mode sync writes."""
     from graph_trust import api
     from graph_trust.clients.hashing import HashingEmbedder
+    from graph_trust.demo.sample import load_sample
     from graph_trust.eval.runner import methods_for, rank_queries
     from graph_trust.graph.connection import open_graph
-    from graph_trust.demo.sample import load_sample
     from graph_trust.sync.confidence.ops import confidence_mode_trust
     from graph_trust.sync.runner import run_sync
 
@@ -386,8 +386,8 @@ def test_moved_names_keep_their_old_imports():
     The eval extra's check is a public function of metrics."""
     from graph_trust import api
     from graph_trust.demo import run as demo
-    from graph_trust.review import hooks as review_hooks
     from graph_trust.eval import metrics
+    from graph_trust.review import hooks as review_hooks
 
     assert demo.ReviewSync is review_hooks.ReviewSync
     assert metrics.ir_measures_module().__name__ == "ir_measures"

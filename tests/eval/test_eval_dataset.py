@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import REPO
 
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import bundled, check_judged, load_judged, parse_qrels, parse_queries
 from graph_trust.eval.draws import STATUS_BY_VERDICT, draw_review
-from paths import REPO
 
 DATA = REPO / "graph_trust" / "data" / "eval"
 

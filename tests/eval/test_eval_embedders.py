@@ -14,11 +14,9 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import clean_env, run_cli, run_inproc
 
 from graph_trust.eval import runner
-
-from cli_helpers import clean_env, run_cli
-from cli_helpers import run_inproc
 
 needs_wordllama = pytest.mark.skipif(importlib.util.find_spec("wordllama") is None,
                                      reason="the wordllama extra (in the test extra)")

@@ -5,12 +5,12 @@ before any review (and the trust rows what review adds)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-
 from builders import Fact, build_graph
 from cli_helpers import run_inproc
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
 from graph_trust.config import load_settings
@@ -18,12 +18,12 @@ from graph_trust.eval.runner import methods_for, no_trust
 from graph_trust.search import trust_search as gt
 from graph_trust.search.ranked import search_config
 
-PAST = datetime(2025, 6, 1, tzinfo=timezone.utc)
+PAST = datetime(2025, 6, 1, tzinfo=UTC)
 REVIEWED = [
     Fact("billing-db", "BACKUP_AT", "02:00 UTC", "The nightly backup of billing-db runs at 02:00 UTC",
          trust=0.0, properties={"trust_status": "rejected"}),
     Fact("billing-db", "BACKUP_AT", "03:00 UTC", "The billing-db backup job runs at 03:00 UTC every night", trust=1.0,
-         at=datetime(2026, 2, 1, tzinfo=timezone.utc)),
+         at=datetime(2026, 2, 1, tzinfo=UTC)),
     Fact("billing-db", "BACKUP_AT", "04:00 UTC", "billing-db backups ran at 04:00 UTC", invalid_at=PAST, trust=1.0),
     Fact("billing-db", "RUNS_ON", "db-host-1", "billing-db runs on db-host-1", trust=0.6),
     Fact("auth-service", "LISTENS_ON", "8080", "auth-service listens on port 8080", trust=0.0,

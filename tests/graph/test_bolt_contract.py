@@ -12,19 +12,17 @@ from __future__ import annotations
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import neo4j.exceptions
 import pytest
-
 from builders import Fact, build_graph, stable_uuid
-from graph_trust.graph import queries
-from graph_trust.config import VectorIndexSettings
-from graph_trust.graph.connection import GraphConnection, open_graph
+
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.graph import vector_index
-from graph_trust.graph.temporal import from_json, to_json
-from graph_trust.graph.temporal import as_datetime
+from graph_trust.config import VectorIndexSettings
+from graph_trust.graph import queries, vector_index
+from graph_trust.graph.connection import GraphConnection, open_graph
+from graph_trust.graph.temporal import as_datetime, from_json, to_json
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()
@@ -420,7 +418,7 @@ async def _indexes(c: Ctx):
       "edges_invalidated_summary", "edges_expired_since")
 async def _guard_statements(c: Ctx):
     e1, e2, e3 = c.e(0), c.e(1), c.e(2)  # billing-db RUNS_ON / OWNED_BY; auth-service DEPENDS_ON billing-db
-    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    at = datetime(2026, 3, 1, tzinfo=UTC)
     for stmt in ("rel_expired_at_index", "rel_invalid_at_index"):
         await c.g.write(stmt)
     assert await c.g.query("edges_invalidated_summary") == [
@@ -580,7 +578,7 @@ async def _edge_embedding_probe(c: Ctx):
 @case("bench_create_entities", "bench_create_relates_to")
 async def _bench_create(c: Ctx):
     group = "bench"
-    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    created = datetime(2026, 1, 1, tzinfo=UTC)
     nodes = [{"uuid": f"bn-{i}", "name": f"bench node {i}", "group_id": group, "summary": f"s{i}",
               "created_at": created} for i in range(3)]
     await c.g.write("bench_create_entities", nodes=nodes)
@@ -612,7 +610,7 @@ async def _bench_search_graph(c: Ctx):
     edges with a fact embedding, valid_at = created_at and an optional trust_score; dropping the
     vector indexes (so a kept graph can be re-indexed) is harmless when there are none."""
     group = "bench-search"
-    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    created = datetime(2026, 1, 1, tzinfo=UTC)
     nodes = [{"uuid": f"bs-{i}", "name": f"search node {i}", "group_id": group, "summary": f"s{i}",
               "created_at": created, "name_embedding": [0.5, -0.25, float(i)]} for i in range(3)]
     await c.g.write("bench_create_search_entities", nodes=nodes)

@@ -10,15 +10,15 @@ import logging
 import uuid
 
 import pytest
-
 from bolt_server import free_port
 from builders import Fact, build_graph
 from cli_helpers import run_cli
-from graph_trust.config import load_settings
-from graph_trust.graph.connection import open_graph
-from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import ConfigError, GraphAuthError, GraphConnectionError
 from sync_fixtures import review_db
+
+from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.config import load_settings
+from graph_trust.errors import ConfigError, GraphAuthError, GraphConnectionError
+from graph_trust.graph.connection import open_graph
 
 pytestmark = pytest.mark.bolt
 # Distinctive, so a leak is found by plain substring search.

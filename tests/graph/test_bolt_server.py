@@ -7,10 +7,9 @@ import socket
 from urllib.parse import urlparse
 
 import pytest
+from bolt_server import BoltEndpoint, arcadedb_bolt, create_graphiti_fulltext_indexes, fulltext_sql
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
-
-from bolt_server import BoltEndpoint, arcadedb_bolt, create_graphiti_fulltext_indexes, fulltext_sql
 
 pytestmark = pytest.mark.bolt
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import redis
 from falkordb import FalkorDB
+from proc import alive
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.errors import EmbeddedServerError
-from proc import alive
+from graph_trust.graph.embedded import EmbeddedServer
 
 # A client process: starts the server for argv[1], prints {"pid", "socket"}, then obeys stdin
 # lines: "stop" (release and report), "exit" (leave without stop(): atexit must release).

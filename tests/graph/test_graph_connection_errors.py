@@ -11,13 +11,13 @@ import socket
 import threading
 
 import pytest
-
 from bolt_server import free_port
 from cli_helpers import run_cli
+from test_cli_bad_input import SECRET, password_falkordb  # noqa: F401 - the fixture, used by name
+
 from graph_trust.config import load_settings
 from graph_trust.errors import GraphAuthError, GraphConnectionError
 from graph_trust.graph.connection import open_graph
-from test_cli_bad_input import SECRET, password_falkordb  # noqa: F401 - the fixture, used by name
 
 REFUSED = ("connection refused (nothing listens on that port)", "check the host and port, and that the server is running")
 DNS = ("the host name does not resolve (DNS lookup failed)", "check the host name in the address")

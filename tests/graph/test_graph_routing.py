@@ -4,7 +4,9 @@ generated (repeats, the default graph, unknown groups)."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from graph_trust.graph import backends, routing
 from graph_trust.graph.routing import AbsentGraph, Graphs

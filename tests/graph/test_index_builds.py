@@ -10,7 +10,9 @@ import threading
 
 import pytest
 import redis
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from graph_trust.graph import routing
 from graph_trust.graph.connection import open_graph

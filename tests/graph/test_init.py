@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from cli_helpers import run_cli
+
 from graph_trust.graph import schema
 from graph_trust.graph.connection import open_graph
-
-from cli_helpers import run_cli
 
 
 async def _indexes(conn, group):

@@ -11,14 +11,19 @@ import signal
 
 import numpy as np
 import pytest
-from graphiti_core.search.search_utils import edge_fulltext_search
 from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.search.search_utils import edge_fulltext_search
+from test_index_recall import DIM, ops_facts, save
 
 from graph_trust.config import load_settings
-from graph_trust.graph.backends.falkordb import (AUTO_FORKS, REBUILD_SUFFIX, automatic_forks_paused, child_processes,
-                                                graph_copy)
+from graph_trust.graph.backends.falkordb import (
+    AUTO_FORKS,
+    REBUILD_SUFFIX,
+    automatic_forks_paused,
+    child_processes,
+    graph_copy,
+)
 from graph_trust.graph.connection import open_graph
-from test_index_recall import DIM, ops_facts, save
 
 FACTS = ops_facts(80, seed=5)
 

@@ -10,18 +10,18 @@ import sqlite3
 import sys
 
 import pytest
-
 from test_mcp_server import _data, _field, _is_error
 from test_policy_graph import QUERY, _save
+
 from graph_trust.api import confidence_ops as ops
 from graph_trust.api import confidence_store, init_review_db
 from graph_trust.errors import GraphTrustError
 from graph_trust.sync.review_db import insert_rows
 
 pytest.importorskip("mcp")
+from cli_helpers import clean_env
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from cli_helpers import clean_env
 
 TOOLS = {"confidence", "verify_fact", "record_usage", "vote", "contradictions", "stale", "credibility",
          "search_facts", "get_context"}

@@ -8,7 +8,6 @@ import json
 import sqlite3
 
 import pytest
-
 from cli_helpers import run_cli
 from paths import REPO
 from test_mcp_confidence_tools import _error_text, _params, review  # noqa: F401 - review: the shared fixture

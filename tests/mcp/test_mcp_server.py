@@ -6,13 +6,12 @@ import json
 import sys
 
 import pytest
-
 from test_policy_graph import QUERY, _save
 
 pytest.importorskip("mcp")
+from cli_helpers import clean_env
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from cli_helpers import clean_env
 
 
 def _field(obj, snake: str, camel: str):

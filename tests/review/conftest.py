@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from review_page_world import PageWorld, make_page_world
 
 

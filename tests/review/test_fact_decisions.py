@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from sync_fixtures import FACTS, build, edge_props, row
 
 from graph_trust import api
 from graph_trust.access.sensitivity import SCOPE_JOIN, SensitivityScale, scope_parts
@@ -20,7 +23,6 @@ from graph_trust.sync.desired import ALL_ROWS, DESIRED_SQL, load_tiers, parse_ro
 from graph_trust.sync.labels import joined_scope, strictest_sensitivity
 from graph_trust.sync.policy import Policy
 from graph_trust.sync.state import SCHEMA
-from sync_fixtures import FACTS, build, edge_props, row
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 SCALE = SensitivityScale.of(["public", "low", "medium", "high", "hyper"], {"internal": "low"})
@@ -95,7 +97,7 @@ def test_no_decision_loosens_a_fact_and_trust_follows_all_its_rows(tmp_path_fact
                 st_now = dict(conn.query("SELECT id, status FROM candidates"))
                 assert {st_now[c] for c in citing} == {decisions.STATUS_OF[action]}
             after = _desired(url)
-            for e, (score, status, _mt, sens, scope) in after.items():
+            for e, (score, _status, _mt, sens, scope) in after.items():
                 cites = [r for r in rows if r[0] == e]
                 st_now = dict(conn.query("SELECT id, status FROM candidates"))
                 statuses = [st_now[f"c{j}"] for j, r in enumerate(rows) if r[0] == e]

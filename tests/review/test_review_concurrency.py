@@ -12,12 +12,12 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from concurrent_writer import RETURNED, work
+from sync_fixtures import row
+
 from graph_trust import api
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.review_db import insert_records, insert_rows
-from sync_fixtures import row
 
 WORKERS, ROUNDS = 4, 8
 

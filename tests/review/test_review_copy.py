@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import clean_env, run_cli
 from conftest import new_pg_database
+
 from graph_trust import api
 from graph_trust.config import load_settings
 from graph_trust.demo.sample import sample_review_rows

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
-
 from conftest import new_pg_database
+from sync_fixtures import FACTS, build, edge_props, row
+
 from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.review.db import ReviewConn, parse_location, pg_sql
@@ -21,13 +22,12 @@ from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.relink.store import JournalStore, apply_relinks, open_review_db, rollback
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_records, insert_rows
-from sync_fixtures import FACTS, build, edge_props, row
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 def iso(t: datetime) -> str:
-    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return t.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def make(where: str, rows: list[dict], records: dict[str, list[dict]] | None = None) -> str:
@@ -245,8 +245,8 @@ def test_addresses_and_errors(pg_server, unique):
 
 def test_change_marker_and_confidence_cache_on_both(review_url, tmp_path):
     from graph_trust.config import load_settings
-    from graph_trust.sync.runs.change_marker import marker
     from graph_trust.sync.confidence.cache import gather_all
+    from graph_trust.sync.runs.change_marker import marker
 
     rows, records = history(3, n=20)
     make(review_url, rows, records)

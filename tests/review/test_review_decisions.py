@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import run_cli
+from sync_fixtures import FACTS, build, edge_props, row
+
 from graph_trust import api
 from graph_trust.errors import InputError, NotFoundError, RollbackConflictError
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.review_db import insert_records, insert_rows
-from sync_fixtures import FACTS, build, edge_props, row
 
 
 def statuses(url: str) -> dict[str, str]:

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import random
 import time
-
-from hypothesis import given, settings as hsettings, strategies as st
+from datetime import UTC
 
 from builders import Fact
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from sync_fixtures import build
+
 from graph_trust import api
 from graph_trust.config import ReviewQueueSettings
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.log import RetrievalLog, Use
 from graph_trust.review.queue import rank
 from graph_trust.review.rules import DECISIVE, QueueInputs, SlotEdge
-from sync_fixtures import build
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 
@@ -153,14 +156,14 @@ async def test_skip_holds_a_fact_back_until_new_evidence_or_undo(graph, settings
     log.record("search", [(owner, group)], at=time.time() + 86400)
     log.flush()
     settings.review.queue.window_days = 365
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from graph_trust.review import queue as queue_mod
     from graph_trust.review.candidates import open_candidates
     conn, cand = open_candidates(review, settings.review, readonly=True)
     try:
         inp = await queue_mod.gather(conn, cand, graph, settings.review.queue, settings.sync.tiers, group=group,
-                                     today=datetime.now(timezone.utc) + timedelta(days=1))
+                                     today=datetime.now(UTC) + timedelta(days=1))
     finally:
         conn.close()
     assert owner not in inp.skipped
@@ -186,7 +189,6 @@ async def test_skip_and_its_undo_through_the_page(page_world):
     import re
 
     from starlette.testclient import TestClient
-
     from sync_fixtures import FACTS as PAGE_FACTS
 
     w = page_world
@@ -216,10 +218,9 @@ async def test_skip_fact_over_mcp_records_the_servers_agent(graph, settings, tmp
     import json
     import sys
 
+    from cli_helpers import clean_env
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    from cli_helpers import clean_env
 
     group = f"g_{unique}"
     uuids = await build(graph, group, FACTS)

@@ -7,22 +7,21 @@ from __future__ import annotations
 import json
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from cli_helpers import clean_env, run_cli
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from sync_fixtures import FACTS, build, row
+
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
 from graph_trust.errors import ConfigError, InputError, NotFoundError
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.log import RetrievalLog, returns_of, searches, summary, uses, writer_for
 from graph_trust.review.flags import open_flags
+from graph_trust.review.log import RetrievalLog, returns_of, searches, summary, uses, writer_for
 from graph_trust.sync.review_db import insert_rows
-from sync_fixtures import FACTS, build, row
-
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 
 def _data(result) -> dict:
@@ -156,7 +155,7 @@ def test_a_review_db_without_the_log_table_costs_one_warning(tmp_path, caplog):
 def test_uses_weigh_rank_and_age(review_url):
     api.init_review_db(review_url)
     w = RetrievalLog(review_url, background=False)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     for days, rank in ((0, 1), (30, 1), (0, 4)):
         t = (now - timedelta(days=days)).timestamp()
         w.record("search", [(f"x{i}", "g") for i in range(rank - 1)] + [("e", "g")], at=t)

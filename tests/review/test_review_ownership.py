@@ -15,9 +15,10 @@ import re
 import threading
 
 import pytest
-from starlette.testclient import TestClient
-
 from cli_helpers import run_cli
+from starlette.testclient import TestClient
+from sync_fixtures import row
+
 from graph_trust import api
 from graph_trust.config import load_settings
 from graph_trust.errors import ChangedSinceError, InputError
@@ -25,7 +26,6 @@ from graph_trust.review import decisions
 from graph_trust.review.candidates import open_candidates, resolve_table
 from graph_trust.review.db import ReviewConn
 from graph_trust.sync.review_db import insert_rows
-from sync_fixtures import row
 
 REVIEWERS = ["alice", "bob", "carol", "dan"]
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None, "expired": None}

@@ -14,19 +14,21 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from markupsafe import escape
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from starlette.testclient import TestClient
-
 from cli_helpers import run_cli
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from markupsafe import escape
+from review_page_world import COMPETITOR, EPISODE_CONTENT, HOSTILE, MARKUP, make_page_world
+from starlette.testclient import TestClient
+from sync_fixtures import FACTS, edge_props, row
+
 from graph_trust import api
-from graph_trust.review.db import ReviewConn
 from graph_trust.errors import ConfigError
+from graph_trust.review.db import ReviewConn
 from graph_trust.review.web import app as web_app
 from graph_trust.review.web.app import CSRF_COOKIE, SHORTCUTS
 from graph_trust.sync.review_db import init_review_db, insert_rows
-from review_page_world import COMPETITOR, EPISODE_CONTENT, HOSTILE, MARKUP, make_page_world
-from sync_fixtures import FACTS, edge_props, row
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "review.md"
 RUNS_ON_1 = FACTS[1]  # billing-db runs on db-host-1 (candidate c2), competing with COMPETITOR's db-host-2

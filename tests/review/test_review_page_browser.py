@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from playwright.async_api import async_playwright
-
 from bolt_server import free_port
-from graph_trust import api
-from graph_trust.review.db import ReviewConn
+from playwright.async_api import async_playwright
 from review_page_world import COMPETITOR, make_page_world
 from serve_process import serve, stop, wait_until_up
 from sync_fixtures import FACTS, edge_props
+
+from graph_trust import api
+from graph_trust.review.db import ReviewConn
 
 RUNS_ON_1 = FACTS[1]
 

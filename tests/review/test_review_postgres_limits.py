@@ -23,20 +23,20 @@ from pathlib import Path
 
 import psycopg
 import pytest
-
 from conftest import new_pg_database
+from sync_fixtures import FACTS, build, row
+
 from graph_trust import api
 from graph_trust.errors import ReviewDBError
 from graph_trust.review import db as review_db_mod
 from graph_trust.review import decisions
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.db import ReviewConn
-from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.review_db import ReviewDB, insert_rows
-from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.runner import sync_graph
+from graph_trust.sync.runs.identity import graph_key
+from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.state import StateStore
-from sync_fixtures import FACTS, build, row
 
 BOUND_S = 1.0  # review.statement_timeout_s in these tests: no answer for 1 + 5 s closes the connection
 

@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import math
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
-
 from builders import Fact
 from cli_helpers import run_cli
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from sync_fixtures import build, row
+
 from graph_trust import api
 from graph_trust.config import QUEUE_RULES, ReviewQueueSettings, SearchSettings
 from graph_trust.review.db import ReviewConn
@@ -23,7 +26,6 @@ from graph_trust.review.queue import rank
 from graph_trust.review.rules import RULES, QueueInputs, SlotEdge
 from graph_trust.search.rules.competitors import order_competitors
 from graph_trust.sync.review_db import insert_records, insert_rows
-from sync_fixtures import build, row
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 CFG = ReviewQueueSettings()
@@ -285,7 +287,7 @@ def test_weights_are_checked():
     assert ReviewQueueSettings(weights={"flagged": 2}).weights["unplaced"] == 0.0  # unnamed rules are off
 
 
-ES = [Fact("es", "LISTENS_ON", "9200", "es listens on port 9200", at=datetime(2026, 3, 1, tzinfo=timezone.utc)),
+ES = [Fact("es", "LISTENS_ON", "9200", "es listens on port 9200", at=datetime(2026, 3, 1, tzinfo=UTC)),
       Fact("es", "LISTENS_ON", "9300", "es listens on port 9300"),
       Fact("billing-db", "BACKUP_AT", "03:00 UTC", "The billing-db backup job runs at 03:00 UTC every night"),
       Fact("billing-db", "OWNED_BY", "team-data", "billing-db is owned by team-data"),
@@ -360,7 +362,7 @@ async def test_queue_on_a_real_graph_review_db_and_log(graph, settings, review_u
 
 SVC = [Fact("svc", "OWNED_BY", "team-a", "svc is owned by team-a"),
        Fact("svc", "LISTENS_ON", "80", "svc listens on port 80"),
-       Fact("svc", "LISTENS_ON", "8080", "svc listens on port 8080", at=datetime(2026, 1, 31, tzinfo=timezone.utc)),
+       Fact("svc", "LISTENS_ON", "8080", "svc listens on port 8080", at=datetime(2026, 1, 31, tzinfo=UTC)),
        Fact("other", "LISTENS_ON", "1", "other listens on port 1"),
        Fact("other", "LISTENS_ON", "2", "other listens on port 2")]
 

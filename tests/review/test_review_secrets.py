@@ -19,18 +19,20 @@ import string
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from starlette.testclient import TestClient
-
 from cli_helpers import run_cli
 from conftest import new_pg_database
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+from sync_fixtures import FACTS, build, row
+
 from graph_trust import api
 from graph_trust.cli.main import main
 from graph_trust.config import load_settings
 from graph_trust.errors import ConfigError, GraphTrustError
 from graph_trust.review.db import display_location, parse_location
 from graph_trust.sync.review_db import insert_rows
-from sync_fixtures import FACTS, build, row
 
 SPECIALS = " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~é€\t"
 # (framed by a capital and a digit: random letters alone may spell a word the output holds anyway)

@@ -10,10 +10,10 @@ import socket
 import time
 
 import pytest
-
 from bolt_server import free_port
-from graph_trust import api
 from serve_process import serve, stop, wait_for_line, wait_until_up
+
+from graph_trust import api
 
 STARTING = "review page on http://"  # logged just before the server starts
 

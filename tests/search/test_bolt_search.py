@@ -5,16 +5,15 @@ FalkorDB tests in test_trust_search.py."""
 
 from __future__ import annotations
 
-
 import pytest
-
 from builders import assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
-from graph_trust.search import trust_search as gt
-from graph_trust.graph import schema
-from graph_trust.graph.connection import open_graph
+from test_trust_search import FACTS, QUERIES
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
-from test_trust_search import FACTS, QUERIES
+from graph_trust.graph import schema
+from graph_trust.graph.connection import open_graph
+from graph_trust.search import trust_search as gt
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()

@@ -6,8 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_trust.search import fusion
-from graph_trust.search import ranking
+from graph_trust.search import fusion, ranking
 from graph_trust.search.calibrate import calibration_table
 
 

@@ -7,14 +7,14 @@ the reference settings leave Graphiti's order alone."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from builders import Fact, assert_weight_zero_is_search_, build_graph, copy_recipe
-from graph_trust.search import trust_search as gt
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.search import trust_search as gt
 
 SUBJECTS = ["vault", "ledger-db", "edge-proxy", "search-api"]
 RELATIONS = {"LISTENS_ON": "{s} listens on port {v}", "OWNED_BY": "{s} is owned by team {v}",
@@ -26,7 +26,7 @@ def history(seed: int) -> list[Fact]:
     """Random statements: each subject and relation stated 1 to 4 times, at random dates and
     trust (absent, candidate, corroborated, promoted)."""
     rng = random.Random(seed)
-    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
     facts = []
     for s in SUBJECTS:
         for rel, text in RELATIONS.items():

@@ -6,9 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from memory_records import NOW, SEED_WEIGHTS, rec
 
+from graph_trust.config import CompositeSettings, SyncSettings, load_settings
+from graph_trust.errors import ConfigError
 from graph_trust.search.composite import (
     DEFAULT_TYPE_BOOSTS,
     composite_scores,
@@ -18,9 +22,6 @@ from graph_trust.search.composite import (
     score_records,
     type_boost_table,
 )
-from graph_trust.config import CompositeSettings, SyncSettings, load_settings
-from graph_trust.errors import ConfigError
-from memory_records import NOW, SEED_WEIGHTS, rec
 
 HOUR = 3600.0
 

@@ -12,15 +12,23 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from memory_records import NOW, SEED_WEIGHTS, rec
 
 from graph_trust.config import CompositeSettings
 from graph_trust.errors import ConfigError
-from graph_trust.search.composite import (DEFAULT_MAX_FUSED, composite_scores, max_fused_of, max_rrf,
-                                          normalize_relevance, rank_composite, recency_scores, score_records,
-                                          type_boost_table)
+from graph_trust.search.composite import (
+    DEFAULT_MAX_FUSED,
+    composite_scores,
+    max_fused_of,
+    max_rrf,
+    normalize_relevance,
+    rank_composite,
+    recency_scores,
+    score_records,
+    type_boost_table,
+)
 from graph_trust.search.ranking import Explanation
 from graph_trust.search.trust_search import competitor_keys
-from memory_records import NOW, SEED_WEIGHTS, rec
 
 DAY = 24 * 3600.0
 

@@ -11,7 +11,12 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_trust.search.composite import MISSING_RELEVANCE, MISSING_TIMESTAMP_RECENCY, normalize_relevance, recency_scores
+from graph_trust.search.composite import (
+    MISSING_RELEVANCE,
+    MISSING_TIMESTAMP_RECENCY,
+    normalize_relevance,
+    recency_scores,
+)
 
 _KINDS = ("float", "int", "decimal", "numpy")
 

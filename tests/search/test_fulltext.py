@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 from graphiti_core.search import search_utils as su
-
-from graph_trust.search.fulltext import edge_fulltext_candidates
 from test_index_recall import KINDS, SERVICES
 from test_vector_index import generate, random_filter
+
+from graph_trust.search.fulltext import edge_fulltext_candidates
 
 WORDS = ["fact", "1", "2", "3", "12", "fact 3", "7 fact", "nothing", "fact fact 1", "0", "-", "fact AND 2"]
 

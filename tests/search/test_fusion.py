@@ -11,8 +11,7 @@ from graphiti_core.search.search_utils import rrf
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_trust.search import fusion
-from graph_trust.search import ranking
+from graph_trust.search import fusion, ranking
 from graph_trust.search.rules import trust_boost
 
 uuid_lists = st.lists(

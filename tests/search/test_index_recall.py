@@ -11,32 +11,34 @@ from __future__ import annotations
 
 import asyncio
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from uuid import uuid4
 
 import numpy as np
 import pytest
+from builders import copy_recipe
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search import search_utils as su
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from builders import copy_recipe
 from graph_trust import api
-from graph_trust.search import trust_search as gt
-from graph_trust.config import PROFILES, load_settings
 from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import PROFILES, load_settings
 from graph_trust.graph import index_recall as ir
 from graph_trust.graph import vector_index as vi
 from graph_trust.graph.recall_store import RecallStore, store_path
-from graph_trust.clients.offline import make_graphiti
-from graph_trust.search.ranked import search_config
+from graph_trust.search import trust_search as gt
 from graph_trust.search.cosine import CosineStage, _search, cosine_candidates, forget
+from graph_trust.search.ranked import search_config
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 DIM = 16
 
 
@@ -46,7 +48,7 @@ def keep_queries(db, calls) -> None:
     from graph_trust.review.log import RetrievalLog
 
     log = RetrievalLog(db, log_queries=True, background=False)
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    start = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
     for t, interface, groups, query in calls:
         log.record(interface, [], query=query, groups=groups, at=start + t)
     log.close()

@@ -5,14 +5,14 @@ back), entity aggregation ignores them, and trust_search demotes or drops them."
 from __future__ import annotations
 
 import pytest
-
 from builders import Fact, reference_recipe
-from graph_trust.search import trust_search as gt
-from graph_trust.config import SyncSettings
+from sync_fixtures import build, edge_props, entity_trust, review_db, row, set_rows
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import SyncSettings
+from graph_trust.search import trust_search as gt
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import build, edge_props, entity_trust, review_db, row, set_rows
 
 FACTS = [
     Fact("billing-db", "BACKUP_AT", "02:00 UTC", "The billing-db backup job runs at 02:00 UTC every night"),

@@ -13,12 +13,12 @@ profile ranks.
 from __future__ import annotations
 
 import pkgutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
+from builders import Fact, build_graph, copy_recipe, expected_boosted
 from graphiti_core.search import search_config_recipes as recipes
 
-from builders import Fact, build_graph, copy_recipe, expected_boosted
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
 from graph_trust.config import PROFILES, RankingSettings, load_settings
@@ -26,12 +26,12 @@ from graph_trust.search import fusion, ranking, rules
 from graph_trust.search import trust_search as gt
 from graph_trust.search.ranked import search_config
 
-PAST = datetime(2025, 6, 1, tzinfo=timezone.utc)
+PAST = datetime(2025, 6, 1, tzinfo=UTC)
 FACTS = [
     Fact("billing-db", "BACKUP_AT", "02:00 UTC", "The nightly backup of billing-db runs at 02:00 UTC",
          properties={"trust_status": "rejected"}, trust=0.0),
     Fact("billing-db", "BACKUP_AT", "03:00 UTC", "The billing-db backup job runs at 03:00 UTC every night", trust=1.0,
-         at=datetime(2026, 2, 1, tzinfo=timezone.utc)),
+         at=datetime(2026, 2, 1, tzinfo=UTC)),
     Fact("billing-db", "BACKUP_AT", "04:00 UTC", "billing-db backups ran at 04:00 UTC before the move",
          invalid_at=PAST),
     Fact("billing-db", "RUNS_ON", "db-host-1", "billing-db runs on db-host-1", trust=0.6),

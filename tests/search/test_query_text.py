@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
+from graphiti_core.search.search_filters import SearchFilters
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from test_policy_graph import facts  # noqa: F401 - the shared fixture
 
 from graph_trust import api
 from graph_trust.access.trust_context import TrustContext
+from graph_trust.clients.offline import make_graphiti
 from graph_trust.context.service import ContextService
 from graph_trust.errors import InputError
 from graph_trust.search.fulltext import edge_fulltext_candidates, searchable
 from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, trust_search
-from graph_trust.clients.offline import make_graphiti
-from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RRF
-from graphiti_core.search.search_filters import SearchFilters
-from test_policy_graph import facts  # noqa: F401 - the shared fixture
 
 MEDIUM = TrustContext("medium", True, "alice")
 # what RediSearch's query parser is touchy about, mixed with words the graph holds

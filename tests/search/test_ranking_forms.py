@@ -12,8 +12,7 @@ from graphiti_core.search.search_utils import rrf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph_trust.search import fusion
-from graph_trust.search import ranking
+from graph_trust.search import fusion, ranking
 from graph_trust.search.calibrate import calibration_table
 
 N = 24

@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
+from hypothesis import given
+from hypothesis import strategies as st
 
 from graph_trust.errors import InputError
-from graph_trust.search.ranking import Explanation
 from graph_trust.graph.temporal import as_datetime
+from graph_trust.search.ranking import Explanation
 from graph_trust.search.records import infer_memory_type, record_from_item, records_from_results
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_topic import _ranked, pools
 
 from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST
-from test_topic import _ranked, pools
 
 
 @given(pools(), st.integers(1, 12), st.sampled_from(["best", "sum"]))

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memory_records import rec
 
 from graph_trust.config import CompositeSettings
 from graph_trust.search import fusion, ranking
 from graph_trust.search.composite import rank_composite
 from graph_trust.search.rules import ORDER
-from memory_records import rec
 
 METHODS = ["bm25", "cosine", "bfs"]
 STATUSES = st.one_of(st.none(), st.none(), st.sampled_from(["rejected", "expired", "invalidated"]))

@@ -11,11 +11,10 @@ import random
 import sqlite3
 
 import pytest
-
 from cli_helpers import Result, run_cli
 from test_policy_graph import FACTS, QUERY, _save
-from graph_trust.api import confidence_store, init_review_db, search, search_confident
-from graph_trust.api import VOTES
+
+from graph_trust.api import VOTES, confidence_store, init_review_db, search, search_confident
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.review_db import insert_rows

@@ -9,15 +9,16 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from graph_trust.access.selector import competing_groups, resolve_competing, select, verdict_rank
 from graph_trust.config import CompositeSettings, load_settings
 from graph_trust.errors import ConfigError
 from graph_trust.search.composite import rank_composite
 from graph_trust.search.records import MemoryRecord
-from graph_trust.search.slots import (ALL_SINGLE, REJECTED, VERIFIED, Relations, learn_relations, relation_key,
-                                      slot_key)
+from graph_trust.search.slots import ALL_SINGLE, REJECTED, VERIFIED, Relations, learn_relations, relation_key, slot_key
 from graph_trust.search.trust_search import competitor_keys
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)

@@ -9,14 +9,14 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from builders import Fact
+from sync_fixtures import build, review_db, row, set_rows
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.config import SyncSettings
 from graph_trust.search import trust_search as gt
 from graph_trust.search.slots import relation_key
 from graph_trust.sync import run_sync
-from sync_fixtures import build, review_db, row, set_rows
 
 SUBJECTS = ["payments-api", "auth-service", "billing-db", "search-indexer"]
 OBJECTS = ["app-01", "app-02", "app-03", "team-a", "team-b"]

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from builders import Fact, build_graph
 from cli_helpers import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.search.topic import identifiers, missing_identifiers
 from graph_trust.search.trust_search import DEFAULT_TRUST_WEIGHT, EDGE_HYBRID_SEARCH_RRF_TRUST, _Pool, _rank
@@ -72,7 +72,7 @@ def test_the_guard_applies_only_when_some_text_states_every_identifier(idents, m
 
 # --- the guard's promise over random pools -------------------------------------------------
 
-BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
+BASE = datetime(2026, 1, 1, tzinfo=UTC)
 QUERY = "why did INC-3090 happen"
 
 

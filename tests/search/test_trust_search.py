@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
+from builders import Fact, assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
 from graphiti_core.search import search_config_recipes as recipes
 from graphiti_core.search.search_filters import SearchFilters
 
-from builders import Fact, assert_weight_zero_is_search_, build_graph, expected_boosted, reference_recipe
-from graph_trust.search import trust_search as gt
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.search import trust_search as gt
 
 FACTS = [
     Fact("billing-db", "BACKUP_AT", "02:00 UTC", "The nightly backup of billing-db runs at 02:00 UTC", trust=None),
@@ -23,7 +23,7 @@ FACTS = [
     Fact("auth-service", "DEPENDS_ON", "billing-db", "auth-service reads billing-db for entitlements", trust=0.25),
     Fact("payments-api", "OWNED_BY", "team-pay", "payments-api is owned by team-pay", trust=1.0),
     Fact("payments-api", "OWNED_BY", "team-core", "payments-api is owned by team-core",
-         invalid_at=datetime(2025, 6, 1, tzinfo=timezone.utc), trust=1.0),
+         invalid_at=datetime(2025, 6, 1, tzinfo=UTC), trust=1.0),
     Fact("payments-api", "DEPENDS_ON", "auth-service", "payments-api calls auth-service to check tokens"),
     Fact("cron-host", "RUNS", "backup job", "cron-host runs the backup job for billing-db nightly"),
     Fact("log-shipper", "RUNS_ON", "db-host-1", "log-shipper runs on db-host-1 and ships backup logs"),

@@ -8,8 +8,8 @@ import asyncio
 import random
 
 import pytest
-
 from builders import Fact, build_graph
+
 from graph_trust import api
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti

@@ -6,15 +6,15 @@ stage answers)."""
 from __future__ import annotations
 
 import pytest
+from builders import build_graph
 from graphiti_core.search import search_utils as su
 from graphiti_core.search.search_filters import SearchFilters
+from test_trust_search import FACTS, QUERIES
 
-from builders import build_graph
+from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.graph import schema
 from graph_trust.graph.connection import open_graph
-from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.search.cosine import CosineStage, cosine_candidates
-from test_trust_search import FACTS, QUERIES
 
 pytestmark = pytest.mark.bolt
 EMB = HashingEmbedder()

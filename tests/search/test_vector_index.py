@@ -8,28 +8,28 @@ graphiti-core's exact scan under random filters.
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 import numpy as np
 import pytest
+from builders import copy_recipe
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search import search_utils as su
 from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
-from builders import copy_recipe
-from graph_trust.search import trust_search as gt
-from graph_trust.graph import schema
-from graph_trust.search import ranked
 from graph_trust.errors import InputError
+from graph_trust.graph import schema
 from graph_trust.graph import vector_index as vi
+from graph_trust.search import ranked
+from graph_trust.search import trust_search as gt
 from graph_trust.search.cosine import CosineStage, cosine_candidates, forget
 
 DIM = 16
 TYPES = ["RUNS_ON", "OWNED_BY", "DEPENDS_ON", "RARE"]  # RARE: ~3% of edges, so filters remove most
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 INDEX = CosineStage(mode="index")
 
 

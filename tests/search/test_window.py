@@ -8,19 +8,21 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-
 from builders import Fact, build_graph
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
 from graph_trust import api
+from graph_trust.access.sensitivity import DEFAULT_LEVELS
 from graph_trust.access.trust_context import Access, TrustContext, filter_by_trust
-from graph_trust.context.agent import context_from_records
-from graph_trust.config import MAX_SEARCH_DEPTH
-from graph_trust.context.service import ContextService
 from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.config import MAX_SEARCH_DEPTH
+from graph_trust.context.agent import context_from_records
+from graph_trust.context.service import ContextService
 from graph_trust.mcp.server import search_facts_payload
 from graph_trust.search.records import records_from_results
 from graph_trust.search.window import window_sizes
-from graph_trust.access.sensitivity import DEFAULT_LEVELS
 
 QUERY = "zephyr ledger rotation"
 LABELS = [*DEFAULT_LEVELS, "bogus"]  # a label the scale does not know: denied to every clearance

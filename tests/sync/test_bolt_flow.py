@@ -7,16 +7,15 @@ the first multi-batch run (conflict, then --force) back to a graph with no trust
 
 from __future__ import annotations
 
+import collections
 import json
 
-import collections
-
 import pytest
-
 from cli_helpers import run_cli
+from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
+
 from graph_trust.graph import schema
 from graph_trust.graph.connection import open_graph
-from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
 
 pytestmark = pytest.mark.bolt
 

@@ -9,30 +9,29 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import neo4j.time
 import pytest
 import yaml
+from builders import Fact, _save, build_graph
+from cli_helpers import run_cli
 from graphiti_core.edges import EntityEdge
 from hypothesis import given
 from hypothesis import strategies as st
+from sync_fixtures import FACTS, bulk_graph, review_db, row
 
-from builders import Fact, _save, build_graph
-from cli_helpers import run_cli
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.graph.connection import open_graph
-from graph_trust.graph.temporal import from_json, to_json
-from graph_trust.graph.temporal import as_datetime
+from graph_trust.graph.temporal import as_datetime, from_json, to_json
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.guard import superseder
 from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.state import StateStore
 from graph_trust.sync.writer import VALIDITY_KIND, Change, insert_journal, write_validity
-from sync_fixtures import FACTS, bulk_graph, review_db, row
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NEWER = Fact("billing-db", "RUNS_ON", "db-host-2", "billing-db moved to db-host-2", at=T0 + timedelta(days=60))
 OTHER = Fact("billing-db", "OWNED_BY", "team-pay", "billing-db is owned by team-pay", at=T0 + timedelta(days=90))
 

@@ -8,13 +8,13 @@ import sqlite3
 import subprocess
 
 import pytest
+from sync_fixtures import FACTS, build, edge_props, review_db, row
 
 from graph_trust.errors import LockHeldError, ReviewDBError
 from graph_trust.sync import run_sync, verify
-from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.runs.identity import graph_key
+from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.state import StateStore
-from sync_fixtures import FACTS, build, edge_props, review_db, row
 
 NASTY = "it's \"quoted\"\nnew line ü 日本 🚀 }) MATCH (n) DETACH DELETE n //"
 

@@ -4,10 +4,10 @@ GRAPH_TRUST_TEST_NEO4J_URI): the neo4j dialect of sync's Cypher, several batches
 from __future__ import annotations
 
 import pytest
+from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
 
 from graph_trust.graph.connection import open_graph
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
 
 pytestmark = pytest.mark.bolt
 

@@ -6,12 +6,12 @@ import sqlite3
 
 import pytest
 import yaml
-
 from cli_helpers import run_cli
+from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
+
 from graph_trust.config import load_settings
 from graph_trust.errors import ClearLimitError, InputError
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import bulk_graph, bulk_rows, edge_props, expected_state, review_db, set_rows
 
 
 def _trust(props: dict) -> dict[str, float]:

@@ -23,13 +23,13 @@ import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
+from sync_fixtures import bulk_graph, bulk_rows, evidence
 
 from graph_trust.config import load_settings
 from graph_trust.errors import GraphTrustError
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.review_db import SCHEMA, insert_rows
 from graph_trust.sync.state import now_iso
-from sync_fixtures import bulk_graph, bulk_rows, evidence
 
 STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired"]
 SEEDS = int(os.environ.get("GRAPH_TRUST_CONVERGENCE_SEEDS", "6"))

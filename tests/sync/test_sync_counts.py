@@ -36,18 +36,18 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from cli_helpers import clean_env, run_cli
 from conftest import CLEARING_TIERS
+from proc import sigint_as_ctrl_c
+from sync_fixtures import bulk_graph, bulk_rows
+from test_sync_convergence import History, review_db
+
 from graph_trust.config import load_settings
 from graph_trust.graph.connection import open_graph
 from graph_trust.graph.embedded import EmbeddedServer
 from graph_trust.sync import list_runs, prune, rollback, run_sync, verify
 from graph_trust.sync.graphstate import bucket_range
 from graph_trust.sync.report import RUN_COUNTERS
-from proc import sigint_as_ctrl_c
-from sync_fixtures import bulk_graph, bulk_rows
-from test_sync_convergence import History, review_db
 
 SEEDS = int(os.environ.get("GRAPH_TRUST_COUNTS_SEEDS", "3"))
 STEPS = int(os.environ.get("GRAPH_TRUST_COUNTS_STEPS", "8"))

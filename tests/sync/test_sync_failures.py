@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from graph_trust.config import load_settings
-from graph_trust.graph.connection import open_graph
-from graph_trust.errors import RunFailedError
-from graph_trust.sync import run_sync, verify
 from proc import alive, sigint_as_ctrl_c
 from sync_fixtures import TIERS, bulk_graph, bulk_rows, edge_props, expected_state, review_db
+
+from graph_trust.config import load_settings
+from graph_trust.errors import RunFailedError
+from graph_trust.graph.connection import open_graph
+from graph_trust.sync import run_sync, verify
 
 
 def _journal(state_db: Path, sql: str, params=()) -> list[tuple]:

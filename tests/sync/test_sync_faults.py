@@ -14,12 +14,12 @@ import sys
 import textwrap
 
 import yaml
-
 from cli_helpers import run_cli
+from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
+
 from graph_trust.sync import list_runs, run_sync, verify
 from graph_trust.sync.runs.lock import holder_gone, lock_path
 from graph_trust.sync.runs.recovery import DEAD_RUN_ERROR
-from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 
 def _bad_group_names(unique: str, rng: random.Random) -> list[str]:

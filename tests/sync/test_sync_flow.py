@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import pytest
+from sync_fixtures import (
+    FACTS,
+    build,
+    bulk_graph,
+    bulk_rows,
+    edge_props,
+    entity_trust,
+    expected_state,
+    review_db,
+    row,
+    set_rows,
+)
 
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.review_db import insert_rows
-from sync_fixtures import (FACTS, build, bulk_graph, bulk_rows, edge_props, entity_trust, expected_state, review_db,
-                           row, set_rows)
 
 
 @pytest.fixture
@@ -661,7 +672,7 @@ async def test_updated_at_offsets_do_not_matter(world):
 
     graph, settings, db, group, u = world
     await run_sync(settings, review_db=db, graph=graph)
-    stamp = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(timezone(timedelta(hours=-10)))
+    stamp = (datetime.now(UTC) + timedelta(hours=1)).astimezone(timezone(timedelta(hours=-10)))
     set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = ? WHERE id = 'c2'",
              (stamp.isoformat(timespec="seconds"),))
     rep = await run_sync(settings, review_db=db, graph=graph)

@@ -12,14 +12,16 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from hypothesis import HealthCheck, settings as hsettings, strategies as st
+from hypothesis import HealthCheck
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
+from sync_fixtures import bulk_graph, bulk_rows, review_db
 
 from graph_trust.config import load_settings
 from graph_trust.errors import GraphTrustError
 from graph_trust.graph.connection import open_graph
 from graph_trust.sync import rollback, run_sync, verify
-from sync_fixtures import bulk_graph, bulk_rows, review_db
 
 N_EDGES = 30
 

@@ -4,6 +4,7 @@ function, and sync never imports the search side (search and sync meet only in t
 from __future__ import annotations
 
 import ast
+
 from paths import REPO
 
 SYNC = REPO / "sync"

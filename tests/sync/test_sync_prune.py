@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 from graph_trust.errors import InputError
 from graph_trust.sync import list_runs, prune, rollback, run_sync
 from graph_trust.sync.state import StateStore
-from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 
 @pytest.fixture
@@ -103,8 +103,8 @@ async def test_prune_stops_while_a_sync_holds_the_graphs_lock(three_runs):
     """Pruning a graph takes its sync lock: while a sync holds it, prune stops with the lock
     error and deletes nothing."""
     from graph_trust.errors import LockHeldError
-    from graph_trust.sync.runs.lock import sync_lock
     from graph_trust.sync.runs.identity import graph_key
+    from graph_trust.sync.runs.lock import sync_lock
 
     graph, settings, db, group, u, dry, (r1, r2, r3) = three_runs
     rows = _rows(settings, "sync_journal", r1)

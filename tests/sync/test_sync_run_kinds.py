@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_trust.config import load_settings
 from graph_trust.confidence import composite as comp
+from graph_trust.config import load_settings
 from graph_trust.errors import InputError, NotFoundError, RollbackConflictError
 from graph_trust.sync import list_runs, rollback
 from graph_trust.sync.confidence.schema import init_confidence_tables

@@ -9,10 +9,11 @@ import ast
 import re
 import sqlite3
 
+from paths import REPO
+
 from graph_trust.sync.state import connect_state
 from graph_trust.sync.store.named import sql, statements
 from graph_trust.sync.store.run_tables import TEMP_TABLES, RunTables
-from paths import REPO
 
 SYNC = REPO / "sync"
 SQL_WORDS = re.compile(r"\b(SELECT|INSERT|DELETE|UPDATE|CREATE|DROP|PRAGMA)\b")

@@ -8,14 +8,21 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from hypothesis import example, given, settings as hsettings
+from hypothesis import example, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from graph_trust.config import Settings
 from graph_trust.sync.aggregate import aggregate
-from graph_trust.sync.desired import (ALL_ROWS, DESIRED_SQL, FAST_PATH, desired_ranges, load_tiers, parse_row,
-                                      recompute_desired)
+from graph_trust.sync.desired import (
+    ALL_ROWS,
+    DESIRED_SQL,
+    FAST_PATH,
+    desired_ranges,
+    load_tiers,
+    parse_row,
+    recompute_desired,
+)
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.state import SCHEMA

@@ -18,7 +18,15 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
 
 from graph_trust.errors import GraphConnectionError
-from graph_trust.graph.backends.base import READ_BATCH, Address, Backend, Connection, OpenedDriver, auth_failed, unreachable
+from graph_trust.graph.backends.base import (
+    READ_BATCH,
+    Address,
+    Backend,
+    Connection,
+    OpenedDriver,
+    auth_failed,
+    unreachable,
+)
 from graph_trust.graph.embedded import EmbeddedServer
 
 if TYPE_CHECKING:

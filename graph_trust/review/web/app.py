@@ -29,8 +29,16 @@ from typing import Any
 from urllib.parse import quote
 
 from graph_trust.config import ReviewPageSettings
-from graph_trust.errors import (ConfigError, GraphConnectionError, GraphTrustError, InputError, NotFoundError,
-                                ReviewDBError, RollbackConflictError, scrub)
+from graph_trust.errors import (
+    ConfigError,
+    GraphConnectionError,
+    GraphTrustError,
+    InputError,
+    NotFoundError,
+    ReviewDBError,
+    RollbackConflictError,
+    scrub,
+)
 from graph_trust.review.schema import ACTIONS
 
 try:  # the optional review-page extra: without it create_app and serve raise one ConfigError line

@@ -7,8 +7,15 @@ unchanged. Adding a rule is one module and one line in :data:`ORDER`.
 
 from __future__ import annotations
 
-from graph_trust.search.rules import (competitors, duplicates, negative_evidence, placement, relation_bonus, sort,
-                                      trust_boost)
+from graph_trust.search.rules import (
+    competitors,
+    duplicates,
+    negative_evidence,
+    placement,
+    relation_bonus,
+    sort,
+    trust_boost,
+)
 from graph_trust.search.rules.base import RankState, Rule, RuleParams
 
 # name -> rule, in the order they run: score terms, how negative evidence is treated, the order by

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph_trust.search.fusion import fuse
-from graph_trust.search.rules.base import (NegativePolicy, RankState, RuleParams, group_ids, has_competitor,
-                                           superseded)
+from graph_trust.search.rules.base import NegativePolicy, RankState, RuleParams, group_ids, has_competitor, superseded
 
 
 def _state(n: int, **kw) -> RankState:

@@ -13,21 +13,20 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
-
-from graph_trust.review.db import ReviewConn, parse_location
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_confidence_store import NOW, fact, iso, make_db, sources
 
-from graph_trust.config import load_settings
 from graph_trust.confidence.verification import VERDICTS
-from graph_trust.sync.runs.change_marker import MARKER, WATCHED, marker
+from graph_trust.config import load_settings
+from graph_trust.review.db import ReviewConn, parse_location
 from graph_trust.sync.confidence.cache import cache_path, gather_all
 from graph_trust.sync.confidence.inputs import Gathered
 from graph_trust.sync.confidence.schema import SCHEMA, init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.confidence.trust import score_all
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_rows
-from test_confidence_store import NOW, fact, iso, make_db, sources
+from graph_trust.sync.runs.change_marker import MARKER, WATCHED, marker
 
 N = 24
 AGENTS = [f"a{i}" for i in range(5)]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_confidence_store import NOW, build_history, fact, iso, make_db, sources, store
 
 from graph_trust.config import load_settings
 from graph_trust.sync.confidence.schema import TABLES
@@ -21,7 +22,6 @@ from graph_trust.sync.confidence.trust import EPSILON, store_confidence
 from graph_trust.sync.desired import load_tiers
 from graph_trust.sync.policy import policy_of
 from graph_trust.sync.state import StateStore
-from test_confidence_store import NOW, build_history, fact, iso, make_db, sources, store
 
 # tables whose size grows with the review DB: a scan of one would make one fact cost the whole DB
 BIG = {"candidates", "fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_votes",

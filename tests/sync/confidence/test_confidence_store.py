@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.confidence import composite as comp
 from graph_trust.confidence import consensus as cons
 from graph_trust.confidence import contradiction as contra
@@ -22,16 +21,17 @@ from graph_trust.confidence import credibility as cred
 from graph_trust.confidence import freshness as fr
 from graph_trust.confidence import success as succ
 from graph_trust.confidence import verification as ver
+from graph_trust.config import ConfidenceSettings, ReviewSettings
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
 from graph_trust.sync.confidence.schema import TABLES, init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.review_db import init_review_db, insert_rows
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 def iso(t: datetime) -> str:
-    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return t.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def make_db(path: Path, facts: list[dict]) -> Path:
@@ -229,8 +229,8 @@ def test_contradictions_listed_then_recorded_and_resolved(tmp_path):
 
 
 def test_system_verification_hook_setting(tmp_path, monkeypatch):
-    import types
     import sys
+    import types
 
     mod = types.ModuleType("gt_test_hook")
     mod.pick = lambda a, b: "c2"

@@ -10,22 +10,23 @@ import sqlite3
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings as hsettings
-from hypothesis import strategies as st
-
 from builders import expected_boosted, reference_recipe
 from cli_helpers import run_cli
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from sync_fixtures import FACTS, build, edge_props, review_db, row
+
 from graph_trust import api
-from graph_trust.search import trust_search as gt
-from graph_trust.config import load_settings
 from graph_trust.clients.hashing import HashingEmbedder
-from graph_trust.errors import ReviewDBError
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import load_settings
+from graph_trust.errors import ReviewDBError
+from graph_trust.search import trust_search as gt
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.confidence.trust import blended
-from sync_fixtures import FACTS, build, edge_props, review_db, row
 
 STATUSES = ["promoted", "corroborated", "candidate", "rejected"]
 # The confidence drifts with time (freshness): sync and the check below score a few seconds apart.

@@ -6,10 +6,7 @@ import json
 import sqlite3
 
 import pytest
-
-
-from migration_fixture import (KINDS, Migration, build_migration, evidence_column, generate, per_class,  # noqa: E402
-                               written_ids)
+from migration_fixture import KINDS, Migration, build_migration, evidence_column, generate, per_class, written_ids  # noqa: E402
 
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.errors import RollbackConflictError  # noqa: E402

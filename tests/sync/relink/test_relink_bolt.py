@@ -3,15 +3,18 @@ the neo4j dialect of relink's Cypher, one database holding every group, rollback
 
 from __future__ import annotations
 
-
 import pytest
+from migration_fixture import (  # noqa: E402
+    build_graph_without_vector_procedure,
+    build_migration,
+    evidence_column,
+    generate,
+    per_class,
+    written_ids,
+)
 
-
-from migration_fixture import (build_graph_without_vector_procedure, build_migration, evidence_column,  # noqa: E402
-                               generate, per_class, written_ids)
-
-from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.sync.relink import relink, rollback_relink  # noqa: E402
 
 pytestmark = pytest.mark.bolt

@@ -12,17 +12,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-
 from builders import Fact, build_graph  # noqa: E402
 from migration_fixture import evidence_column, write_review_db  # noqa: E402
 
 from graph_trust.cli.main import main  # noqa: E402
-from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.errors import ReviewDBError  # noqa: E402
-from graph_trust.sync.relink import store as relink_store  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.sync.relink import relink  # noqa: E402
+from graph_trust.sync.relink import store as relink_store  # noqa: E402
 from graph_trust.sync.state import StateStore  # noqa: E402
 
 EMB = HashingEmbedder()

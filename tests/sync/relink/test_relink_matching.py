@@ -10,8 +10,16 @@ from hypothesis import strategies as st
 
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.sync.relink import matching
-from graph_trust.sync.relink.matching import (EdgeIndex, Matcher, RelinkCandidate, fact_key, name_key, normalize_name,
-                                       settle_claims, tokenize)
+from graph_trust.sync.relink.matching import (
+    EdgeIndex,
+    Matcher,
+    RelinkCandidate,
+    fact_key,
+    name_key,
+    normalize_name,
+    settle_claims,
+    tokenize,
+)
 from graph_trust.sync.relink.text_index import BM25Index
 
 # --- normalization -----------------------------------------------------------------------

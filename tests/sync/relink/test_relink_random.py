@@ -11,13 +11,11 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-
 from migration_fixture import GROUPS, KINDS, Plan, generate, per_class  # noqa: E402
 
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
-from graph_trust.sync.relink.matching import EdgeIndex, Matcher, RelinkCandidate, fact_key, settle_claims  # noqa: E402
 from graph_trust.sync.relink import match_all, relink  # noqa: E402
+from graph_trust.sync.relink.matching import EdgeIndex, Matcher, RelinkCandidate, fact_key, settle_claims  # noqa: E402
 
 EMB = HashingEmbedder()
 
