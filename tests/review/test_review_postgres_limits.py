@@ -168,7 +168,8 @@ def pg15():
     socket in a temp dir, stopped and removed at the end."""
     bindir = _pg15_bin()
     if bindir is None:
-        pytest.skip("PostgreSQL 15's binaries (Debian 12's postgresql package) are not installed here")
+        pytest.fail("PostgreSQL 15's binaries are not installed: apt-get install postgresql-15 (Debian 12's; the "
+                    "README's test command installs it)")
     where = Path(tempfile.mkdtemp(prefix="gt-pg15-"))
     user = "postgres" if os.geteuid() == 0 else None  # (initdb refuses to run as root)
     if user:
