@@ -34,7 +34,7 @@ An MCP client config (e.g. Claude Desktop's mcpServers):
               help="Every fact, whatever its sensitivity label or scope (config mcp.unrestricted): only for a "
                    "trusted single-user agent.")
 @click.option("--agent", default=None, metavar="NAME",
-              help="The agent the write tools record (flag_fact, verify_fact, record_usage, vote, contradictions "
+              help="The agent the write tools record (flag_fact, skip_fact, verify_fact, record_usage, vote, contradictions "
                    "with resolve); default config mcp.agent. Without one those tools answer with an error.")
 @click.option("--review-db", default=None, metavar="PATH|URL",
               help="The review DB of the confidence tools (default: review.url or $GRAPH_TRUST_REVIEW_DB).")
@@ -42,7 +42,8 @@ An MCP client config (e.g. Claude Desktop's mcpServers):
 def mcp(actor: str | None, max_sensitivity: str | None, scopes: tuple[str, ...], unrestricted: bool | None,
         agent: str | None, review_db: str | None) -> None:
     """Serve tools for agents over MCP (stdio): search_facts (optionally min_confidence) and
-    get_context; flag_fact (ask a person to review a fact; needs --agent); the confidence tools
+    get_context; flag_fact (ask a person to review a fact) and skip_fact (looked at it, could not
+    decide; both need --agent); the confidence tools
     confidence, verify_fact, record_usage, vote, contradictions, stale and credibility on the
     review DB. A fact's id is the edge uuid search_facts returns, or a review candidate id.
 

@@ -22,7 +22,7 @@ from graph_trust.config import ENV_KEYS, Settings
 ROOT = REPO
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
-TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest"
+TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/ruff check . && .venv/bin/pytest"
 
 
 def _gen_ref():

@@ -274,8 +274,12 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
                                  "outcome": "failure" if f in wrong_ids else "success"}
                                 for f in wrong_ids | right_ids for _ in range(10)],
     }
+    # both values of each slot are promoted, which would teach search that these relations hold
+    # several values (graph_trust.search.slots): they hold one, as configured
+    single = sorted({edges[w]["name"] for _, w, _ in found})
     settings = load_settings(overrides={"graph.uri": f"embedded:{tmp_path / 'g'}", "graph.database": None,
-                                        "state_dir": str(tmp_path / "state")}, environ={})
+                                        "state_dir": str(tmp_path / "state"), "search.single_valued": single},
+                             environ={})
     review = tmp_path / "review.sqlite3"
     queries = list(dict.fromkeys(q for q, _, _ in found))
     judged = JudgedSet(queries, {q.id: data.judged.qrels[q.id] for q in queries})
@@ -307,7 +311,8 @@ def test_confidence_ranking_follows_records_that_contradict_review_status(tmp_pa
                           for q in queries))
     rf.write_text("".join(f"{q.id} 0 {d} {g}\n" for q in queries for d, g in judged.qrels[q.id].items()))
     cli = run_cli("eval", "--queries", str(qf), "--qrels", str(rf), "--graph", f"embedded:{tmp_path / 'g'}",
-                  "--rank", "trust,confidence", "--review-db", str(review), "--json", cwd=tmp_path, timeout=300)
+                  "--rank", "trust,confidence", "--review-db", str(review), "--json",
+                  "--set", f"search.single_valued={json.dumps(single)}", cwd=tmp_path, timeout=300)
     assert cli.code == 0, cli.err
     by = {m["kind"]: m for m in cli.json()["methods"]}
     assert by["confidence"]["wrong_first"]["mean"] < by["trust"]["wrong_first"]["mean"]

@@ -477,6 +477,46 @@ async def _guard_statements(c: Ctx):
 
 # --- review ---------------------------------------------------------------------------------------
 
+@case("queue_edges_page")
+async def _queue_edges_page(c: Ctx):
+    """Every RELATES_TO edge in uuid order, a page at a time (other tests' edges may share the database)."""
+    seen: list[dict] = []
+    after = ""
+    while page := await c.g.query("queue_edges_page", after=after, limit=7):
+        assert len(page) <= 7 and all(r["uuid"] > after for r in page)
+        seen += page
+        after = page[-1]["uuid"]
+    uuids = [r["uuid"] for r in seen]
+    assert uuids == sorted(uuids) and len(set(uuids)) == len(uuids)
+    rows = {r["uuid"]: r for r in seen}
+    assert set(c.edges) <= set(rows)
+    for u, e in c.edges.items():
+        r = rows[u]
+        assert (r["group_id"], r["subject_uuid"], r["predicate"], r["object_uuid"], r["object"], r["valid"]) == (
+            e["group"], e["source"], e["name"], e["target"], e["target_name"], True)
+        stored = await c.rel(u)
+        assert as_datetime(r["created_at"]) == as_datetime(stored["created_at"]) is not None
+
+
+@case("relation_values_reviewed")
+async def _relation_values_reviewed(c: Ctx):
+    """The edges whose trust_status is one of the given statuses, as slot rows."""
+    e0, e1 = c.e(0), c.e(1)
+    rows = {u: {"trust_score": s, "trust_status": st, "trust_run_id": "r1", "trust_updated_at": NOW,
+                "memory_type": None, "sensitivity": None, "scope": None}
+            for u, s, st in ((e0, 1.0, "promoted"), (e1, 0.0, "rejected"))}
+    assert await c.g.write("edge_trust_set", uuids=list(rows), by_uuid=rows) == [{"matched": 2}]
+    got = {r["subject"] + r["relation"] + r["object"]: r
+           for r in await c.g.query("relation_values_reviewed", statuses=["promoted"])}
+    e = c.edges[e0]
+    r = got[e["source"] + e["name"] + e["target"]]
+    assert (r["status"], r["subject_name"], r["object_name"]) == ("promoted", e["source_name"], e["target_name"])
+    e = c.edges[e1]
+    assert e["source"] + e["name"] + e["target"] not in got  # rejected: not asked for
+    both = await c.g.query("relation_values_reviewed", statuses=["promoted", "rejected"])
+    assert {"promoted", "rejected"} <= {r["status"] for r in both}
+
+
 @case("edges_for_review", "subject_edges")
 async def _review_reads(c: Ctx):
     e0, e1 = c.e(0), c.e(2)  # billing-db RUNS_ON db-host-1; auth-service DEPENDS_ON billing-db
