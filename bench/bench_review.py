@@ -166,14 +166,19 @@ async def bench_log(n_edges: int, queries: int, rounds: int) -> dict:
                         t_off += dt
             per_round.append({"on_s": round(t_on, 3), "off_s": round(t_off, 3), "ratio": round(t_on / t_off, 4)})
         writer_for(on.review).flush()
-        with ReviewConn.open(review) as conn:
-            logged = conn.query("SELECT sum(hits), count(*) FROM retrieval_log")[0]
-        return {"edges": n_edges, "queries": queries, "rounds": per_round,
-                "median_ratio": round(statistics.median(r["ratio"] for r in per_round), 4),
-                "per_search_ms_off": round(1000 * statistics.median(r["off_s"] for r in per_round) / queries, 2),
-                "logged_returns": logged[0], "log_rows": logged[1], "target": "<= 1.05"}
+        return _log_cost(review, n_edges, queries, per_round)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _log_cost(review, n_edges: int, queries: int, per_round: list[dict]) -> dict:
+    """A log-cost result: the rounds' on/off times and what the log holds after them."""
+    with ReviewConn.open(review) as conn:
+        logged = conn.query("SELECT sum(hits), count(*) FROM retrieval_log")[0]
+    return {"edges": n_edges, "queries": queries, "rounds": per_round,
+            "median_ratio": round(statistics.median(r["ratio"] for r in per_round), 4),
+            "per_search_ms_off": round(1000 * statistics.median(r["off_s"] for r in per_round) / queries, 2),
+            "logged_returns": logged[0], "log_rows": logged[1], "target": "<= 1.05"}
 
 
 async def bench_trust_search_log(n_edges: int, queries: int, rounds: int) -> dict:
@@ -211,12 +216,7 @@ async def bench_trust_search_log(n_edges: int, queries: int, rounds: int) -> dic
                             t_off += dt
                 per_round.append({"on_s": round(t_on, 3), "off_s": round(t_off, 3), "ratio": round(t_on / t_off, 4)})
         log.close()
-        with ReviewConn.open(review) as conn:
-            logged = conn.query("SELECT sum(hits), count(*) FROM retrieval_log")[0]
-        return {"edges": n_edges, "queries": queries, "rounds": per_round,
-                "median_ratio": round(statistics.median(r["ratio"] for r in per_round), 4),
-                "per_search_ms_off": round(1000 * statistics.median(r["off_s"] for r in per_round) / queries, 2),
-                "logged_returns": logged[0], "log_rows": logged[1], "target": "<= 1.05"}
+        return _log_cost(review, n_edges, queries, per_round)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
