@@ -49,14 +49,22 @@ from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
 from graph_trust.clients.offline import make_graphiti  # noqa: E402
 from graph_trust.config import PROFILES, load_settings, parse_sets  # noqa: E402
 from graph_trust.errors import GraphTrustError  # noqa: E402
-from graph_trust.graph import index_recall  # noqa: E402
+from graph_trust.graph import (
+    index_recall,  # noqa: E402
+    vector_store,  # noqa: E402
+)
 from graph_trust.graph import vector_index as vi  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.graph.recall_store import RecallStore  # noqa: E402
 from graph_trust.review import log as retrieval_log  # noqa: E402
 from graph_trust.review.db import ReviewConn  # noqa: E402
 from graph_trust.review.schema import init_review_tables  # noqa: E402
-from graph_trust.search.cosine import cosine_candidates, forget  # noqa: E402
+from graph_trust.search.bm25 import edge_bm25_candidates  # noqa: E402
+from graph_trust.search.cosine import (  # noqa: E402
+    cosine_candidates,
+    forget,
+    store_view,  # noqa: E402
+)
 from graph_trust.search.fulltext import edge_fulltext_candidates  # noqa: E402
 from graph_trust.search.ranked import search_config  # noqa: E402
 from graph_trust.search.trust_search import trust_search  # noqa: E402
@@ -109,6 +117,30 @@ def peak_mb(*samples: dict[str, float]) -> float:
     return max(v for m in samples for v in (m["rss_mb"], m["peak_rss_mb"]))
 
 
+def own_memory_mb() -> float:
+    """This process's resident memory (VmRSS), MiB: the search side, which maps the store."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def store_mapped_mb(view) -> float:  # noqa: ANN001
+    """Resident memory of this process's mappings of the store's files (page cache shared by
+    every process that maps them), MiB."""
+    where, total, inside = str(Path(view.meta["dir"])), 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if line[:1].isdigit() or line[:1] in "abcdef" and "-" in line.split()[0]:
+            inside = line.rstrip().endswith(".npy") and where in line
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return round(total / 1024, 1)
+
+
+def store_files_mb(view) -> float:  # noqa: ANN001
+    return round(sum(p.stat().st_size for p in Path(view.meta["dir"]).iterdir()) / 2**20, 1)
+
+
 def spread(xs: list[float]) -> dict[str, float]:
     """p10, p50, p90 and p95 of ``xs`` (seconds), in ms."""
     q = np.percentile(np.asarray(xs) * 1000, [10, 50, 90, 95])
@@ -147,7 +179,7 @@ async def exact_cuts(conn, vectors: list[list[float]], limit: int) -> tuple[np.n
 async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60, timed_queries: int | None = None,
                   rounds: int = 1, limit: int = 10, modes: tuple[str, ...] = MODES, exact_queries: int = 20,
                   stage_queries: int = 10, data: Path | None = None, logged_queries: int = 0,
-                  overrides: dict | None = None) -> dict:
+                  overrides: dict | None = None, skip_index: bool = False) -> dict:
     """Every figure at ``n_edges`` edges (see the module docstring). ``timed_queries`` (default
     ``queries``) are timed per round; recall runs over ``queries``; the comparison with
     ``search_`` at weight 0 over ``exact_queries``. ``data`` keeps the graph there and reuses it
@@ -189,16 +221,25 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 n_timed = min(timed_queries or queries, queries)
 
                 mem_before = await server_memory_mb(driver)
-                say("building the vector indexes (init's step)")
+                say("building the exact vector store (init's step)")
+                own_before = own_memory_mb()
                 t0 = time.perf_counter()
-                report = await vi.ensure(conn, settings.vector_index)  # init's step: returns once filled
-                index_build_s = time.perf_counter() - t0
+                built = await vector_store.ensure(conn, settings, force=True)
+                store_build_s = time.perf_counter() - t0
+                index_build_s = check_s = None
+                report = checked = None
+                if not skip_index:
+                    say("building the vector indexes (init's step)")
+                    t0 = time.perf_counter()
+                    report = await vi.ensure(conn, settings.vector_index)  # init's step: returns once filled
+                    index_build_s = time.perf_counter() - t0
                 mem_after = await server_memory_mb(driver)
-                say(f"built in {index_build_s:,.0f} s; measuring their recall (the check)")
-                t0 = time.perf_counter()
-                checked = await index_recall.refresh(conn, settings, store,
-                                                     queries=retrieval_log.query_source(settings))
-                check_s = time.perf_counter() - t0
+                if not skip_index:
+                    say(f"built in {index_build_s:,.0f} s; measuring their recall (the check)")
+                    t0 = time.perf_counter()
+                    checked = await index_recall.refresh(conn, settings, store,
+                                                         queries=retrieval_log.query_source(settings))
+                    check_s = time.perf_counter() - t0
                 mem_checked = await server_memory_mb(driver)
             forget(driver)
 
@@ -227,7 +268,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 for m in modes:
                     await call(m, q, v)
             stages.clear()
-            say(f"checked in {check_s:,.0f} s; timing {n_timed} queries x {rounds} round(s) x {len(modes)} modes")
+            say(f"timing {n_timed} queries x {rounds} round(s) x {len(modes)} modes")
             runs: dict[str, list[list[float]]] = {m: [] for m in modes}
             for r in range(rounds):
                 for m in modes:
@@ -247,36 +288,51 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             pool = 2 * limit
             min_score = cfg_v.edge_config.sim_min_score
             index_stage = default.cosine.model_copy(update={"mode": "index"})
-            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "cosine_scan": [],
-                                               "cosine_index": []}
+            store_stage = default.cosine.model_copy(update={"mode": "store"})
+            view = store_view(store_stage, driver, "edge")
+            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "bm25_store": [],
+                                               "cosine_scan": [], "cosine_store": []}
+            if not skip_index:
+                stage_t["cosine_index"] = []
             for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
                 for name, run in (("bm25_graphiti", su.edge_fulltext_search(driver, q, SearchFilters(), [GROUP], pool)),
                                   ("bm25_trust_search", edge_fulltext_candidates(driver, q, SearchFilters(), [GROUP],
                                                                                  pool)),
+                                  ("bm25_store", edge_bm25_candidates(driver, view, q, SearchFilters(), [GROUP], pool)),
                                   ("cosine_scan", su.edge_similarity_search(driver, v, None, None, SearchFilters(),
                                                                             [GROUP], pool, min_score)),
-                                  ("cosine_index", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
-                                                                     pool, min_score, index_stage))):
+                                  ("cosine_store", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
+                                                                     pool, min_score, store_stage)),
+                                  *((("cosine_index", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
+                                                                        pool, min_score, index_stage)),)
+                                    if not skip_index else ())):
                     t = time.perf_counter()
                     await run
                     stage_t[name].append(time.perf_counter() - t)
 
             # recall@10 of the index stage (at the k the check chose) against the exact scan
-            say("recall@10 of the index stage against an exact scan")
+            say("recall@10 of the index and store stages against an exact scan")
             cuts, floor_ms = await exact_cuts(conn, vectors, 10)
-            hits = 0
-            for vec, cut in zip(vectors, cuts, strict=True):
-                got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], 10, -1.0, index_stage)
-                stored = await conn.query("relink_edge_embeddings", uuids=[e.uuid for e in got])
-                q = np.asarray(vec) / np.linalg.norm(vec)
-                hits += sum(1 for r in stored if float(np.dot(q, np.asarray(r["embedding"]) /
-                                                              np.linalg.norm(r["embedding"]))) >= cut - 1e-5)
-            recall = hits / (10 * len(vectors))
+
+            async def recall_of(stage) -> float:  # noqa: ANN001
+                hits = 0
+                for vec, cut in zip(vectors, cuts, strict=True):
+                    got = await cosine_candidates("edge", driver, vec, SearchFilters(), [GROUP], 10, -1.0, stage)
+                    stored = await conn.query("relink_edge_embeddings", uuids=[e.uuid for e in got])
+                    q = np.asarray(vec) / np.linalg.norm(vec)
+                    hits += sum(1 for r in stored if float(np.dot(q, np.asarray(r["embedding"]) /
+                                                                  np.linalg.norm(r["embedding"]))) >= cut - 1e-5)
+                return hits / (10 * len(vectors))
+
+            recall = None if skip_index else await recall_of(index_stage)
+            store_recall = await recall_of(store_stage)
+            own_after = own_memory_mb()
+            mapped = store_mapped_mb(view)
 
             # at weight 0 with the reference settings: the default's top 10 against search_'s
             say("the default at weight 0 against search_")
             same = same_candidates = same_when_candidates = 0
-            ref = default.model_copy(update=PROFILES["graphiti"])
+            ref = default.model_copy(update={**PROFILES["graphiti"], "profile": "graphiti"})
             for q, v in zip(texts[:exact_queries], vectors[:exact_queries], strict=True):
                 vanilla = await graphiti.search_(q, config=cfg_v, group_ids=[GROUP], query_vector=v)
                 ours = await trust_search(graphiti, q, config=ref, group_ids=[GROUP], trust_weight=0.0,
@@ -284,35 +340,58 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 scan = await su.edge_similarity_search(driver, v, None, None, SearchFilters(), [GROUP], pool,
                                                        min_score)
                 idx = await cosine_candidates("edge", driver, v, SearchFilters(), [GROUP], pool, min_score,
-                                              index_stage)
-                equal = [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
+                                              store_stage)
+                equal = [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges] and (
+                    ours.edge_reranker_scores == vanilla.edge_reranker_scores)
                 same += equal
                 if {e.uuid for e in idx} == {e.uuid for e in scan}:
                     same_candidates += 1
                     same_when_candidates += equal
-            edge_check = checked["kinds"]["edge"]
+
+            say(f"refresh after {n_edges // 100:,} new edges (1%)")
+            added = await synth.add_edges(conn, emb, max(1, n_edges // 100))
+            t0 = time.perf_counter()
+            change = await view.refresh(driver, "edge")
+            refresh_s = time.perf_counter() - t0
+            after_add = []
+            for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
+                t = time.perf_counter()
+                await call("default", q, v)
+                after_add.append(time.perf_counter() - t)
+            edge_check = checked["kinds"]["edge"] if checked else None
+            store_meta = built["edge"]
             res = {
                 "edges": n_edges, "embedder": embedder, "queries": queries, "timed_queries": n_timed,
                 "logged_queries": logged_queries, "settings": dict(overrides or {}),
                 "rounds": rounds, "limit": limit, "dimension": len(vectors[0]), "graph_build_s": build_graph_s,
-                "index_report": report, "index_build_s": round(index_build_s, 2), "check_s": round(check_s, 2),
-                "check": {"ladder": edge_check["measurement"]["ladder"],
-                          "sampled": edge_check["measurement"]["sampled"],
-                          "tie_share": edge_check["measurement"]["tie_share"],
-                          "queries": edge_check["measurement"]["queries"]},
-                "choice": edge_check["choice"], "default_stages": stages,
+                "index_report": report, "index_build_s": None if index_build_s is None else round(index_build_s, 2),
+                "check_s": None if check_s is None else round(check_s, 2),
+                "check": None if edge_check is None else {
+                    "ladder": edge_check["measurement"]["ladder"], "sampled": edge_check["measurement"]["sampled"],
+                    "tie_share": edge_check["measurement"]["tie_share"],
+                    "queries": edge_check["measurement"]["queries"]},
+                "choice": None if edge_check is None else edge_check["choice"], "default_stages": stages,
+                "store": {"build_s": round(store_build_s, 2), "items": store_meta["items"],
+                          "library": vector_store.library(), "recall_at_10": round(store_recall, 4),
+                          "vectors_mb": round(view.vectors.nbytes / 2**20, 1), "files_mb": store_files_mb(view),
+                          "mapped_rss_mb": mapped, "process_rss_growth_mb": round(own_after - own_before, 1),
+                          "refresh_after_1pct": {"added": added, "seen": change["added"],
+                                                 "refresh_s": round(refresh_s, 3),
+                                                 "search_p50_ms_after": round(statistics.median(after_add) * 1000, 2)}},
                 "server_rss_mb": {"before_index": mem_before["rss_mb"], "after_index": mem_after["rss_mb"],
                                   "after_check": mem_checked["rss_mb"], "peak": peak_mb(mem_before, mem_after, mem_checked)},
                 "p50_ms": {m: round(v, 2) for m, v in p50.items()},
                 "p95_ms": {m: round(v, 2) for m, v in p95.items()},
                 "round_p50_ms": {m: [round(statistics.median(rr) * 1000, 2) for rr in runs[m]] for m in modes},
                 "spread_ms": {m: spread([x for rr in runs[m] for x in rr]) for m in modes},
-                "recall_at_10": round(recall, 4), "numpy_scan_p50_ms": round(floor_ms, 3),
+                "recall_at_10": None if recall is None else round(recall, 4),
+                "numpy_scan_p50_ms": round(floor_ms, 3),
                 "stage_p50_ms": {k: round(statistics.median(v) * 1000, 2) for k, v in stage_t.items() if v},
                 "reference_weight0": {"queries": min(exact_queries, queries), "equal_top10": same,
                                       "same_candidates": same_candidates,
                                       "equal_top10_where_same_candidates": same_when_candidates},
-                "hnsw": {k: edge_check["index"].get(k) for k in ("M", "efConstruction", "efRuntime")},
+                "hnsw": None if edge_check is None else {k: edge_check["index"].get(k)
+                                                         for k in ("M", "efConstruction", "efRuntime")},
             }
             for m in modes:
                 if m != "search_":
@@ -349,6 +428,9 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                     help="a setting instead of the shipped default, as in graph-trust's --set (repeatable), "
                          "e.g. --set vector_index.m=64 --set vector_index.ef_construction=800")
+    ap.add_argument("--skip-index", action="store_true",
+                    help="build no HNSW index and run no recall check (the shipped default searches the exact store "
+                         "wherever it is built, whatever the index)")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args()
     try:
@@ -363,7 +445,7 @@ def main() -> None:
     res = asyncio.run(measure(args.edges, embedder=args.embedder, queries=args.queries,
                               timed_queries=args.timed_queries, rounds=args.rounds, limit=args.limit, modes=modes,
                               exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data,
-                              logged_queries=args.logged_queries, overrides=overrides))
+                              logged_queries=args.logged_queries, overrides=overrides, skip_index=args.skip_index))
     res["command"] = shlex.join(["python", "bench/bench_vector.py", *sys.argv[1:]])
     text = json.dumps(res, indent=2)
     print(text)

@@ -133,6 +133,24 @@ async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fract
     return uuids
 
 
+async def add_edges(conn, embedder, n: int, *, seed: int = 99) -> int:  # noqa: ANN001
+    """``n`` more facts between entities the graph holds, created now (as Graphiti writes new
+    edges after a store was built); how many were written."""
+    group_id = conn.database
+    known = {r["uuid"] for r in await conn.query("node_uuids_all")}
+    facts = [f for f in synth_facts(4 * n, seed) if _uuid(group_id, "n", f[0]) in known
+             and _uuid(group_id, "n", f[2]) in known][:n]
+    now = datetime.now(UTC).isoformat()
+    vectors = await embed_texts(embedder, [f[3] for f in facts])
+    edges = [{"uuid": _uuid(group_id, "added", seed, i), "source_uuid": _uuid(group_id, "n", s),
+              "target_uuid": _uuid(group_id, "n", o), "name": p, "fact": fact, "group_id": group_id,
+              "created_at": now, "fact_embedding": v.tolist(), "trust_score": None}
+             for i, ((s, p, o, fact), v) in enumerate(zip(facts, vectors, strict=True))]
+    for i in range(0, len(edges), 2000):
+        await conn.write("bench_create_search_edges", edges=edges[i:i + 2000])
+    return len(edges)
+
+
 def synth_queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     templates = ["when does the backup of {s} run", "which port does {s} listen on", "who owns {s}",

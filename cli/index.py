@@ -1,5 +1,5 @@
-"""``graph-trust index status | check | rebuild``: the vector indexes, their measured recall and
-the cosine stage search chooses for each graph."""
+"""``graph-trust index status | check | rebuild``: the exact vector stores, the vector indexes,
+their measured recall and the cosine stage search chooses for each graph."""
 
 from __future__ import annotations
 
@@ -18,15 +18,18 @@ KIND_WORD = {"edge": "edges", "node": "entities"}
 Examples:
   graph-trust index status                      # every group: index, recall, the stage search uses and why
   graph-trust index check --group ops           # measure the recall of ops's indexes now
-  graph-trust index rebuild --group ops --kind edge   # recreate ops's edge index for its current size
+  graph-trust index rebuild --group ops --kind edge   # rebuild ops's store, recreate its edge index
 """)
 def index() -> None:
-    """The HNSW vector indexes behind search's cosine stage.
+    """The exact vector stores and HNSW vector indexes behind search's cosine stage.
 
-    With search.cosine auto (the default) a graph's index is used only when the graph holds at
-    least search.cosine_index_min_size items and the index's recall@10, measured on the graph's
-    own embeddings against an exact scan, is at least vector_index.min_recall; otherwise search
-    scans, as Graphiti does. init, index check and sync measure it; index status shows it.
+    With search.cosine auto (the default) search takes the exact top k from a graph's exact
+    vector store wherever init, index rebuild or sync built one (state_dir/vectors, kept fresh
+    against Graphiti's writes at each search). Without one, a graph's index is used only when
+    the graph holds at least search.cosine_index_min_size items and the index's recall@10,
+    measured on the graph's own embeddings against an exact scan, is at least
+    vector_index.min_recall; otherwise search scans, as Graphiti does. init, index check and
+    sync measure it; index status shows it.
     """
 
 
@@ -39,8 +42,9 @@ Examples:
 @click.option("--group", "groups", multiple=True, metavar="G", help="Only this group's graph (repeatable).")
 @common_options
 def status(groups: tuple[str, ...]) -> None:
-    """Show each graph's vector indexes, their measured recall@10 and the cosine stage search
-    uses (index or scan) with the reason. Reads only: nothing is measured or created."""
+    """Show each graph's exact vector store, vector indexes, their measured recall@10 and the
+    cosine stage search uses (store, index or scan) with the reason. Reads only: nothing is
+    measured or created."""
     rt = runtime()
     out = run(api.index_status(rt.settings, list(groups) or None))
     if rt.json:
@@ -89,10 +93,10 @@ Examples:
               help="Only the edge (fact) or node (entity) index (repeatable; default both).")
 @common_options
 def rebuild(groups: tuple[str, ...], kinds: tuple[str, ...]) -> None:
-    """Drop and recreate vector indexes with the HNSW parameters for each graph's current size
-    (vector_index.m and ef_construction, or by size when unset), wait until they are filled,
-    then measure them. Searches keep working meanwhile: a graph whose index is being filled is
-    scanned."""
+    """Rebuild each graph's exact vector store (vector_index.store) and drop and recreate its
+    vector indexes with the HNSW parameters for its current size (vector_index.m and
+    ef_construction, or by size when unset), wait until they are filled, then measure them.
+    Searches keep working meanwhile: on the previous store, or a scan of the graph."""
     rt = runtime()
     with ProgressBars(rt.quiet) as bars:
         out = run(api.index_rebuild(rt.settings, list(groups) or None, list(kinds) or None, progress=bars))
@@ -103,7 +107,9 @@ def rebuild(groups: tuple[str, ...], kinds: tuple[str, ...]) -> None:
         for kind, r in kinds_out.items():
             params = f" (M {r['M']}, efConstruction {r['efConstruction']})" if "M" in r else ""
             choice = r["status_after"]["choice"]
-            click.echo(f"{name} {KIND_WORD[kind]}: {r['status']}{params}; search uses the {choice['stage']}: "
+            store = r.get("store") or {}
+            built = f"store {store['status']} ({store['items']:,}); " if store.get("items") is not None else ""
+            click.echo(f"{name} {KIND_WORD[kind]}: {built}index {r['status']}{params}; search uses the {choice['stage']}: "
                        f"{choice['reason']}")
 
 
@@ -124,6 +130,7 @@ def _print(out: dict[str, Any]) -> None:
             recall = "-" if m is None else " ".join(f"{s['recall']:.3f}@k{s['k']}" for s in m["ladder"])
             ties = "-" if m is None else f"{m['tie_share']:.0%}"
             c = e["choice"]
-            rows.append([name, KIND_WORD[kind], f"{e['items']:,}", shown, recall, ties, c["stage"],
-                         shorten(c["reason"], 100)])
-    click.echo(table(rows, ["graph", "kind", "items", "index", "recall@10", "ties", "search uses", "why"]))
+            st = e.get("store")
+            rows.append([name, KIND_WORD[kind], f"{e['items']:,}", "-" if st is None else f"{st['items']:,}", shown,
+                         recall, ties, c["stage"], shorten(c["reason"], 100)])
+    click.echo(table(rows, ["graph", "kind", "items", "store", "index", "recall@10", "ties", "search uses", "why"]))

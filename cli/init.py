@@ -15,6 +15,8 @@ Examples:
   graph-trust init --group ops --group ops-eu        # FalkorDB: these groups' graphs
 """
 
+KIND_WORD = {"edge": "edges", "node": "entities"}
+
 
 @click.command(epilog=EXAMPLES)
 @click.option("--group", "groups", multiple=True, metavar="G",
@@ -24,7 +26,8 @@ def init(groups: tuple[str, ...]) -> None:
     """Create Graphiti's indices and constraints, the relationship uuid index sync needs, and
     HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones),
     then measure each vector index's recall@10 on its graph's own embeddings (where not
-    measured yet), which decides whether search uses it (graph-trust index status).
+    measured yet), and build each graph's exact vector store (vector_index.store), from which
+    search takes its exact cosine candidates (graph-trust index status).
 
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
@@ -39,6 +42,10 @@ def init(groups: tuple[str, ...]) -> None:
         shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
                           for k, v in kinds.items())
         click.echo(f"  vector indexes of {name}: {shown}")
+        built = out.get("vector_stores", {}).get(name)
+        if built and any(v["items"] is not None for v in built.values()):
+            click.echo(f"  exact vector store of {name}: " + ", ".join(
+                f"{KIND_WORD[k]} {v['status']} ({v['items']:,})" for k, v in built.items() if v["items"] is not None))
         for kind, r in out["recall"].get(name, {}).items():
             c = r["choice"]
             click.echo(f"    search of its {kind}s uses the {c['stage']}: {c['reason']}")

@@ -5,5 +5,6 @@
 MATCH ()-[e:RELATES_TO]->()
 WHERE e.fact_embedding IS NOT NULL
 WITH e, e.uuid IS NULL OR NOT all(i IN range(0, $width - 1) WHERE substring(e.uuid, i, 1) IN $hex) AS outside
-WITH collect(CASE WHEN outside THEN {uuid: e.uuid, v: e.fact_embedding} END) AS rows, count(e) AS total
+WITH collect(CASE WHEN outside THEN {uuid: e.uuid, v: e.fact_embedding, group_id: e.group_id,
+                             created_at: e.created_at, name: e.name, fact: e.fact} END) AS rows, count(e) AS total
 RETURN rows, total

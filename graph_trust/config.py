@@ -177,11 +177,13 @@ class SearchSettings(_Section, RankingSettings):
     # offline: pip install 'graph-trust[wordllama]') or "module:callable" returning a graphiti-core
     # EmbedderClient; it must be the embedder that built the graph (search checks, docs/embedders.md).
     embedder: str = "hashing"
-    # Cosine candidates: "scan" (Graphiti's exact scan of every item), "index" (the vector index
-    # where one exists, else the scan), "auto" (the index for a graph that holds at least
-    # cosine_index_min_size items of the searched kind and whose index's recall@10, measured on
-    # its own data by init / index check / sync, is at least vector_index.min_recall; else the scan).
-    cosine: Literal["scan", "index", "auto"] = "auto"
+    # Cosine candidates: "scan" (Graphiti's exact scan of every item), "store" (the exact vector
+    # store graph-trust keeps beside the graph, where built; else the scan), "index" (the vector
+    # index where one exists, else the scan), "auto" (the store where built; else the index for a
+    # graph that holds at least cosine_index_min_size items of the searched kind and whose index's
+    # recall@10, measured on its own data by init / index check / sync, is at least
+    # vector_index.min_recall; else the scan).
+    cosine: Literal["scan", "store", "index", "auto"] = "auto"
     cosine_index_min_size: int = Field(default=5000, ge=0)  # at 10k edges the index stage took 0.2x the scan
     cosine_oversample: float = Field(default=4.0, ge=1.0, le=100.0)  # index top-k = limit x this, widened on need
     # Drop results whose fact's confidence (the review DB's confidence model) is below this;
@@ -210,6 +212,9 @@ class VectorIndexSettings(_Section):
     # a measurement is stale once the graph's item count moved by more than this share of the
     # count it was measured at; a sync that wrote more than this share of a graph's edges re-measures
     recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
+    # graph-trust init, index rebuild and sync build the exact vector store of every graph (under
+    # state_dir/vectors): search.cosine auto then takes the exact top k from it, not a scan or the index
+    store: bool = True
 
 
 # The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.

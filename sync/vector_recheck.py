@@ -1,7 +1,9 @@
 """Step 7 of a run (:mod:`~graph_trust.sync.runner`): the recall of the vector indexes of graphs
 large enough for search to use them re-measured where the run wrote more than
 ``vector_index.recheck_share`` of their edges (a written edge is re-added to the index), or the
-measurement is missing or stale (:mod:`graph_trust.graph.index_recall`). A failure is reported
+measurement is missing or stale (:mod:`graph_trust.graph.index_recall`), and the exact vector
+store rebuilt where Graphiti added or deleted items since it was built
+(:mod:`graph_trust.graph.vector_store`). A failure is reported
 (``vector_index_hint``), not fatal: the trust is written, and the next run measures again."""
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from graph_trust.config import Settings
-from graph_trust.graph import index_recall
+from graph_trust.graph import index_recall, vector_store
 from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs
 from graph_trust.review import log as retrieval_log
@@ -38,6 +40,7 @@ async def recheck_indexes(report: SyncReport, settings: Settings, review: Review
                 for kind, why in done["measured"].items():
                     report.vector_index.setdefault(graph, {})[kind] = {
                         "why": why, "choice": done["kinds"][kind]["choice"]}
+                await vector_store.ensure(graphs(graph), settings)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - the trust is written; the measurement is retried next run

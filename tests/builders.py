@@ -117,10 +117,23 @@ def reference_recipe(recipe, limit: int):
     return copy_recipe(recipe, limit).model_copy(update={"profile": "reference"})
 
 
+def assert_same_up_to_tie_order(ours: list[str], ours_scores: list[float], theirs: list[str],
+                                theirs_scores: list[float]) -> None:
+    """The same scores; the same items at each score (the last score, which the cut may split
+    among tied items, only as many); ours in the documented tie order (equal scores by uuid)."""
+    assert ours_scores == theirs_scores
+    assert ours == [u for _, u in sorted(zip(ours_scores, ours, strict=True), key=lambda t: (-t[0], t[1]))]
+    last = ours_scores[-1] if ours_scores else None
+    for s in set(ours_scores) - {last}:
+        assert {u for u, x in zip(ours, ours_scores, strict=True) if x == s} == {
+            u for u, x in zip(theirs, theirs_scores, strict=True) if x == s}
+
+
 async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits=(3, 5, 10)) -> int:
-    """trust_search at weight 0 with the reference settings returns exactly Graphiti's ``search_``
-    (edge and node RRF recipes):
-    same items, same order, same scores. Returns how many items were compared."""
+    """trust_search at weight 0 returns Graphiti's ``search_`` (edge and node RRF recipes):
+    with ``profile: graphiti`` exactly (same items, order and scores); with the reference settings
+    the same items and scores, equal scores in the documented order (by uuid). Returns how many
+    items were compared."""
     from graphiti_core.search import search_config_recipes as recipes
 
     from graph_trust.search import trust_search as gt
@@ -130,12 +143,19 @@ async def assert_weight_zero_is_search_(graphiti, query: str, group: str, limits
                                          (recipes.NODE_HYBRID_SEARCH_RRF, gt.NODE_HYBRID_SEARCH_RRF_TRUST)]:
         for limit in limits:
             vanilla = await graphiti.search_(query, config=copy_recipe(vanilla_recipe, limit), group_ids=[group])
+            exact = await gt.trust_search(graphiti, query, group_ids=[group], trust_weight=0.0,
+                                          config=copy_recipe(trust_recipe, limit).model_copy(
+                                              update={"profile": "graphiti"}))
+            assert [e.uuid for e in exact.edges] == [e.uuid for e in vanilla.edges]
+            assert exact.edge_reranker_scores == vanilla.edge_reranker_scores
+            assert [n.uuid for n in exact.nodes] == [n.uuid for n in vanilla.nodes]
+            assert exact.node_reranker_scores == vanilla.node_reranker_scores
             ours = await gt.trust_search(graphiti, query, config=reference_recipe(trust_recipe, limit),
                                          group_ids=[group], trust_weight=0.0)
-            assert [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges]
-            assert ours.edge_reranker_scores == vanilla.edge_reranker_scores
-            assert [n.uuid for n in ours.nodes] == [n.uuid for n in vanilla.nodes]
-            assert ours.node_reranker_scores == vanilla.node_reranker_scores
+            assert_same_up_to_tie_order([e.uuid for e in ours.edges], ours.edge_reranker_scores,
+                                        [e.uuid for e in vanilla.edges], vanilla.edge_reranker_scores)
+            assert_same_up_to_tie_order([n.uuid for n in ours.nodes], ours.node_reranker_scores,
+                                        [n.uuid for n in vanilla.nodes], vanilla.node_reranker_scores)
             assert len(ours.edge_explanations) == len(ours.edges)
             compared += len(vanilla.edges) + len(vanilla.nodes)
     return compared

@@ -22,6 +22,7 @@ from graph_trust.clients.probe import mismatch
 from graph_trust.config import Settings, state_path
 from graph_trust.demo.sample import LoadReport, demo_group, demo_queries, load_sample, sample_review_rows
 from graph_trust.errors import InputError
+from graph_trust.graph import vector_store
 from graph_trust.graph.connection import open_graph
 from graph_trust.review.hooks import ReviewSync  # (it lived here: graph_trust.demo.run.ReviewSync still imports)
 from graph_trust.search.ranked import search_config
@@ -77,10 +78,9 @@ async def run_demo(settings: Settings, *, sync_rows: ReviewSync, limit: int = 5,
                              f"--graph embedded:.graph-trust/{embedder}")
         load = await load_sample(conn.driver, vectors)
         sync = await sync_rows(settings, sample_review_rows(), review_db, conn)
-        # The first run loads and writes trust, later ones find both there, and a server may or may
-        # not have restarted in between: every run reads indexes built afresh from the same data, or
-        # FalkorDB's BM25 order (and so the tables below) would depend on the graph's history.
-        await conn.backend.rebuild_indexes(conn.for_group(group))
+        # The first run loads and writes trust, later ones find both there: the exact vector store
+        # makes the trust search's order a function of the graph's content, whatever its history.
+        await vector_store.ensure(conn.for_group(group), settings)
         graphiti = make_graphiti(group_driver, embedder=vectors)
         report = DemoReport(conn.address.display, embedder, group, str(review_db), load, sync)
         vanilla_cfg = EDGE_HYBRID_SEARCH_RRF.model_copy(deep=True)

@@ -32,12 +32,11 @@ the same reviewer, from no review. Per draw:
 4. each resulting review DB is synced by the real sync job onto a fresh graph and the scored half
    is ranked by the trust search at ``search.trust_weight``: nDCG@10 and the wrong-answer-first
    count, against vanilla (Graphiti's ``search_``) on the same queries on a fresh graph no sync
-   wrote: Graphiti as a user without graph-trust has it. Every graph has its indexes rebuilt from
-   its data after its sync (:func:`~graph_trust.eval.runner.rebuild_indexes`): a sync rewrites
-   the edges it sets, which FalkorDB's fulltext index would otherwise keep in other places among
-   equal BM25 scores than a freshly loaded graph does, so vanilla would differ from state to
-   state by which edges were reviewed. Each state's own vanilla is reported beside it (the same
-   as the reference's, since only trust differs between the states).
+   wrote: Graphiti as a user without graph-trust has it. Every graph has its exact vector stores
+   built after its sync (:func:`~graph_trust.eval.runner.build_stores`), so the trust search ranks
+   by the graph's content whichever edges were reviewed; no index is rebuilt, so each state's own
+   vanilla, reported beside it, is Graphiti's order as the sync left the graph (FalkorDB's
+   fulltext index keeps the entries a sync replaced in its statistics until it collects them).
 
 Results are means over draws; the interval of the nDCG@10 gain over vanilla is the eval's paired
 bootstrap (:func:`graph_trust.eval.metrics.bootstrap_ci`) over the scored queries, each query's
@@ -63,7 +62,7 @@ from graph_trust.eval.dataset import BundledSet, JudgedSet, Query, bundled
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE, NOISE_STATUS, draw_review, pick
 from graph_trust.eval.metrics import bootstrap_ci, per_query, wrong_first
 from graph_trust.eval.report import stat
-from graph_trust.eval.runner import Method, Progress, bundled_graph, rank_state, rebuild_indexes
+from graph_trust.eval.runner import Method, Progress, build_stores, bundled_graph, rank_state
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.log import close_writer
 from graph_trust.review.queue import review_rows
@@ -470,12 +469,12 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
             """Sync a review DB onto a fresh graph with the real sync job and rank the scored half."""
             async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
                 await cmds.sync_db(s, db, conn)
-                await rebuild_indexes(conn, data.graph)
+                await build_stores(conn, s, data.graph)
                 return await rank_state(conn, s, data.graph, scored, methods, vectors, bar=bar), len(statuses(s, db))
 
         async with bundled_graph(settings, data.graph, embedder) as (s, conn, _, vectors):
             # Graphiti as it is without graph-trust: the graph no sync wrote
-            await rebuild_indexes(conn, data.graph)
+            await build_stores(conn, s, data.graph)
             ref = await rank_state(conn, s, data.graph, scored, methods[:1], vectors, bar=bar)
         baseline = score(ref, scored)
         for case in starts:
@@ -487,7 +486,7 @@ async def evaluate_budget(settings: Settings, cmds: ReviewCommands, *, sync_rows
                     db0 = out / "start.sqlite3"
                     await sync_rows(s, start_rows, db0, conn)
                     cmds.init_db(db0)
-                    await rebuild_indexes(conn, data.graph)
+                    await build_stores(conn, s, data.graph)
                     s_log = await record_log(cmds, s, db0, log_half)
                     if case == starts[0]:
                         measured = unseen_shares(log_half, scored_half, data, db0)

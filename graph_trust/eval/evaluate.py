@@ -59,9 +59,9 @@ async def evaluate_bundled(settings: Settings, *, sync_rows: ReviewSync, ranks: 
     embedded and searched by ``embedder`` (``hashing`` or ``wordllama``).
 
     Draw seed 0 at the default coverage and noise is the shipped ``review.json``. ``quick``
-    keeps the first 12 queries (for smoke tests). Each draw's graph has its indexes rebuilt after
-    its sync (:func:`~graph_trust.eval.runner.rebuild_indexes`), so it ranks as a freshly loaded
-    copy of the same state would. With a ``confidence`` ranking, each draw's review DB also
+    keeps the first 12 queries (for smoke tests). Each draw's graph has its exact vector stores
+    built after its sync (:func:`~graph_trust.eval.runner.build_stores`), so the trust search
+    ranks by the graph's content, as on a freshly loaded copy of the same state. With a ``confidence`` ranking, each draw's review DB also
     holds the draw's confidence records (:func:`~graph_trust.eval.draws.draw_confidence`), and
     ``confidence_trust`` reads them."""
     if not 1 <= draws <= MAX_DRAWS:

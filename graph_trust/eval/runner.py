@@ -14,12 +14,12 @@ Methods:
   the stored ``trust_score``. Nothing is written, so it reads the same graph state as the others:
   a second sync would re-index the edges it writes and move FalkorDB's fulltext order.
 
-Every method of one run reads the same graph state: the bundled mode syncs first, rebuilds the
-graph's indexes from its data (:func:`rebuild_indexes`) and ranks after. FalkorDB's fulltext
-index keeps the entries sync's writes replaced in its BM25 statistics until a background
-collection, and gives a rewritten edge a new place among equal scores, so without the rebuild
-Graphiti's order right after a sync would differ from a freshly loaded graph's and depend on
-which edges the sync wrote. The sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`;
+Every method of one run reads the same graph state: the bundled mode syncs first, builds the
+graph's exact vector stores (:func:`build_stores`) and ranks after. The trust search's
+candidates and order are then a function of the graph's content and the query (its BM25 comes
+from postings graph-trust keeps, not from FalkorDB's fulltext statistics, which keep the entries
+a sync's writes replaced until a background collection). Graphiti's own order (vanilla) is
+measured as a user has it, on the graph as the sync left it: no index is rebuilt. The sync is handed in (a :data:`graph_trust.review.hooks.ReviewSync`;
 :mod:`graph_trust.api` passes the real job): the evaluation, beside search, does not import the
 sync job.
 """
@@ -44,6 +44,7 @@ from graph_trust.config import Settings, load_settings
 from graph_trust.demo.sample import load_sample
 from graph_trust.errors import InputError
 from graph_trust.eval.dataset import JudgedSet, Query
+from graph_trust.graph import vector_store
 from graph_trust.graph.connection import open_graph
 from graph_trust.review.hooks import ConfidenceTrust, ReviewSync
 from graph_trust.search.ranked import composite_rank, search_config
@@ -276,15 +277,14 @@ async def bundled_graph(settings: Settings, graph: dict[str, Any], embedder: str
             yield s, conn, root, vectors
 
 
-async def rebuild_indexes(conn: Any, graph: dict[str, Any]) -> None:
-    """Rebuild the search indexes of every group of the bundled ``graph`` from its data
-    (:meth:`~graph_trust.graph.backends.base.Backend.rebuild_indexes`), after a sync: the graph
-    then ranks as a freshly loaded copy of the same state does, at once and for good, whichever
-    edges the sync wrote (module docstring)."""
+async def build_stores(conn: Any, s: Settings, graph: dict[str, Any]) -> None:
+    """Build the exact vector store (vectors and BM25 postings) of every group of the bundled
+    ``graph`` after its sync (:func:`graph_trust.graph.vector_store.ensure`): the trust search then
+    ranks by the graph's content, whichever edges the sync wrote (module docstring)."""
     await conn.settle()  # graphiti-core's index builds on the group clones finish first
     handles = ([conn.for_group(g) for g in sorted(graph["groups"])] if conn.backend.graph_per_group else [conn])
     for handle in handles:
-        await conn.backend.rebuild_indexes(handle)
+        await vector_store.ensure(handle, s)
 
 
 async def rank_state(conn: Any, s: Settings, graph: dict[str, Any], judged: JudgedSet, methods: list[Method],
@@ -306,7 +306,7 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
                             confidence_trust: ConfidenceTrust | None = None,
                             embedder: str = "hashing", label: str | None = None) -> DrawResult:
     """Build a temporary embedded graph embedded by ``embedder`` (a built-in embedder's name),
-    sync this draw's review DB onto it (``sync_rows``), rebuild its indexes, rank.
+    sync this draw's review DB onto it (``sync_rows``), build its exact vector stores, rank.
 
     ``settings`` supply everything but the graph, the state directory (both temporary) and
     ``search.embedder`` (``embedder``), so ``--set sync.tiers.*`` reaches sync exactly as
@@ -318,7 +318,7 @@ async def rank_bundled_draw(settings: Settings, graph: dict[str, Any], review_ro
     async with bundled_graph(settings, graph, embedder) as (s, conn, root, vectors):
         bar.step()
         report = await sync_rows(s, review_rows, root / "review.sqlite3", conn, records=records)
-        await rebuild_indexes(conn, graph)
+        await build_stores(conn, s, graph)
         bar.step()
         rankings = await rank_state(conn, s, graph, judged, methods, vectors, bar=bar,
                                     confidence_trust=confidence_trust, review_db=root / "review.sqlite3")

@@ -1,5 +1,5 @@
-"""``graph-trust index status | check | rebuild``: the vector indexes of every graph, their
-measured recall and the cosine stage search chooses for each.
+"""``graph-trust index status | check | rebuild``: the exact vector stores and vector indexes of
+every graph, the indexes' measured recall and the cosine stage search chooses for each.
 
 Each graph an index covers is one row: on FalkorDB every group's graph, on Neo4j the database.
 ``check`` measures (:mod:`graph_trust.graph.index_recall`) and stores the result in the state
@@ -15,7 +15,7 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import InputError
-from graph_trust.graph import index_recall
+from graph_trust.graph import index_recall, vector_store
 from graph_trust.graph import vector_index as vi
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.recall_store import RecallStore, store_path
@@ -49,13 +49,24 @@ def _kinds(kinds: list[str] | None) -> list[str]:
 
 
 async def status(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
-    """Per graph and kind: the index, items, stored measurement and the stage search chooses."""
+    """Per graph and kind: the exact vector store, the index, items, stored measurement and the
+    stage search chooses."""
     async with open_graph(settings) as conn:
         names = await graphs_of(conn, groups)
         with RecallStore.open_read_only(store_path(settings)) as store:
             return {"graph": conn.address.display, "cosine": settings.search.cosine,
-                    "graphs": {name: await index_recall.graph_status(conn.for_group(name), settings, store)
+                    "graphs": {name: with_store(await index_recall.graph_status(conn.for_group(name), settings, store),
+                                                settings, conn.address.display, name)
                                for name in names}}
+
+
+def with_store(kinds: dict[str, Any], settings: Settings, graph: str, database: str) -> dict[str, Any]:
+    """A graph's status entries with its exact vector stores, and the store as the stage where
+    ``search.cosine`` (auto or store) takes it."""
+    for kind, entry in kinds.items():
+        entry["store"] = vector_store.status(settings, graph, database, kind)
+        entry["choice"] = vector_store.choice(settings, entry["store"], kind) or entry["choice"]
+    return kinds
 
 
 async def check(settings: Settings, groups: list[str] | None = None, *, stale_only: bool = False,
@@ -75,9 +86,10 @@ async def check(settings: Settings, groups: list[str] | None = None, *, stale_on
 
 async def rebuild(settings: Settings, groups: list[str] | None = None, kinds: list[str] | None = None, *,
                   progress: Progress | None = None, queries: index_recall.QuerySource | None = None) -> dict[str, Any]:
-    """Drop and recreate the named graphs' indexes of ``kinds`` with the parameters for their
-    current size (``vector_index.*``, :data:`vector_index.SIZE_PARAMS`), wait until filled
-    (progress: the share filled), then measure them. Searches scan the graph meanwhile."""
+    """Rebuild the named graphs' exact vector stores (``vector_index.store``), drop and recreate
+    their indexes of ``kinds`` with the parameters for their current size (``vector_index.*``,
+    :data:`vector_index.SIZE_PARAMS`), wait until filled (progress: the share filled), then
+    measure them. Searches keep the previous store, or scan the graph, meanwhile."""
     progress = progress or _quiet
     chosen = _kinds(kinds)
     async with open_graph(settings) as conn:
@@ -91,6 +103,7 @@ async def rebuild(settings: Settings, groups: list[str] | None = None, kinds: li
 
 async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStore, kinds: list[str],
                        progress: Progress, queries: index_recall.QuerySource | None) -> dict[str, Any]:
+    stores = await vector_store.ensure(g, settings, force=True)
     report: dict[str, Any] = {}
     for kind in kinds:
         target = vi.EDGES if kind == "edge" else vi.NODES
@@ -102,8 +115,10 @@ async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStor
     filled(1.0)
     measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, g.database),
                                           queries=queries)
+    after = with_store(measured["kinds"], settings, g.address.display, g.database)
     for kind in kinds:
-        report[kind]["status_after"] = measured["kinds"][kind]
+        report[kind]["status_after"] = after[kind]
+        report[kind]["store"] = {k: stores[kind].get(k) for k in ("status", "items", "seconds")}
     return report
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from graph_trust.config import Settings
 from graph_trust.errors import GraphTrustError
-from graph_trust.graph import index_recall, vector_index
+from graph_trust.graph import index_recall, vector_index, vector_store
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.recall_store import RecallStore
 from graph_trust.graph.routing import Graphs, existing_groups
@@ -47,8 +47,15 @@ async def init(conn: GraphConnection, settings: Settings, groups: list[str] | No
                 recall[name] = {kind: {"measured": kind in done["measured"], "choice": entry["choice"],
                                        "measurement": entry["measurement"]}
                                 for kind, entry in done["kinds"].items() if isinstance(entry["index"], dict)}
+    stores = {name: {k: {"status": v["status"], "items": v.get("items")}
+                     for k, v in (await vector_store.ensure(conn.for_group(name), settings)).items()}
+              for name in targets}
+    for name, kinds in recall.items():  # the stage search takes: the store wherever it is built
+        for kind, r in kinds.items():
+            r["choice"] = vector_store.choice(settings, vector_store.status(settings, conn.address.display, name,
+                                                                            kind), kind) or r["choice"]
     return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors,
-            "recall": recall}
+            "recall": recall, "vector_stores": stores}
 
 
 async def init_graph(settings: Settings, groups: list[str] | None = None, progress: Progress | None = None,

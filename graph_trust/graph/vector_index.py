@@ -106,7 +106,16 @@ async def count(conn_or_driver: Any, kind: str) -> int:
 async def iter_vectors(conn: Any, target: Target, items: int | None = None,
                        progress: Callable[[int, int], None] | None = None,
                        ) -> AsyncIterator[tuple[list[str], list[Any]]]:
-    """Every stored embedding of ``target`` as ``(uuids, vectors)`` batches of a few thousand (the
+    """Every stored embedding of ``target`` as ``(uuids, vectors)`` batches (:func:`iter_rows`)."""
+    async for rows in iter_rows(conn, target, items, progress):
+        yield [r["uuid"] for r in rows], [r["v"] for r in rows]
+
+
+async def iter_rows(conn: Any, target: Target, items: int | None = None,
+                    progress: Callable[[int, int], None] | None = None,
+                    ) -> AsyncIterator[list[dict[str, Any]]]:
+    """Every item of ``target`` holding an embedding as batches of rows (``uuid``, ``v``,
+    ``group_id``, ``created_at``) of a few thousand (the
     backend's :meth:`~graph_trust.graph.backends.base.Backend.vector_read_ranges`, each a seek
     or a range scan of an index: memory stays one batch, and no query pages with SKIP), then what
     the ranges miss; ``progress(i, n)`` after range ``i`` of ``n``. Raises when the reads
@@ -118,7 +127,7 @@ async def iter_vectors(conn: Any, target: Target, items: int | None = None,
     for i, (lo, hi) in enumerate(ranges, start=1):
         rows = await conn.query(f"{target.kind}_vectors_in_range", lo=lo, hi=hi)
         seen.update(r["uuid"] for r in rows)
-        yield [r["uuid"] for r in rows], [r["v"] for r in rows]
+        yield rows
         if progress is not None:
             progress(i, len(ranges))
     width = len(ranges[0][0]) if ranges and isinstance(ranges[0][0], str) else 1
@@ -131,7 +140,7 @@ async def iter_vectors(conn: Any, target: Target, items: int | None = None,
             f"cannot use graph {conn.database!r}: reading every {target.where} gave {len(seen):,} distinct "
             f"items of the {total:,} that hold one (the graph changed meanwhile?); run it again")
     if outside:
-        yield [r["uuid"] for r in outside], [r["v"] for r in outside]
+        yield outside
 
 
 async def stored_dimensions(conn: Any, target: Target) -> dict[int, int]:

@@ -1,4 +1,11 @@
-"""The cosine candidate stage of trust_search: Graphiti's exact scan, or the vector index.
+"""The cosine candidate stage of trust_search: the exact vector store, Graphiti's scan, or the vector index.
+
+The store stage (:mod:`graph_trust.graph.vector_store`, the default wherever the store is built)
+finds the exact top candidates among every stored embedding outside the graph, scores them
+again in the graph with graphiti-core's own cosine expression and filter conditions, and keeps
+reading further down the store's order until no unread item can beat the ``limit``-th it has
+(the store's float32 cosines are within :data:`STORE_TOL` of the graph's): the result is the
+exact top ``limit`` by Graphiti's score, equal scores ordered by uuid.
 
 Graphiti's cosine stage scores every edge (or entity) of the graph, so its cost grows with the
 graph. The index stage asks the HNSW index (:mod:`graph_trust.graph.vector_index`) for an
@@ -29,8 +36,10 @@ import math
 import os
 import time
 import weakref
+from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 from graphiti_core.edges import get_entity_edge_from_record
 from graphiti_core.graph_queries import get_vector_cosine_func_query
 from graphiti_core.models.edges.edge_db_queries import get_entity_edge_return_query
@@ -47,27 +56,34 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_trust.config import Settings
 from graph_trust.graph import backends, index_recall, queries
 from graph_trust.graph import vector_index as vi
+from graph_trust.graph import vector_store as vs
 from graph_trust.graph.connection import address_of
 from graph_trust.graph.recall_store import RecallStore, store_path
+from graph_trust.search import store_stage
 
 log = logging.getLogger(__name__)
 
 PROBE_TTL_S = 30.0  # how long auto mode trusts what it learnt about a graph (index, size)
+# The store's float32 cosines and the graph's differ by far less than this on Graphiti's
+# (1 + cos) / 2 scale: an item the store ranks below another by more cannot outscore it in the graph.
+STORE_TOL = 1e-5
 
 
 class CosineStage(BaseModel):
     """How trust_search produces its cosine candidates.
 
-    ``scan``: Graphiti's exact scan (every result equals Graphiti's). ``index``: the vector
-    index where one exists and is filled, else the scan. ``auto``: the index for a graph that
-    holds at least ``min_size`` items of the searched kind and whose index's measured recall@10
-    (kept in the state store at ``recall_store``, for the graph at address ``graph``) is at
-    least ``min_recall``, else the scan. :meth:`for_settings` fills these from the settings.
+    ``scan``: Graphiti's exact scan (every result equals Graphiti's). ``store``: the exact
+    vector store under ``store_dir`` where it is built for the graph, else the scan. ``index``:
+    the vector index where one exists and is filled, else the scan. ``auto``: the store where
+    it is built; else the index for a graph that holds at least ``min_size`` items of the
+    searched kind and whose index's measured recall@10 (kept in the state store at
+    ``recall_store``, for the graph at address ``graph``) is at least ``min_recall``; else the
+    scan. :meth:`for_settings` fills these from the settings.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["scan", "index", "auto"] = "auto"
+    mode: Literal["scan", "store", "index", "auto"] = "auto"
     min_size: int = Field(default=5000, ge=0)
     oversample: float = Field(default=4.0, ge=1.0, le=100.0)
     max_k: int = Field(default=4096, ge=1)
@@ -75,6 +91,7 @@ class CosineStage(BaseModel):
     recheck_share: float = Field(default=0.2, gt=0.0, le=1.0)
     recall_store: str | None = None  # the state store file; None: nothing measured (auto scans)
     graph: str | None = None  # the graph's address as the measurements name it
+    store_dir: str | None = None  # where the exact vector stores are (None: none, as if never built)
 
     @classmethod
     def for_settings(cls, settings: Settings) -> CosineStage:
@@ -82,7 +99,8 @@ class CosineStage(BaseModel):
         return cls(mode=s.cosine, min_size=s.cosine_index_min_size, oversample=s.cosine_oversample,
                    max_k=v.max_ef, min_recall=v.min_recall, recheck_share=v.recheck_share,
                    recall_store=str(store_path(settings).resolve()),
-                   graph=address_of(settings).display)
+                   graph=address_of(settings).display,
+                   store_dir=str((settings.state_dir / vs.DIR).resolve()) if v.store else None)
 
 
 class Candidates(list):
@@ -153,6 +171,13 @@ async def choice_for(kind: str, driver: Any, stage: CosineStage, limit: int) -> 
     """The stage a search of ``limit`` candidates uses on ``driver``'s graph, and why."""
     if stage.mode == "scan":
         return index_recall.Choice("scan", "search.cosine is scan")
+    if stage.mode in ("auto", "store"):
+        view = store_view(stage, driver, kind)
+        if view is not None:
+            return index_recall.Choice("store", vs.reason(int(view.meta["items"]), view.meta["built_at"], kind))
+        if stage.mode == "store":
+            return index_recall.Choice("scan", "no exact vector store for this graph (graph-trust init or "
+                                               "index rebuild builds it)")
     index, size = await _probe(driver, kind)
     if stage.mode == "auto" and index is not None and (stage.recall_store is None or stage.graph is None):
         return index_recall.Choice("scan", "no recall store to read measurements from (CosineStage.recall_store)")
@@ -169,6 +194,13 @@ async def cosine_candidates(kind: str, driver: Any, vector: list[float], search_
     """The cosine candidate list of ``kind`` ('edge' or 'node'), as Graphiti's scan would give it."""
     choice = await choice_for(kind, driver, stage, limit)
     reason = choice.reason
+    if choice.stage == "store":
+        view = store_view(stage, driver, kind)
+        found, why = (None, "the exact vector store was removed meanwhile") if view is None else await _from_store(
+            kind, driver, view, vector, search_filter, group_ids, limit, min_score, stage.max_k)
+        if found is not None:
+            return Candidates(found, "store", reason, vi.graph_name(driver))
+        reason = why
     if choice.stage == "index":
         found, why = await _from_index(kind, driver, vector, search_filter, group_ids, limit, min_score, stage,
                                        choice.k or limit)
@@ -216,6 +248,26 @@ async def _search(kind: str, driver: Any, vector: list[float], k: int, search_fi
     """The index's top ``k``, through graphiti-core's own filters, score, return clause and
     parser: the best ``limit`` items and their scores."""
     p = driver.provider
+    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    text = (queries.load(f"{kind}_vector_search", vi.dialect_of(driver))
+            .replace("/*filters*/", "".join(f" AND {c}" for c in conds))
+            .replace("/*score*/", score).replace("/*returns*/", returns))
+    records, _, _ = await driver.execute_query(text, k=k, search_vector=vector, limit=limit, min_score=min_score,
+                                               routing_="r", **params)
+    records = list(records or [])
+    return [build(r, p) for r in records], [float(r["score"]) for r in records]
+
+
+def store_view(stage: CosineStage, driver: Any, kind: str) -> vs.StoreView | None:
+    """This process's view of the driver's graph's store of ``kind`` (None: not built, or no store_dir)."""
+    if stage.store_dir is None or stage.graph is None:
+        return None
+    return vs.view(Path(stage.store_dir), stage.graph, vi.graph_name(driver), kind)
+
+
+def _pieces(kind: str, p: Any, search_filter: SearchFilters, group_ids: list[str] | None
+            ) -> tuple[list[str], dict[str, Any], str, str, Any]:
+    """graphiti-core's filter conditions, parameters, cosine expression, return clause and parser."""
     if kind == "edge":
         conds, params = edge_search_filter_query_constructor(search_filter, p)
         score = get_vector_cosine_func_query("e.fact_embedding", "$search_vector", p)
@@ -227,10 +279,40 @@ async def _search(kind: str, driver: Any, vector: list[float], k: int, search_fi
     if group_ids is not None:
         conds.append(f"{'e' if kind == 'edge' else 'n'}.group_id IN $group_ids")
         params["group_ids"] = group_ids
-    text = (queries.load(f"{kind}_vector_search", vi.dialect_of(driver))
-            .replace("/*filters*/", "".join(f" AND {c}" for c in conds))
-            .replace("/*score*/", score).replace("/*returns*/", returns))
-    records, _, _ = await driver.execute_query(text, k=k, search_vector=vector, limit=limit, min_score=min_score,
-                                               routing_="r", **params)
-    records = list(records or [])
-    return [build(r, p) for r in records], [float(r["score"]) for r in records]
+    return conds, params, score, returns, build
+
+
+async def _from_store(kind: str, driver: Any, view: vs.StoreView, vector: list[float],
+                      search_filter: SearchFilters, group_ids: list[str] | None, limit: int, min_score: float,
+                      max_k: int) -> tuple[list[Any] | None, str]:
+    """The exact top ``limit`` by Graphiti's cosine score (equal scores by uuid), or (None, why
+    the scan is used instead). Reads the store's best candidates, scores them in the graph
+    (filters, deletions and re-embeddings applied there) and widens until no unread item can
+    beat the ``limit``-th found."""
+    q = np.asarray(vector, dtype=np.float32)
+    if view.vectors.shape[1] and len(q) != view.vectors.shape[1]:
+        return None, f"the query has {len(q)} dimensions, the stored embeddings {view.vectors.shape[1]}"
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0:
+        return [], ""  # Graphiti's cosine of a zero vector passes no min_score
+    await view.refresh(driver, kind)
+    q = q / norm
+    p = driver.provider
+    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    rescore = (queries.load(f"{kind}_store_rescore", vi.dialect_of(driver))
+               .replace("/*filters*/", "".join(f" AND {c}" for c in conds)).replace("/*score*/", score))
+
+    def top(k: int) -> tuple[list[str], np.ndarray]:
+        uuids, cos = view.top(q, k, group_ids)
+        return uuids, (1.0 + cos.astype(np.float64)) / 2.0  # Graphiti's scale
+
+    async def verify(uuids: list[str]) -> dict[str, float]:
+        records, _, _ = await driver.execute_query(rescore, uuids=uuids, search_vector=vector, routing_="r", **params)
+        return {r["uuid"]: float(r["score"]) for r in records or []
+                if r["passes"] and r["score"] is not None and float(r["score"]) > min_score}
+
+    max_k = max(max_k, store_stage.MAX_READ)
+    chosen = await store_stage.exact_cut(top, verify, limit, max_k, floor=min_score, tol=STORE_TOL)
+    if chosen is None:
+        return None, f"fewer than {limit} candidates pass the filters among the store's {max_k:,} nearest"
+    return await store_stage.fetch(kind, driver, chosen, returns, build), ""

@@ -44,9 +44,9 @@ from graph_trust.config import CompetitorOrder, RankingSettings, SearchSettings,
 from graph_trust.errors import InputError
 from graph_trust.graph import routing
 from graph_trust.graph.reviewed_slots import reviewed_slot_rows
-from graph_trust.search import fusion, ranking
+from graph_trust.search import bm25, fusion, ranking
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
-from graph_trust.search.fulltext import edge_fulltext_candidates, searchable
+from graph_trust.search.fulltext import searchable
 from graph_trust.search.ranking import Explanation
 from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, SlotKey, learn_relations, relation_key
 from graph_trust.search.topic import missing_identifiers
@@ -245,15 +245,17 @@ def negative_evidence(items: Sequence[Any], kind: str, config: TrustSearchConfig
 
 async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] | None, group_ids: list[str] | None,
                         cfg: Any, search_filter: SearchFilters, bfs_origin: list[str] | None, pool: int,
-                        max_coroutines: int | None, cosine: CosineStage) -> tuple[list[str], list[list[Any]]]:
-    """Each configured method's candidate list (best first), through graphiti-core."""
+                        max_coroutines: int | None, cosine: CosineStage, own_bm25: bool = False
+                        ) -> tuple[list[str], list[list[Any]]]:
+    """Each configured method's candidate list (best first), through graphiti-core (``own_bm25``:
+    the facts' BM25 from graph-trust's postings where the store is built)."""
     is_edge = kind == "edge"
     M = EdgeSearchMethod if is_edge else NodeSearchMethod
     names, tasks = [], []
     if M.bm25 in cfg.search_methods:
-        fn = edge_fulltext_candidates if is_edge else su.node_fulltext_search
         names.append("bm25")
-        tasks.append(fn(driver, query, search_filter, group_ids, pool))
+        tasks.append(bm25.edge_candidates(driver, query, search_filter, group_ids, pool, cosine, own_bm25) if is_edge
+                     else su.node_fulltext_search(driver, query, search_filter, group_ids, pool))
     if M.cosine_similarity in cfg.search_methods:
         names.append("cosine")
         tasks.append(cosine_candidates(kind, driver, vector, search_filter, group_ids, pool, cfg.sim_min_score, cosine))
@@ -294,6 +296,15 @@ class _Pool:
                   for lst in lists if isinstance(lst, Candidates)]
         return cls(fused, [by_uuid[u] for u in fused.uuids], stages, cosine)
 
+    def keyed(self) -> _Pool:
+        """The pool in the documented tie order: fused score, then uuid (every profile but
+        ``graphiti``, whose ties keep Graphiti's first-appearance order)."""
+        f = self.fused
+        perm = np.asarray(sorted(range(len(f.uuids)), key=lambda i: (-f.fused[i], f.uuids[i])), dtype=np.int64)
+        keyed = fusion.FusedPool([f.uuids[i] for i in perm], f.methods, f.ranks[:, perm] if len(perm) else f.ranks,
+                                 f.fused[perm] if len(perm) else f.fused, f.rank_const)
+        return _Pool(keyed, [self.items[i] for i in perm], self.stages, self.cosine)
+
     @classmethod
     def scored(cls, items: list[Any], scores: list[float]) -> _Pool:
         """A pool already scored by a non-RRF Graphiti reranker (no per-method ranks)."""
@@ -327,8 +338,11 @@ async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, ve
                       bfs_origin: list[str] | None, pool_size: int, max_coroutines: int | None) -> _Pool:
     rrf_reranker = EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf
     if cfg.reranker == rrf_reranker:
+        graphiti = config.profile == "graphiti"  # Graphiti's own stages and order, exactly
         names, lists = await _method_lists(kind, driver, query, vector, group_ids, cfg, search_filter,
-                                           bfs_origin, pool_size, max_coroutines, config.cosine)
+                                           bfs_origin, pool_size, max_coroutines,
+                                           CosineStage(mode="scan") if graphiti else config.cosine,
+                                           own_bm25=config.profile == "default")
         return _Pool.from_lists(names, lists, config.rank_const)
     # Other Graphiti rerankers (mmr, cross_encoder, node_distance, ...): boost their scores.
     fn = gsearch.edge_search if kind == "edge" else gsearch.node_search
@@ -526,6 +540,8 @@ async def _trust_search(
         ], max_coroutines=max_coroutines)
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
         pool = _Pool.concat(list(pools))
+        if config.profile != "graphiti":
+            pool = pool.keyed()
         stages.extend({"kind": kind, **c} for c in pool.cosine)
         return _rank(pool, kind, weight, config, rrf_scored, trust_override, query)
 

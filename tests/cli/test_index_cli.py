@@ -18,7 +18,8 @@ async def test_index_commands(graph, settings, tmp_path, unique, embedded_path):
     await save(graph.for_group(ties).driver, ties, HashingEmbedder().embed(facts).astype(np.float64), facts=facts)
     cfg = tmp_path / "graph-trust.yaml"
     cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
-                                   "state_dir": str(settings.state_dir), "search": {"cosine_index_min_size": 100}}))
+                                   "state_dir": str(settings.state_dir), "search": {"cosine_index_min_size": 100},
+                                   "vector_index": {"store": False}}))  # the HNSW path: auto's without a store
     common = ("--config", str(cfg))
 
     before = run_cli("index", "status", "--group", easy, "--json", *common)
@@ -45,7 +46,7 @@ async def test_index_commands(graph, settings, tmp_path, unique, embedded_path):
 
     rebuilt = run_cli("index", "rebuild", "--group", easy, "--kind", "edge", *common)
     assert rebuilt.code == 0, rebuilt.err
-    assert rebuilt.out.strip() == (f"{easy} edges: created (M 16, efConstruction 200); search uses the index: "
+    assert rebuilt.out.strip() == (f"{easy} edges: index created (M 16, efConstruction 200); search uses the index: "
                                    "recall@10 1.000 >= 0.98 at k 80 (measured at 600 edges)")
 
     explained = run_cli("search", "who owns billing db", "--group", ties, "--explain", *common)
@@ -59,3 +60,32 @@ async def test_index_commands(graph, settings, tmp_path, unique, embedded_path):
     assert len(bad.err.strip().splitlines()) == 1
     bad_kind = run_cli("index", "rebuild", "--kind", "both", *common)
     assert bad_kind.code == 2 and "'both' is not one of 'edge', 'node'" in bad_kind.err
+
+
+async def test_store_is_the_stage_wherever_built_and_says_so(graph, settings, tmp_path, unique, embedded_path):
+    """init builds the exact vector store; index status, init, rebuild and search --explain name it
+    as the stage with why; a graph never initialised is scanned."""
+    built, bare = f"g_{unique}", f"b_{unique}"
+    facts = ops_facts(300, seed=4)
+    for g in (built, bare):
+        await save(graph.for_group(g).driver, g, HashingEmbedder().embed(facts).astype(np.float64), facts=facts)
+    cfg = tmp_path / "graph-trust.yaml"
+    cfg.write_text(yaml.safe_dump({"graph": {"uri": f"embedded:{embedded_path}", "database": settings.graph.database},
+                                   "state_dir": str(settings.state_dir)}))
+    common = ("--config", str(cfg))
+    init = run_cli("init", "--group", built, *common)
+    assert init.code == 0, init.err
+    assert f"exact vector store of {built}: edges built (300)" in init.out
+    assert "search of its edges uses the store: exact vector store of 300 edges, kept fresh" in init.out
+    status = run_cli("index", "status", "--group", built, "--group", bare, "--json", *common).json()["graphs"]
+    assert status[built]["edge"]["store"]["items"] == 300
+    assert status[built]["edge"]["choice"]["stage"] == "store"
+    assert status[bare]["edge"]["store"] is None and status[bare]["edge"]["choice"]["stage"] == "scan"
+    explained = run_cli("search", "who owns billing db", "--group", built, "--explain", *common)
+    assert explained.code == 0, explained.err
+    assert f"cosine candidates of {built} (edges): store, exact vector store of 300 edges, kept fresh" in explained.out
+    scanned = run_cli("search", "who owns billing db", "--group", bare, "--json", *common).json()["cosine_stages"]
+    assert scanned[0]["stage"] == "scan"
+    rebuilt = run_cli("index", "rebuild", "--group", built, "--kind", "edge", *common)
+    assert rebuilt.code == 0, rebuilt.err
+    assert rebuilt.out.startswith(f"{built} edges: store built (300); index created")

@@ -726,6 +726,57 @@ async def _edge_fulltext_search(c: Ctx):
     assert c.e(0) in {e.uuid for e in hits} and {e.group_id for e in hits} == {c.groups[0]}
 
 
+@case("edge_store_rescore", "node_store_rescore", "edge_store_fetch", "node_store_fetch", "edge_store_filter",
+      "edge_created_since", "node_created_since", "edge_vectors_by_uuid", "node_vectors_by_uuid", "edge_uuids_all",
+      "node_uuids_all")
+async def _vector_store_statements(c: Ctx):
+    """The exact vector store's statements: candidates by uuid scored by graphiti-core's cosine
+    and filtered by its conditions (a missing uuid is no row), Graphiti's fields by uuid, what was
+    created after a time, items' vectors (with group, time, name and fact) by uuid, every uuid."""
+    from graphiti_core.edges import get_entity_edge_from_record
+    from graphiti_core.graph_queries import get_vector_cosine_func_query
+    from graphiti_core.models.edges.edge_db_queries import get_entity_edge_return_query
+    from graphiti_core.models.nodes.node_db_queries import get_entity_node_return_query
+
+    p = c.g.driver.provider
+    e1, e2 = c.e(0), c.e(1, 1)
+    n1 = c.n("billing-db")
+    vec = await EMB.create(input_data=[c.edges[e1]["fact"]])
+    for kind, var, uuids in (("edge", "e", [e1, e2, "no-such"]), ("node", "n", [n1, "no-such"])):
+        text = (queries.load(f"{kind}_store_rescore", "neo4j")
+                .replace("/*score*/", get_vector_cosine_func_query(f"{var}.{'fact' if kind == 'edge' else 'name'}"
+                                                                   "_embedding", "$search_vector", p))
+                .replace("/*filters*/", f" AND {var}.group_id IN $group_ids"))
+        rows = {r["uuid"]: r for r in await c.g.run_text(text, {"uuids": uuids, "search_vector": vec,
+                                                                "group_ids": [c.groups[0]]}, write=False)}
+        assert set(rows) == set(uuids) - {"no-such"}
+        if kind == "edge":
+            assert rows[e1]["passes"] and not rows[e2]["passes"]  # e2 is in the other group
+            assert rows[e1]["score"] == pytest.approx(1.0, abs=1e-4) and rows[e1]["score"] > rows[e2]["score"]
+    check = queries.load("edge_store_filter", "neo4j").replace("/*filters*/", " AND e.group_id IN $group_ids")
+    rows = await c.g.run_text(check, {"uuids": [e1, e2, "no-such"], "group_ids": [c.groups[1]]}, write=False)
+    assert {r["uuid"]: r["passes"] for r in rows} == {e1: False, e2: True}
+    fetched = await c.g.run_text(queries.load("edge_store_fetch", "neo4j").replace(
+        "/*returns*/", get_entity_edge_return_query(p)), {"uuids": [e2, e1]}, write=False)
+    assert {get_entity_edge_from_record(r, p).uuid for r in fetched} == {e1, e2}
+    nodes = await c.g.run_text(queries.load("node_store_fetch", "neo4j").replace(
+        "/*returns*/", get_entity_node_return_query(p)), {"uuids": [n1]}, write=False)
+    assert [r["uuid"] for r in nodes] == [n1]
+    since = datetime(2000, 1, 1, tzinfo=UTC)
+    assert set(c.edges) <= {r["uuid"] for r in await c.g.query("edge_created_since", since=since)}
+    assert set(c.nodes) <= {r["uuid"] for r in await c.g.query("node_created_since", since=since)}
+    assert not {r["uuid"] for r in await c.g.query("edge_created_since", since=datetime(2100, 1, 1,
+                                                                                        tzinfo=UTC))} & set(c.edges)
+    by_uuid = await c.g.query("edge_vectors_by_uuid", uuids=[e1, "no-such"])
+    assert [r["uuid"] for r in by_uuid] == [e1] and by_uuid[0]["fact"] == c.edges[e1]["fact"]
+    assert by_uuid[0]["group_id"] == c.groups[0] and len(by_uuid[0]["v"]) == EMB.dim
+    assert by_uuid[0]["created_at"] is not None and by_uuid[0]["name"] == "RUNS_ON"
+    node_rows = await c.g.query("node_vectors_by_uuid", uuids=[n1])
+    assert node_rows[0]["group_id"] == c.groups[0] and len(node_rows[0]["v"]) == EMB.dim
+    assert set(c.edges) <= {r["uuid"] for r in await c.g.query("edge_uuids_all")}
+    assert set(c.nodes) <= {r["uuid"] for r in await c.g.query("node_uuids_all")}
+
+
 VECTOR_STATEMENTS = ("vector_index_create_edges", "vector_index_create_nodes", "vector_indexes", "await_indexes",
                      "vector_query_edges", "vector_query_nodes", "edge_vector_search", "node_vector_search")
 

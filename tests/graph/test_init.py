@@ -19,7 +19,10 @@ async def test_init_is_idempotent_and_creates_indexes(settings, unique):
     group = f"g_{unique}"
     first = await schema.init_graph(settings, [group])
     second = await schema.init_graph(settings, [group])
+    stores = first.pop("vector_stores"), second.pop("vector_stores")
     assert first == second and group in first["graphs"]
+    assert {s["status"] for s in stores[0][group].values()} == {"built"}  # the exact vector store, once
+    assert {s["status"] for s in stores[1][group].values()} == {"current"}
     async with open_graph(settings) as conn:
         idx = await _indexes(conn, group)
     assert ("RELATIONSHIP", "RELATES_TO", "uuid", "RANGE") in idx

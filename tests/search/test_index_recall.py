@@ -55,10 +55,11 @@ def keep_queries(db, calls) -> None:
 
 
 def tuned(settings, **extra):
-    """The test's settings (its graph, state directory) with ``extra`` dotted overrides."""
+    """The test's settings (its graph, state directory) with ``extra`` dotted overrides; no exact
+    vector store (these tests are about the HNSW index, which auto uses only without one)."""
     return load_settings(overrides={"graph.uri": settings.graph.uri, "graph.database": settings.graph.database,
                                     "state_dir": str(settings.state_dir), "sync.tiers": dict(settings.sync.tiers),
-                                    **extra}, environ={})
+                                    "vector_index.store": False, **extra}, environ={})
 
 
 async def save(driver, group: str, vectors: np.ndarray, *, facts: list[str] | None = None, seed: int = 0,

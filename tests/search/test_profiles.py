@@ -16,7 +16,7 @@ import pkgutil
 from datetime import UTC, datetime
 
 import pytest
-from builders import Fact, build_graph, copy_recipe, expected_boosted
+from builders import Fact, assert_same_up_to_tie_order, build_graph, copy_recipe, expected_boosted
 from graphiti_core.search import search_config_recipes as recipes
 
 from graph_trust.clients.hashing import HashingEmbedder
@@ -94,8 +94,8 @@ async def test_reference_profile_is_search_at_weight_0_and_the_additive_formula_
     vanilla = await graphiti.search_(query, config=copy_recipe(recipes.EDGE_HYBRID_SEARCH_RRF, 10), group_ids=[group])
     at0 = await gt.trust_search(graphiti, query, config=_profile(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, "reference", 10),
                                 group_ids=[group], trust_weight=0.0)
-    assert [e.uuid for e in at0.edges] == [e.uuid for e in vanilla.edges]
-    assert at0.edge_reranker_scores == vanilla.edge_reranker_scores
+    assert_same_up_to_tie_order([e.uuid for e in at0.edges], at0.edge_reranker_scores,
+                                [e.uuid for e in vanilla.edges], vanilla.edge_reranker_scores)
     pool = await gt.trust_search(graphiti, query, config=_profile(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, "reference", 100),
                                  group_ids=[group], trust_weight=0.0)
     w = 0.15
@@ -122,7 +122,10 @@ async def test_default_profile_moves_an_item_only_with_a_named_reason(ograph, qu
     ours = await gt.trust_search(graphiti, query, config=copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 100),
                                  group_ids=[group])
     assert {e.uuid for e in ours.edges} == {e.uuid for e in vanilla.edges}
-    graphiti_rank = {e.uuid: r for r, e in enumerate(vanilla.edges, start=1)}
+    # Graphiti's order with equal scores in the documented order (by uuid)
+    keyed = sorted(zip(vanilla.edge_reranker_scores, (e.uuid for e in vanilla.edges), strict=True),
+                   key=lambda t: (-t[0], t[1]))
+    graphiti_rank = {u: r for r, (_, u) in enumerate(keyed, start=1)}
     for e in ours.edge_explanations:
         reason = e.boost or e.relation_bonus or e.negative or e.moved_by
         if not reason:  # no rule touched it: only others' moves can have shifted it

@@ -277,10 +277,11 @@ async def test_trust_search_scan_is_graphiti_and_index_says_so(indexed):
 
 async def test_auto_uses_the_index_only_when_large_enough_and_measured(indexed, settings):
     """auto: the scan below min_size, the index above it once init measured its recall; without
-    a recall store to read (a bare CosineStage) it never uses the index."""
+    a recall store to read (a bare CosineStage) it never uses the index. (Without the exact
+    vector store: auto prefers it wherever it is built.)"""
     driver, group, *_ = indexed
     vec = unit(np.random.default_rng(8))
-    measured = CosineStage.for_settings(settings)
+    measured = CosineStage.for_settings(settings).model_copy(update={"store_dir": None})
     small = await cosine_candidates("edge", driver, vec, SearchFilters(), [group], 5, 0.0,
                                     measured.model_copy(update={"min_size": 10_000}))
     big = await cosine_candidates("edge", driver, vec, SearchFilters(), [group], 5, 0.0,
