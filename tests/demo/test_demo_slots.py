@@ -90,15 +90,20 @@ def test_context_puts_the_verified_value_first_and_no_multi_valued_competitor(de
 
 
 def test_the_issue_example_shows_the_verified_host_and_no_dependency_alternatives(demo_dir):
-    # the demo's reviews verified two hosts of one service (auth-service-eu), so "runs on" holds
-    # several values: the verified host is a fact of its own, never hidden as an alternative
-    r = run_cli("context", "who owns the payments api", *ACTOR, cwd=demo_dir)
-    assert r.code == 0, r.err
-    lines = r.out.splitlines()
-    app07 = [ln for ln in lines if "app-07.eu.prod.internal" in ln]
-    assert app07 and all(ln.startswith("- [fact|trust:100%]") for ln in app07)
-    assert not any(ln.strip().startswith("- alternative") and ("depends on" in ln or " calls " in ln
-                                                              or " runs on " in ln) for ln in lines)
+    # payments-api-eu's verified host (app-07) is never shown below, or as an alternative of, the
+    # unverified one (app-06); relations that hold several values (depends on, calls) never
+    # hide one another as alternatives
+    for query, must_show in (("who owns the payments api", False), ("which host does payments-api-eu run on", True)):
+        r = run_cli("context", query, *ACTOR, cwd=demo_dir)
+        assert r.code == 0, r.err
+        lines = r.out.splitlines()
+        app07 = [i for i, ln in enumerate(lines) if "app-07.eu.prod.internal" in ln]
+        app06 = [i for i, ln in enumerate(lines) if "app-06.eu.prod.internal" in ln]
+        assert app07 or not must_show, query
+        assert all(lines[i].startswith("- [fact|trust:100%]") for i in app07), query
+        assert not app06 or (app07 and app07[0] < app06[0]), query
+        assert not any(ln.strip().startswith("- alternative") and ("depends on" in ln or " calls " in ln)
+                       for ln in lines), query
 
 
 async def test_mcp_get_context_puts_the_verified_value_first(demo_dir, edges):
