@@ -118,8 +118,8 @@ def test_a_sunk_item_never_outranks_one_without_negative_evidence(lists, k, w, f
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 0.99), st.data())
 def test_a_partial_penalty_keeps_that_share_of_the_fused_score(lists, k, w, form, p, data):
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(penalty=p)),
-                               ranking.PoolFacts.given(negative=neg))
+    params = ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(penalty=p))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg))
     for i in range(n):
         if neg[i] is not None:
             assert ranked.final[i] == pool.fused[i] * (1.0 - p)
@@ -131,8 +131,8 @@ def test_a_partial_penalty_keeps_that_share_of_the_fused_score(lists, k, w, form
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
 def test_drop_removes_exactly_the_items_with_negative_evidence(lists, k, w, form, data):
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(drop=True)),
-                               ranking.PoolFacts.given(negative=neg))
+    params = ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(drop=True))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg))
     assert sorted(ranked.order.tolist()) == [i for i in range(n) if neg[i] is None]
     kept = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form))
     assert ranked.order.tolist() == [i for i in kept.order.tolist() if neg[i] is None]
@@ -147,7 +147,8 @@ def test_calibrate_matches_the_real_ordering_for_both_forms(weight, k, methods, 
     lists = [[f"u{q}" for q in range(1, r + 1)] for _ in range(methods)]
     pool = fusion.fuse(lists, ["bm25", "cosine", "m"][:methods], rank_const=k)
     for t in (1.0, 0.25):
-        ranked = ranking.rank_pool(pool, [None] * (r - 1) + [t], ranking.RuleParams(weight=weight, form=form, min_boost_trust=threshold))
+        ranked = ranking.rank_pool(pool, [None] * (r - 1) + [t],
+                                   ranking.RuleParams(weight=weight, form=form, min_boost_trust=threshold))
         final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
         best = table[r].overtakes[t]
         assert final_rank == (best if best is not None else r)
@@ -197,7 +198,8 @@ def test_competitors_with_nothing_to_compete_change_nothing(lists, k, w, form, d
     plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
                               ranking.PoolFacts.given(negative=neg))
     alone = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
-                              ranking.PoolFacts.given(negative=neg, groups=[(u, "R") for u in pool.uuids], stamps=np.arange(n, dtype=float)))
+                              ranking.PoolFacts.given(negative=neg, groups=[(u, "R") for u in pool.uuids],
+                                                      stamps=np.arange(n, dtype=float)))
     assert np.array_equal(plain.order, alone.order)
     assert np.array_equal(plain.final, alone.final)
 
@@ -245,8 +247,11 @@ def test_a_negative_fact_never_ranks_above_a_competitor_without_negative_evidenc
     """Whatever the trust, relevance, weight, form, constant, relation bonus or lone rule."""
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
     competed = data.draw(st.sampled_from(["penalty", "yield"]))
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, reorder=order != "none", relation_weight=rw, relation_cap=data.draw(
-                                  st.one_of(st.none(), st.floats(0.0, 2.0))), negative_policy=_lone_policy(data, competed)), ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps, twins=data.draw(st.one_of(st.none(), st.just(_twins(keys, data))))))
+    params = ranking.RuleParams(weight=w, form=form, reorder=order != "none", relation_weight=rw,
+                                relation_cap=data.draw(st.one_of(st.none(), st.floats(0.0, 2.0))),
+                                negative_policy=_lone_policy(data, competed))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(
+        negative=neg, groups=keys, stamps=stamps, twins=data.draw(st.one_of(st.none(), st.just(_twins(keys, data))))))
     pos = _position(ranked)
     for i in range(n):
         if neg[i] is not None:
@@ -266,7 +271,8 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
     twins = _twins(keys, data)
     policy = _lone_policy(data)
     # competitor reordering off: it moves slots by its own rule (checked above)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, negative_policy=policy, reorder=False),
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, negative_policy=policy,
+                                                               reorder=False),
                                ranking.PoolFacts.given(negative=neg, groups=keys, twins=twins))
     plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, reorder=False),
                               ranking.PoolFacts.given(negative=[None] * n, groups=keys))
@@ -301,18 +307,21 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
 def test_weight_zero_with_rules_off_is_plain_rrf_and_order_is_permutation_invariant(lists, k, data):
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
     vanilla, _ = rrf(lists, rank_const=k)
-    off = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.0, reorder=False, negative_policy=ranking.NegativePolicy(penalty=0.0, lone_places=0)),
-                            ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
+    params = ranking.RuleParams(weight=0.0, reorder=False,
+                                negative_policy=ranking.NegativePolicy(penalty=0.0, lone_places=0))
+    off = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     assert [pool.uuids[i] for i in off.order] == vanilla
     # the same pool listed in another first-appearance order ranks the same where scores differ
     policy = _lone_policy(data)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.1, form="supported", relation_weight=0.1, relation_cap=0.25, negative_policy=policy),
-                               ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
+    params = ranking.RuleParams(weight=0.1, form="supported", relation_weight=0.1, relation_cap=0.25,
+                                negative_policy=policy)
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     perm = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
     shuffled = fusion.FusedPool([pool.uuids[i] for i in perm], pool.methods, pool.ranks[:, perm], pool.fused[perm],
                                 pool.rank_const)
-    again = ranking.rank_pool(shuffled, [trust[i] for i in perm], ranking.RuleParams(weight=0.1, form="supported", relation_weight=0.1, relation_cap=0.25, negative_policy=policy),
-                              ranking.PoolFacts.given(negative=[neg[i] for i in perm], groups=[keys[i] for i in perm], stamps=stamps[perm]))
+    again = ranking.rank_pool(shuffled, [trust[i] for i in perm], params,
+                              ranking.PoolFacts.given(negative=[neg[i] for i in perm], groups=[keys[i] for i in perm],
+                                                      stamps=stamps[perm]))
     if len(set(np.round(ranked.final, 12))) == n and len(set(stamps.tolist())) == n:  # no ties to break
         assert [pool.uuids[i] for i in ranked.order] == [shuffled.uuids[i] for i in again.order]
 
@@ -323,7 +332,8 @@ def test_the_bounded_relation_bonus_never_passes_a_fact_with_clearly_more_releva
     """With relation_cap c (and no trust boost), a fact never passes one whose fused score exceeds
     its own by more than 1 + c, however many competitors gather behind it."""
     pool, n, trust, _, keys, _ = _competing(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.0, reorder=False, relation_weight=rw, relation_cap=cap),
+    ranked = ranking.rank_pool(pool, trust,
+                               ranking.RuleParams(weight=0.0, reorder=False, relation_weight=rw, relation_cap=cap),
                                ranking.PoolFacts.given(groups=keys))
     assert np.all(ranked.relation <= cap * pool.fused + 1e-15) if ranked.relation is not None else True
     pos = _position(ranked)
@@ -339,7 +349,8 @@ def test_the_best_mode_relation_bonus_is_the_share_of_the_best_other_member(list
     """relation_mode best: a relation stated many times gains no more than one stated twice
     with the same best statement."""
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, relation_weight=rw, relation_mode="best"),
+    ranked = ranking.rank_pool(pool, trust,
+                               ranking.RuleParams(weight=w, form=form, relation_weight=rw, relation_mode="best"),
                                ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     for i in range(n):
         others = [pool.fused[j] for j in range(n) if j != i and keys[i] is not None and keys[j] == keys[i]]
@@ -362,11 +373,13 @@ def test_a_rejected_twin_of_a_verified_statement_yields_to_it_instead_of_sinking
     same = [(*k, "15 minutes") for k in keys]
     other = [(*k, "30 minutes" if u == "rejected" else "15 minutes") for k, u in zip(keys, pool.uuids)]
     order = lambda twins: [pool.uuids[i] for i in ranking.rank_pool(  # noqa: E731
-        pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy), ranking.PoolFacts.given(negative=neg, groups=keys, twins=twins)).order]
+        pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy),
+        ranking.PoolFacts.given(negative=neg, groups=keys, twins=twins)).order]
     assert order(same) == ["twin", "rejected", "a", "b", "c"]
     assert order(other) == ["twin", "a", "b", "c", "rejected"]  # another value: it sinks
     # the relation's share (relevance) stays with the duplicate; the trust boost does not
-    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy, relation_weight=0.5, relation_mode="best"),
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy, relation_weight=0.5,
+                                                               relation_mode="best"),
                                ranking.PoolFacts.given(negative=neg, groups=keys, twins=same))
     i = at["rejected"]
     assert ranked.boosts[i] == 0.0
