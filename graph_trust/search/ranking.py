@@ -75,7 +75,7 @@ class Ranked:
     facts: PoolFacts | None = None  # what the rules read about the pool
 
 
-def rank_pool(pool: FusedPool, trust_values: Sequence[Any], params: RuleParams | None = None,
+def rank_pool(pool: FusedPool, trust_values: Sequence[Any], params: RuleParams,
               facts: PoolFacts | None = None) -> Ranked:
     """Boost the whole pool, then order it by the ranking rules (:data:`graph_trust.search.rules.ORDER`),
     with ``params`` (:meth:`RuleParams.of` the settings) over ``facts`` (the pool's items and
@@ -84,7 +84,6 @@ def rank_pool(pool: FusedPool, trust_values: Sequence[Any], params: RuleParams |
     params.min_score`` are dropped, and with ``drop`` negative evidence the items carrying it.
     The scores follow the order.
     """
-    params = params or RuleParams()
     if params.form not in BOOST_FORMS:
         raise ValueError(f"unknown boost form {params.form!r} (choose from {', '.join(BOOST_FORMS)})")
     facts = facts or PoolFacts.given()

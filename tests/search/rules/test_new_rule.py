@@ -12,6 +12,7 @@ import importlib
 import numpy as np
 import pytest
 from builders import Fact, build_graph, copy_recipe
+from paths import REPO
 
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
@@ -19,7 +20,7 @@ from graph_trust.search import fusion, rules
 from graph_trust.search import trust_search as gt
 from graph_trust.search.pool_facts import FACTS as POOL_FACTS
 from graph_trust.search.pool_facts import PoolFacts
-from graph_trust.search.rules.base import RuleParams
+from graph_trust.search.rules.base import RuleParams, reads
 
 # The rule: an edge whose ``pinned`` property is true (a property no other code knows) gets PIN
 # added to its score, unless it carries negative evidence (a fact it declares it reads).
@@ -136,3 +137,21 @@ def test_the_pipeline_computes_the_facts_order_declares_and_no_others(tmp_path, 
     assert computed == {"neg", "negative", "invalidated"}  # neg, and what it is computed from
     assert alone.neg.tolist() == [False, True, False] and alone.groups is None and alone.stamps is None
     assert rules.run(alone, RuleParams()).terms[0].tolist() == [0.0, 0.0, 0.0]  # nothing pinned here
+
+
+def test_a_rule_names_only_facts_that_exist():
+    with pytest.raises(ValueError, match=r"^unknown pool facts \['stamp'\] \(known: negative, neg, "):
+        reads("neg", "stamp")
+    with pytest.raises(TypeError, match=r"^unknown pool facts \['competitors'\]"):
+        PoolFacts.given(competitors=[None])
+    with pytest.raises(KeyError, match="unknown pool fact 'items'"):
+        PoolFacts.given().get("items")
+
+
+def test_the_rules_parameters_are_made_from_the_settings_in_one_place():
+    """``RuleParams.of``: no module of the library builds them field by field (the settings are
+    translated once, not once per caller)."""
+    makers = sorted(str(p.relative_to(REPO)) for p in (REPO / "graph_trust").rglob("*.py")
+                    if "RuleParams(" in p.read_text(encoding="utf-8"))
+    assert makers == []
+    assert "RuleParams.of(" in (REPO / "graph_trust" / "search" / "trust_search.py").read_text(encoding="utf-8")
