@@ -29,6 +29,8 @@ from graph_trust import __version__
 from graph_trust.access.audit import list_events as audit_events
 from graph_trust.access.override import OverridePolicy
 from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.access.visible_search import VisibleSearch
+from graph_trust.access.visible_search import search_visible as _search_visible
 from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
@@ -65,10 +67,9 @@ from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
 from graph_trust.review.web import app as review_web
 from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
-from graph_trust.search.ranked import VisibleSearch, composite_rank, composite_rank_records, search_config
+from graph_trust.search.ranked import composite_rank, composite_rank_records, search_config
 from graph_trust.search.ranked import search as _search
 from graph_trust.search.ranked import search_confident as _search_confident
-from graph_trust.search.ranked import search_visible as _search_visible
 from graph_trust.search.records import MEMORY_TYPES, known_memory_types
 from graph_trust.sync import init_review_db as _init_review_db
 from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
@@ -227,7 +228,7 @@ async def search_visible(settings: Settings, query: str, *, trust_context: Trust
                          review_db: str | Path | None = None, interface: str = "search",
                          **options: Any) -> VisibleSearch:
     """:func:`search_confident` as ``trust_context`` sees it (``graph-trust search --actor``, the MCP
-    ``search_facts`` tool): :func:`graph_trust.search.ranked.search_visible` (``options``: scope,
+    ``search_facts`` tool): :func:`graph_trust.access.visible_search.search_visible` (``options``: scope,
     limit, groups), handed the review DB's confidences when ``search.min_confidence`` is set. The
     facts shown are counted in the retrieval log as ``interface`` (``search``, or ``mcp``)."""
     if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":

@@ -1,6 +1,7 @@
 """Layers point one way: the CLI calls only the library entry point (``graph_trust.api``); search,
-context, demo and evaluation do not import the sync job; project modules are imported at module
-level (an import inside a function hides an edge); module-level imports form no cycle.
+context, demo and evaluation do not import the sync job; search does not import access; project
+modules are imported at module level (an import inside a function hides an edge); module-level
+imports form no cycle.
 
 Read from the source tree with ``ast`` (nothing is imported), so a new module is checked the
 moment it exists.
@@ -112,6 +113,14 @@ def test_search_context_demo_and_eval_do_not_import_the_sync_job():
            if _mine(name) and not name.startswith(above)
            for t, _, line in _imports(path) if t == "graph_trust.sync" or t.startswith("graph_trust.sync.")]
     assert not bad, f"the search side imports the sync job: {bad}"
+
+
+def test_search_does_not_import_access():
+    """Access reads search records and sits above search (the search a trust context sees is
+    :mod:`graph_trust.access.visible_search`); search knows nothing of who asks."""
+    bad = [(name, t, line) for name, path in MODULES.items() if name.startswith("graph_trust.search")
+           for t, _, line in _imports(path) if t == "graph_trust.access" or t.startswith("graph_trust.access.")]
+    assert not bad, f"search imports access: {bad}"
 
 
 def test_module_level_imports_have_no_cycle():

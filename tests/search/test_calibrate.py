@@ -25,7 +25,7 @@ def test_boost_ordering_matches_calibrate(weight, k, methods, r):
     lists = [[f"u{q}" for q in range(1, r + 1)] for _ in range(methods)]
     pool = fusion.fuse(lists, ["m"] * methods, rank_const=k)
     trust = [None] * (r - 1) + [1.0]
-    ranked = ranking.rank_pool(pool, trust, weight)
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=weight))
     final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
     best = table[r].overtakes[1.0]
     assert final_rank == (best if best is not None else r)
