@@ -1,4 +1,5 @@
-"""Layers point one way: the CLI calls only the library entry point (``graph_trust.api``); search,
+"""Layers point one way: settings (``graph_trust.config``) import nothing of the project but its
+errors; the CLI calls only the library entry point (``graph_trust.api``); search,
 context, demo and evaluation do not import the sync job; project modules are imported at module
 level (an import inside a function hides an edge); module-level imports form no cycle.
 
@@ -98,6 +99,13 @@ def test_the_tree_is_read(tmp_path):
 def test_cli_commands_call_only_the_api(name):
     bad = sorted({(t, line) for t, _, line in _imports(MODULES[name]) if t not in CLI_MAY_IMPORT})
     assert not bad, f"{name} imports {bad}: route it through graph_trust.api"
+
+
+def test_config_imports_only_the_errors():
+    """Every package may import its settings: config itself sits below them all (the checks it
+    needs from a package are installed by graph_trust/__init__.py, see test_config)."""
+    found = {t for t, _, _ in _imports(MODULES["graph_trust.config"])}
+    assert found == {"graph_trust.errors"}, f"graph_trust.config imports {sorted(found - {'graph_trust.errors'})}"
 
 
 def test_no_function_level_imports_of_project_modules():
