@@ -481,8 +481,8 @@ class RelinkSettings(_Section):
 class CompositeSettings(_Section):
     """Composite rank: ``w_trust*trust + w_recency*recency + w_relevance*relevance + w_type*type``."""
 
-    # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
-    # relevance (below vanilla search on the bundled eval). By default relevance (the trust
+    # Weights of 0.30/0.25/0.30/0.15 let trust, type and recency override relevance (below
+    # vanilla search on the bundled eval). By default relevance (the trust
     # search's own score, which already holds the trust boost and the review rules) leads and
     # recency moves chat memories: any trust or type weight on top cost clean queries on the
     # judged sets (docs: concepts, the composite's defaults).

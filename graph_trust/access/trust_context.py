@@ -1,4 +1,4 @@
-"""Trust context: who may see which records (seed 001, graduated exposure).
+"""Trust context: who may see which records, graduated by sensitivity (shown, redacted, withheld).
 
 Sensitivity levels come from the configured scale (:mod:`graph_trust.access.sensitivity`:
 ``access.levels``, default ``public < low < medium < high < hyper``, and ``access.labels``, custom

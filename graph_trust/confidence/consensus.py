@@ -1,4 +1,4 @@
-"""Consensus: do other agents assert the same fact, and how do they vote (reference factor 4).
+"""Consensus: do other agents assert the same fact, and how do they vote.
 
 Similar facts: candidates with the same subject, predicate and object (case- and
 space-insensitive) from distinct agents, the fact's own author included. The reference's

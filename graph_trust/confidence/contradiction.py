@@ -1,4 +1,4 @@
-"""Contradictions: detection among facts and the penalty they cost (reference factor 5).
+"""Contradictions: detection among facts and the penalty they cost.
 
 Detection: facts with the same subject and predicate (compared as SQLite's ``lower(trim())``:
 ASCII case and surrounding spaces ignored) and a different object contradict. The pair is typed by what differs:

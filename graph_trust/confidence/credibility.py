@@ -1,4 +1,4 @@
-"""Source credibility: who asserted a fact and how (reference factor 2).
+"""Source credibility: who asserted a fact and how.
 
 ``source = 0.5 * agent + 0.3 * role + 0.2 * source_type``. The agent part is the agent's track
 record in the fact's category (reference formula), shrunk toward its expertise level while it

@@ -1,4 +1,4 @@
-"""Freshness: how much a fact's age lowers trust in it (reference factor 1).
+"""Freshness: how much a fact's age lowers trust in it.
 
 Three decay models: linear (``1 - age/max_age``), exponential (``e^(-lambda*age)``) and the
 default, category half-life (``0.5^(age/half_life)``). The age counts from the newest of the

@@ -1,4 +1,4 @@
-"""Context relevance: how well a fact fits the asking agent's task (reference factor 7).
+"""Context relevance: how well a fact fits the asking agent's task.
 
 Weighted over the parts of the context that are given: project 0.3 (same 1.0, related 0.6),
 team 0.25 (same 1.0, shared with 0.8), category 0.2 (same 1.0, related 0.5), target systems

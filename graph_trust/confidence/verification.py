@@ -1,4 +1,4 @@
-"""Verification: how a fact has been checked (reference factor 3).
+"""Verification: how a fact has been checked.
 
 Levels and base scores: unverified 0.3, self 0.5 (only the fact's author confirmed it), peer
 0.7 (one other agent), multiple 0.85 (two to four others), consensus 0.95 (five or more
