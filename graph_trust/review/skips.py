@@ -18,6 +18,7 @@ from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import Batch, Decided, cited_by, named, now_iso, statuses_by_id
 from graph_trust.review.decisions import _batch_id as decision_batch_id
+from graph_trust.review.decisions import undo as undo_decisions
 from graph_trust.review.schema import missing_tables
 
 PREFIX = "skip-"
@@ -163,4 +164,13 @@ def open_skips(conn: ReviewConn, inputs: Any, *, days: float, now: datetime | No
     return out
 
 
-__all__ = ["PREFIX", "history_rows", "is_skip_batch", "open_skips", "skip", "undo"]
+def undo_batch(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, batch_id: str | None = None,
+               force: bool = False) -> Batch:
+    """``graph-trust review undo``: take back the skip batch ``batch_id`` names (:func:`undo`), else
+    a decision batch (:func:`graph_trust.review.decisions.undo`: the actor's own latest, or ``batch_id``)."""
+    if is_skip_batch(batch_id):
+        return undo(conn, actor=actor, reason=reason, batch_id=batch_id)
+    return undo_decisions(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
+
+
+__all__ = ["PREFIX", "history_rows", "is_skip_batch", "open_skips", "skip", "undo", "undo_batch"]
