@@ -2,10 +2,13 @@
 :class:`~graph_trust.config.Settings` (``load_settings()`` builds them from the config file,
 the environment and overrides, validated once).
 
-The CLI and the MCP server call only this module (and config/errors). Every function here
-delegates to the module that does the work; none holds logic of its own, so a behaviour is
-changed where it lives, not here. Layers point one way: the graph layer
-(:mod:`graph_trust.graph`, connections) <- search, context and sync <- this module <- the CLI.
+The CLI calls only this module (and config/errors); the MCP server is started here
+(:func:`serve_mcp`) and handed this module's functions. Each function is named for its command,
+takes that command's parameters by name, and delegates to the module that does the work: what
+it adds is wiring (which review DB and graph, the retrieval log, the sync a review command asks
+for), so a behaviour is changed where it lives, not here. Layers point one way: config and errors
+<- the graph layer (:mod:`graph_trust.graph`, connections) <- search, context and sync <- this
+module <- the CLI.
 
 
 Example (every command has its function; async ones are awaited)::
@@ -51,7 +54,7 @@ from graph_trust.context.metrics import write_textfile as write_metrics
 from graph_trust.context.payload import Payload
 from graph_trust.context.service import get_context as _get_context
 from graph_trust.demo.run import DemoReport, run_demo
-from graph_trust.errors import InputError, RunFailedError
+from graph_trust.errors import RunFailedError
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.budget import BudgetReport, ReviewCommands, evaluate_budget
 from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE
@@ -69,7 +72,7 @@ from graph_trust.review import queue as review_queue_mod
 from graph_trust.review import skips as review_skips
 from graph_trust.review.candidates import location_of, open_candidates
 from graph_trust.review.copy import CopyReport as ReviewCopyReport
-from graph_trust.review.copy import copy_tables
+from graph_trust.review.copy import check_distinct, copy_tables
 from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.review.fact import fact_view
 from graph_trust.review.graph_read import uncited_edge_facts
@@ -97,6 +100,7 @@ from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
 from graph_trust.sync.report import SyncReport
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+from graph_trust.sync.review_db import demo_review_db
 
 VERSION = __version__
 
@@ -231,9 +235,7 @@ def review_copy(settings: Settings, source: str | Path, destination: str | Path)
     ``destination`` (made a review DB first), SQLite and PostgreSQL either way; rows the
     destination holds are kept; idempotent (:mod:`graph_trust.review.copy`)."""
     src, dst = location_of(source, settings.review), location_of(destination, settings.review)
-    if src.dialect == dst.dialect and (src.path.resolve() == dst.path.resolve() if src.path and dst.path
-                                       else src.display == dst.display):
-        raise InputError(f"review copy: the source and the destination are the same review DB ({src})")
+    check_distinct(src, dst)
     with ReviewConn.open(src, readonly=True):
         pass  # (a missing or unreachable source fails before the destination is made)
     init_review_db(dst)
@@ -474,21 +476,9 @@ async def _sync_demo_review(settings: Settings, rows: list[dict[str, Any]], path
     """The demo's review DB, then a full sync of it onto ``graph``. Made the first time (or with
     ``reset``) with every table (candidates, confidence, review: what the getting-started steps
     use); later demos keep everything in it (decisions, the retrieval log, flags, confidence
-    records) and add only the sample rows it lacks, so the sync applies the user's decisions."""
-    path = Path(path)
-    if reset or not path.exists():
-        tmp = path.with_suffix(".tmp")
-        tmp.unlink(missing_ok=True)
-        init_review_db(tmp)
-        insert_rows(tmp, rows)
-        if records:
-            insert_records(tmp, records)
-        os.replace(tmp, path)
-    else:
-        init_review_db(path)  # (completes an older demo's DB in place)
-        with ReviewConn.open(parse_location(path), readonly=True) as conn:  # (the sample's own schema)
-            have = {str(r[0]) for r in conn.query("SELECT id FROM candidates")}
-        insert_rows(path, [r for r in rows if str(r["id"]) not in have])
+    records) and add only the sample rows it lacks, so the sync applies the user's decisions
+    (:func:`graph_trust.sync.review_db.demo_review_db`)."""
+    demo_review_db(Path(path), rows, init=init_review_db, records=records, reset=reset)
     return await _sync_review_db(settings, path, graph)
 
 

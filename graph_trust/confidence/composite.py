@@ -1,7 +1,7 @@
 """The composite confidence score, its level and decision guidance by risk.
 
-``confidence = sum(weight[f] * factor[f])`` over the seven factors, with the reference's
-weights by default (freshness 0.20, source 0.20, verification 0.15, consensus 0.15,
+``confidence = sum(weight[f] * factor[f])`` over the seven factors, with
+``confidence.weights`` (default freshness 0.20, source 0.20, verification 0.15, consensus 0.15,
 contradiction 0.10, success 0.10, context 0.10). Levels: very_high >= 0.85, high >= 0.70,
 medium >= 0.55, low >= 0.40, very_low below. Decision: act when the score meets the risk's
 threshold (low 0.40, medium 0.60, high 0.75, critical 0.90); within 0.1 below it, verify

@@ -34,7 +34,7 @@ class FactScope:
 
 
 def relevance(fact: FactScope, ctx: Context | None) -> float:
-    """The reference's weighted match of ``fact`` to ``ctx``, in [0, 1]."""
+    """The weighted match of ``fact`` to ``ctx``, in [0, 1]."""
     if ctx is None:
         return NEUTRAL
     score = used = 0.0

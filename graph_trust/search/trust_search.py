@@ -71,7 +71,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     fields, defaults and bounds are :class:`graph_trust.config.RankingSettings`'.
 
     ``trust_weight`` None means ``GRAPHITI_TRUST_WEIGHT`` or the default. ``boost_form``
-    ``additive`` is the reference ``rrf + trust * weight``; ``supported`` scales the boost by
+    ``additive`` is the plain ``rrf + trust * weight``; ``supported`` scales the boost by
     the item's relevance support. Trust below ``min_boost_trust`` boosts nothing.
     ``pool_multiplier`` widens each method's candidate list beyond Graphiti's ``2 * limit``.
     ``boost_expired`` lets edges whose ``invalid_at``/``expired_at`` is past keep their boost.
