@@ -108,6 +108,31 @@ def test_config_imports_only_the_errors():
     assert found == {"graph_trust.errors"}, f"graph_trust.config imports {sorted(found - {'graph_trust.errors'})}"
 
 
+def test_the_entry_point_is_a_facade_with_real_signatures_and_one_name_each():
+    """``help(api.search)`` lists what search takes: no function of api.py hides its parameters
+    behind ``**options``; and a command has one name there (no ``sync = run_sync``)."""
+    hidden, aliases = _facade_faults(MODULES["graph_trust.api"].read_text(encoding="utf-8"))
+    assert not hidden, f"api functions taking **kwargs: {hidden}"
+    assert not aliases, f"second names in api.py: {aliases}"
+
+
+def _facade_faults(source: str) -> tuple[list[str], list[str]]:
+    """(top-level functions taking ``**kwargs``, top-level ``name = other_name`` assignments that
+    are not constants)."""
+    tree = ast.parse(source)
+    hidden = [f.name for f in tree.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.args.kwarg]
+    aliases = [a.targets[0].id for a in tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1
+               and isinstance(a.targets[0], ast.Name) and not a.targets[0].id.isupper()
+               and isinstance(a.value, ast.Name | ast.Attribute)]
+    return hidden, aliases
+
+
+def test_the_facade_check_sees_what_it_forbids():
+    planted = ("VERSION = __version__\nsync = run_sync\nstatus = index_ops.status\nlimit = 5\n"
+               "async def search(settings, q, **options): ...\ndef runs(settings, limit=50): ...\n")
+    assert _facade_faults(planted) == (["search"], ["sync", "status"])
+
+
 def test_no_function_level_imports_of_project_modules():
     hidden = [(name, t, line) for name, path in MODULES.items() if _mine(name)
               for t, top, line in _imports(path) if not top]
