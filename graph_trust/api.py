@@ -404,9 +404,7 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
     """``graph-trust review history``: the audit trail of review decisions and skips, newest first
     (all, or those on one candidate id or edge uuid)."""
     with review_candidates(settings, review_db, readonly=True) as (conn, _):
-        rows = review_decisions.history(conn, target=target, limit=limit)
-        rows += review_skips.history_rows(conn, target, limit)
-        return sorted(rows, key=lambda r: (r["decided_at"], r["batch_id"]), reverse=True)[:limit]
+        return review_skips.audit_trail(conn, target, limit)
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
