@@ -39,7 +39,7 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust.clients.probe import check_query_embedder
-from graph_trust.config import CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
+from graph_trust.config import RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
 from graph_trust.errors import InputError
 from graph_trust.graph import routing
 from graph_trust.graph.reviewed_slots import reviewed_slot_rows
@@ -51,22 +51,13 @@ from graph_trust.search.ranking import Explanation
 from graph_trust.search.rules.base import RuleParams
 from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, learn_relations, relation_key
 
-# The defaults live in graph_trust.config (one source); these names keep existing imports working.
-_DEFAULTS = RankingSettings()
-DEFAULT_TRUST_WEIGHT = _DEFAULTS.trust_weight  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
-DEFAULT_BOOST_FORM: ranking.BoostForm = _DEFAULTS.boost_form
-DEFAULT_MIN_BOOST_TRUST = _DEFAULTS.min_boost_trust
-DEFAULT_NEGATIVE_STATUSES = tuple(_DEFAULTS.negative_statuses)
-DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
-DEFAULT_COMPETITORS: CompetitorOrder = _DEFAULTS.competitors
-DEFAULT_RELATION_WEIGHT = _DEFAULTS.relation_weight
 MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
 # edge uuids of a candidate pool -> the trust each is ranked by instead of its stored trust_score
 TrustOverride = Callable[[list[str]], Mapping[str, float | None]]
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
-    """``GRAPHITI_TRUST_WEIGHT`` if set (validated like the config), else :data:`DEFAULT_TRUST_WEIGHT`."""
+    """``GRAPHITI_TRUST_WEIGHT`` if set (validated like the config), else ``search.trust_weight``'s default."""
     return env_setting("search.trust_weight", environ)
 
 
@@ -80,7 +71,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     fields, defaults and bounds are :class:`graph_trust.config.RankingSettings`'.
 
     ``trust_weight`` None means ``GRAPHITI_TRUST_WEIGHT`` or the default. ``boost_form``
-    ``additive`` is the reference ``rrf + trust * weight``; ``supported`` scales the boost by
+    ``additive`` is the plain ``rrf + trust * weight``; ``supported`` scales the boost by
     the item's relevance support. Trust below ``min_boost_trust`` boosts nothing.
     ``pool_multiplier`` widens each method's candidate list beyond Graphiti's ``2 * limit``.
     ``boost_expired`` lets edges whose ``invalid_at``/``expired_at`` is past keep their boost.
@@ -94,7 +85,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     by the newer ``valid_at`` (``trust_recency``), or not at all (``none``);
     ``relation_weight`` adds to each edge that share of its best competitor's fused score
     (``relation_mode`` ``best``) or of all of theirs (``sum``), at most ``relation_cap`` of
-    its own. ``profile`` ``reference`` is seed 002's formula alone; ``graphiti`` is Graphiti's
+    its own. ``profile`` ``reference`` is the additive formula alone; ``graphiti`` is Graphiti's
     ``search_`` (weight 0, no rule); explicit keys override the profile's.
     """
 
@@ -142,7 +133,7 @@ class TrustSearchResults(SearchResults):
 
     edge_explanations: list[Explanation] = Field(default_factory=list)
     node_explanations: list[Explanation] = Field(default_factory=list)
-    trust_weight: float = DEFAULT_TRUST_WEIGHT
+    trust_weight: float = RankingSettings.model_fields["trust_weight"].default
     # per scope and graph searched by cosine: {"kind", "graph", "stage" (index | scan), "reason"}
     cosine_stages: list[dict[str, str]] = Field(default_factory=list)
     # the Relations the search used (which relations hold one value, and why): the later stages
@@ -361,7 +352,7 @@ async def trust_search(
     ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
     ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
     mutated. ``trust_weight`` overrides the config's (which defaults to
-    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). ``trust_override`` ranks the
+    ``GRAPHITI_TRUST_WEIGHT`` or ``search.trust_weight``'s default). ``trust_override`` ranks the
     pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
     facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
     ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group

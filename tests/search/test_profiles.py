@@ -2,7 +2,7 @@
 Graphiti's invalidation and competing facts are all present:
 
 - ``graphiti`` is exactly ``search_`` (items, order, scores), whatever the trust;
-- ``reference`` is ``search_`` at weight 0 and seed 002's additive formula above it;
+- ``reference`` is ``search_`` at weight 0 and the additive formula ``rrf + trust_score * trust_weight`` above it;
 - ``default`` moves an item away from Graphiti's order only with a reason its explanation
   names: a trust boost, a relation bonus, negative evidence or a rule that moved it.
 

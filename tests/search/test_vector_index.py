@@ -259,7 +259,7 @@ async def test_trust_search_scan_is_graphiti_and_index_says_so(indexed):
     graphiti = make_graphiti(driver, embedder=HashingEmbedder(dim=DIM))
     vec = unit(np.random.default_rng(2))
     for mode, stage in (("scan", "scan"), ("index", "index")):
-        cfg = copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 10).model_copy(update={"profile": "reference"})  # seed 002's formula
+        cfg = copy_recipe(gt.EDGE_HYBRID_SEARCH_RRF_TRUST, 10).model_copy(update={"profile": "reference"})  # the additive formula alone
         cfg.cosine = CosineStage(mode=mode)
         res = await gt.trust_search(graphiti, "fact 3", config=cfg, group_ids=[group], trust_weight=0.0,
                                     query_vector=vec)

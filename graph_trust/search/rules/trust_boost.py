@@ -1,5 +1,5 @@
-"""The trust boost: ``trust_score * trust_weight`` added to each item's fused score (seed 002's
-``rrf + trust_score * trust_weight``), times the item's relevance ``support`` in the
+"""The trust boost: ``trust_score * trust_weight`` added to each item's fused score (the additive
+form, ``rrf + trust_score * trust_weight``), times the item's relevance ``support`` in the
 ``supported`` form. Absent trust, trust below ``min_boost_trust``, items with negative evidence
 and ineligible ones (past ``invalid_at``/``expired_at`` unless ``boost_expired``) get 0."""
 
