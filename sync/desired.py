@@ -40,7 +40,7 @@ from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.labels import register as register_labels
 from graph_trust.sync.policy import Policy
 from graph_trust.sync.review_db import REVIEW_FIELDS, ReviewDB
-from graph_trust.sync.state import StateStore, now_iso
+from graph_trust.sync.store.state import StateStore, now_iso
 
 
 @dataclass(frozen=True)

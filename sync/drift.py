@@ -11,7 +11,7 @@ from typing import Any
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.desired import touch_edges
 from graph_trust.sync.graphstate import bucket_range
-from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS
+from graph_trust.sync.store.state import EDGE_PROPS, ENDPOINTS
 from graph_trust.sync.writer import edge_values, mark_entities_dirty, props_equal
 
 

@@ -16,7 +16,7 @@ from graph_trust.graph.routing import Graphs
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.overlap import PIPELINE_DEPTH, started
 from graph_trust.sync.report import SyncReport
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import Change, JournaledWriter, entity_values, landed, read_range, write_range
 
 

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
 
-from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS
+from graph_trust.sync.store.state import EDGE_PROPS, ENDPOINTS
 
 PREFIX = 2          # edge buckets (checksums, drill-down): 256 for hex uuids
 ENTITY_PREFIX = 1   # entity ranges of a full re-aggregation: 16 for hex uuids (fewer, larger queries)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from graph_trust.access.sensitivity import SCOPE_JOIN, SensitivityScale, normalize_label, unknown_labels
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 _LABELS_SQL = ("SELECT lower(trim(sensitivity)), count(*), min(id) FROM sync_candidates "
                "WHERE source = ? AND reason IS NULL AND sensitivity IS NOT NULL AND trim(sensitivity) <> '' "

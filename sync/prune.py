@@ -23,7 +23,7 @@ from graph_trust.config import Settings
 from graph_trust.errors import InputError, StateStoreError
 from graph_trust.sync.report import REPORT_LIMIT, PruneReport
 from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.state import StateStore, now_iso
+from graph_trust.sync.store.state import StateStore, now_iso
 
 _BOUNDARY = ("SELECT seq FROM sync_runs WHERE graph_key = ? AND dry_run = 0 "
              "ORDER BY seq DESC LIMIT 1 OFFSET ?")

@@ -31,7 +31,7 @@ from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runs.identity import graph_key
-from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
+from graph_trust.sync.store.state import COMPARED_PROPS, EDGE_PROPS, StateStore
 from graph_trust.sync.writer import edge_values, props_equal
 
 # The columns of a parsed review row (besides its id) that decide what sync writes.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graph_trust.sync.desired import EDGE_ROWS, desired_ranges, range_sql, recompute_desired
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 # sync.max_clear applies to runs that would clear more edges than this.
 CLEAR_LIMIT_FLOOR = 100

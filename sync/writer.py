@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
-from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
+from graph_trust.sync.store.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
 _EMPTY_ENTITY = dict.fromkeys(ENTITY_PROPS)
 

@@ -22,7 +22,7 @@ from graph_trust.sync.confidence.cache import gather_all
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.desired import BLENDED_SQL
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 EPSILON = 1e-9  # a confidence that moved by no more than this leaves its edge alone
 # the candidates on the edges whose winner's confidence may have moved (cf. desired.TOUCHED_ROWS)

@@ -55,7 +55,7 @@ from graph_trust.sync.relink.matching import (
     settle_claims,
 )
 from graph_trust.sync.relink.report import RelinkReport, report_counts
-from graph_trust.sync.state import StateStore, new_run_id
+from graph_trust.sync.store.state import StateStore, new_run_id
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from graph_trust.sync.relink.evidence_json import relinked_evidence_json
 from graph_trust.sync.relink.matching import RelinkCandidate
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runs.kinds import RunKind
-from graph_trust.sync.state import StateStore, connect_state, now_iso
+from graph_trust.sync.store.state import StateStore, connect_state, now_iso
 
 FIELDS = ("id", "subject", "predicate", "object", "fact", "evidence_refs_json", "group_id")
 

@@ -3,7 +3,7 @@
 What a run wrote is what its journal says it wrote, whatever stopped it: a batch settled after
 Ctrl-C, a batch a later run's recovery found landed, a run killed outright. So these counters
 are never tallied in memory; they are counted from the run's ``sync_journal`` rows in the
-transaction that records the run's end (:meth:`~graph_trust.sync.state.StateStore.finish_run`),
+transaction that records the run's end (:meth:`~graph_trust.sync.store.state.StateStore.finish_run`),
 again whenever recovery settles rows the run left ``pending``, before ``prune`` deletes the
 journal, and live while a run is still running or has rows pending (``graph-trust runs``).
 """

@@ -24,7 +24,7 @@ from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.runs.identity import config_hash, graph_key
 from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.runs.recovery import recover_dead_runs
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import (
     VALIDITY_KIND,
     Change,

@@ -22,7 +22,7 @@ from graph_trust.search.records import MemoryRecord
 from graph_trust.sync.desired import ALL_ROWS, DESIRED_SQL, load_tiers, parse_row
 from graph_trust.sync.labels import joined_scope, strictest_sensitivity
 from graph_trust.sync.policy import Policy
-from graph_trust.sync.state import SCHEMA
+from graph_trust.sync.store.state import SCHEMA
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 SCALE = SensitivityScale.of(["public", "low", "medium", "high", "hyper"], {"internal": "low"})

@@ -9,7 +9,7 @@ from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 from graph_trust.errors import InputError
 from graph_trust.sync import list_runs, prune, rollback, run_sync
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 
 @pytest.fixture

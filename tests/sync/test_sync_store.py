@@ -11,7 +11,7 @@ import sqlite3
 
 from paths import REPO
 
-from graph_trust.sync.state import connect_state
+from graph_trust.sync.store.state import connect_state
 from graph_trust.sync.store.named import sql, statements
 from graph_trust.sync.store.run_tables import TEMP_TABLES, RunTables
 
@@ -21,7 +21,7 @@ SQL_WORDS = re.compile(r"\b(SELECT|INSERT|DELETE|UPDATE|CREATE|DROP|PRAGMA)\b")
 NOT_YET_MOVED = {
     "sync/confidence/trust.py", "sync/desired.py", "sync/drift.py", "sync/entity_trust.py", "sync/graphstate.py",
     "sync/labels.py", "sync/prune.py", "sync/relink/store.py", "sync/runs/counts.py",
-    "sync/runs/rollback.py", "sync/state.py", "sync/verify.py", "sync/work.py", "sync/writer.py",
+    "sync/runs/rollback.py", "sync/store/state.py", "sync/verify.py", "sync/work.py", "sync/writer.py",
 }
 # modules that speak SQL to the review DB (not the state store)
 REVIEW_DB = {"sync/review_db.py", "sync/confidence/schema.py", "sync/confidence/store.py",
@@ -55,7 +55,7 @@ def test_the_runner_reads_as_its_steps_with_no_sql():
 
 def test_only_the_store_and_the_listed_modules_run_sql():
     found = {str(p.relative_to(REPO)) for p in SYNC.rglob("*.py") if _runs_sql(p)}
-    outside = found - {"sync/store/run_tables.py"} - NOT_YET_MOVED - REVIEW_DB
+    outside = {p for p in found if not p.startswith("sync/store/")} - NOT_YET_MOVED - REVIEW_DB
     assert outside == set(), "modules running SQL of their own: move their statements into sync/store/"
     # the phases split out of the runner never did
     for name in ("edge_phase", "shadow_refresh", "candidate_phase", "trust_tokens", "vector_recheck"):

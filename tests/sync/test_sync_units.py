@@ -25,7 +25,7 @@ from graph_trust.sync.desired import (
 )
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import policy_of
-from graph_trust.sync.state import SCHEMA
+from graph_trust.sync.store.state import SCHEMA
 from graph_trust.sync.writer import journal_json
 
 POLICY = policy_of(Settings())
@@ -141,7 +141,7 @@ def test_journal_json_memo_is_exactly_json_dumps(dicts):
 def test_state_store_checkpoints_in_the_background(tmp_path):
     """Commits leave their pages in the write-ahead log (the auto-checkpoint threshold is high);
     the background checkpoint, on its own connection, copies them into the database file."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     store = StateStore(tmp_path / "state.sqlite3")
     try:
@@ -204,7 +204,7 @@ def test_unique_ids_reads_the_review_tables_declaration(tmp_path):
 def test_a_state_store_from_before_the_endpoint_columns_is_upgraded_on_open(tmp_path):
     """A state store made before the shadow recorded endpoints gains the columns when opened
     (its rows keep their values, endpoints unknown); opening it again changes nothing."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     path = tmp_path / "state.sqlite3"
     con = sqlite3.connect(path)
@@ -239,7 +239,7 @@ def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[
     from graph_trust.config import ReviewSettings
     from graph_trust.sync.desired import ReviewSource, refresh_candidates
     from graph_trust.sync.review_db import ReviewDB
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     db = root / "r.sqlite3"
     con = sqlite3.connect(db)
@@ -289,7 +289,7 @@ def test_joins_on_the_copy_use_its_indexes(tmp_path):
     """(sync_candidates is WITHOUT ROWID: SQLite would otherwise look an edge up by the primary key's
     first column alone, a scan of every row of the source per edge.)"""
     from graph_trust.sync.desired import QUARANTINED_ROWS, TOUCHED_ROWS
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     store = StateStore(tmp_path / "state.sqlite3")
     load_tiers(store.con, POLICY)
@@ -306,7 +306,7 @@ def test_a_copy_from_before_content_comparison_is_dropped_and_read_again(tmp_pat
     """A state store whose copy of the review DB predates content comparison (a rowid table
     without the raw columns) loses the copy and the sources' refresh records on open: the next
     run re-reads every row, as --full, instead of trusting a copy that may hold missed changes."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     path = tmp_path / "state.sqlite3"
     con = sqlite3.connect(path)

@@ -21,7 +21,7 @@ from graph_trust.errors import ReviewDBError  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.sync.relink import relink  # noqa: E402
 from graph_trust.sync.relink import store as relink_store  # noqa: E402
-from graph_trust.sync.state import StateStore  # noqa: E402
+from graph_trust.sync.store.state import StateStore  # noqa: E402
 
 EMB = HashingEmbedder()
 OLD = "00000000-0000-4000-8000-0000000000aa"
