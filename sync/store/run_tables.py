@@ -2,8 +2,11 @@
 ``temp.unmatched`` (edges it did not find), ``temp.foreign_props`` (what a full scan read of edges
 holding owned properties but no trust_score), ``temp.work`` (the diff, built by
 :class:`~graph_trust.sync.work.WorkTable`), ``temp.tiers`` (the policy's tiers, from
-:func:`~graph_trust.sync.desired.load_tiers`) and ``temp.guard_edges`` (the guard's invalidated
-edges). A run starts with none of them and drops them all when it ends."""
+:func:`~graph_trust.sync.desired.load_tiers`), ``temp.guard_edges`` (the guard's invalidated
+edges), ``temp.conf_edges`` (the edges whose winner's confidence moved), ``temp.changed`` and
+``temp.gone`` (the review rows a refresh reads again, the ids that left), ``temp.review_rows`` and
+``temp.desired`` (verify's fresh read of the review DB and the desired state it gives).
+A run starts with none of them and drops them all when it ends."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from typing import Any
 
 from graph_trust.sync.store.named import sql
 
-TEMP_TABLES = ("keys", "work", "unmatched", "foreign_props", "tiers", "guard_edges")
+TEMP_TABLES = ("keys", "work", "unmatched", "foreign_props", "tiers", "guard_edges", "conf_edges", "changed", "gone",
+               "review_rows", "desired")
 
 
 class RunTables:
@@ -26,6 +30,53 @@ class RunTables:
         """An empty ``temp.keys``."""
         self.con.execute(sql("create_keys"))
         self.con.execute(sql("clear_keys"))
+
+    def new_conf_edges(self) -> None:
+        """An empty ``temp.conf_edges``."""
+        self.con.execute(sql("create_conf_edges"))
+        self.con.execute(sql("clear_conf_edges"))
+
+    def load_tiers(self, tiers: dict[str, float | None]) -> None:
+        """``temp.tiers`` holds ``tiers`` (status -> score; None: unscored)."""
+        self.con.execute(sql("create_tiers"))
+        self.con.execute(sql("clear_tiers"))
+        self.con.executemany(sql("add_tier"), list(tiers.items()))
+
+    def new_changed(self, params: dict[str, Any], scan: str) -> None:
+        """``temp.changed``: the review rows of ``scan`` whose content differs from the copy's."""
+        self.con.execute(sql("drop_changed"))
+        self.con.execute(sql("create_changed", scan=scan), params)
+
+    def new_gone(self) -> None:
+        """An empty ``temp.gone`` (ids of candidates that left the review DB)."""
+        self.con.execute(sql("drop_gone"))
+        self.con.execute(sql("create_gone"))
+
+    def new_review_rows(self) -> None:
+        """An empty ``temp.review_rows`` (verify's fresh read of the review DB)."""
+        self.con.execute(sql("drop_review_rows"))
+        self.con.execute(sql("create_review_rows"))
+        self.con.execute(sql("index_review_rows"))
+
+    def new_exact_desired(self, params: dict[str, Any], parts: dict[str, str]) -> None:
+        """``temp.desired``: the desired state ``temp.review_rows`` gives each edge."""
+        self.con.execute(sql("drop_exact_desired"))
+        self.con.execute(sql("create_exact_desired", **parts), params)
+        self.con.execute(sql("index_exact_desired"))
+
+    def new_work(self, *, source: str, graph_key: str, everything: bool) -> None:
+        """A new ``temp.work`` (empty with ``everything``: filled range by range; else the keys'
+        differences) and an empty ``temp.unmatched``; ``temp.keys`` gets the touched (and, but with
+        ``everything``, the unmatched) edges."""
+        self.con.execute(sql("drop_work"))
+        self.con.execute(sql("drop_unmatched"))
+        self.con.execute(sql("create_unmatched"))
+        self.con.execute(sql("keys_of_touched"), {"source": source})
+        if everything:
+            self.con.execute(sql("create_work_empty"))
+            return
+        self.con.execute(sql("keys_of_unmatched"), {"source": source})
+        self.con.execute(sql("create_work_of_keys"), {"source": source, "graph_key": graph_key})
 
     def work_rows(self) -> int:
         return self.con.execute(sql("count_work")).fetchone()[0]

@@ -255,7 +255,7 @@ class StateStore:
         """Run the statement ``name`` (in the caller's transaction, if any)."""
         self.con.execute(sql(name), params)
 
-    def do_many(self, name: str, params: list[dict[str, Any]]) -> None:
+    def do_many(self, name: str, params: list[dict[str, Any]] | list[tuple]) -> None:
         """Run the statement ``name`` once per parameter set (in the caller's transaction, if any)."""
         self.con.executemany(sql(name), params)
 
@@ -263,6 +263,14 @@ class StateStore:
         """The first column of the statement's first row, or None when it has none."""
         row = self.con.execute(sql(name), params).fetchone()
         return None if row is None else row[0]
+
+    def cursor(self, name: str, **params: Any) -> sqlite3.Cursor:
+        """The statement's cursor (for rows read a batch at a time)."""
+        return self.con.execute(sql(name), params)
+
+    def changed(self, name: str, **params: Any) -> int:
+        """Run the statement ``name``; the rows it changed."""
+        return self.con.execute(sql(name), params).rowcount
 
     def rows(self, name: str, **params: Any) -> list[tuple]:
         return self.con.execute(sql(name), params).fetchall()
@@ -369,8 +377,7 @@ class StateStore:
 
     def runs_with_pending_rows(self, graph_key: str) -> list[str]:
         """Runs of this graph with journal rows not yet settled."""
-        return [r[0] for r in self.con.execute(
-            "SELECT DISTINCT run_id FROM sync_journal WHERE graph_key = ? AND state = 'pending'", (graph_key,))]
+        return [r[0] for r in self.rows("runs_with_pending_rows", graph_key=graph_key)]
 
     def unfinished_runs(self, graph_key: str) -> list[str]:
         """Runs still marked running for this graph (their process died; the caller holds the lock)."""
