@@ -5,7 +5,8 @@ holding owned properties but no trust_score), ``temp.work`` (the diff, built by
 :func:`~graph_trust.sync.desired.load_tiers`), ``temp.guard_edges`` (the guard's invalidated
 edges), ``temp.conf_edges`` (the edges whose winner's confidence moved), ``temp.changed`` and
 ``temp.gone`` (the review rows a refresh reads again, the ids that left), ``temp.review_rows`` and
-``temp.desired`` (verify's fresh read of the review DB and the desired state it gives).
+``temp.desired`` (verify's fresh read of the review DB and the desired state it gives), and verify's
+``temp.actual``, ``temp.want``, ``temp.have`` and ``temp.unmatched_edges`` (what the graph holds).
 A run starts with none of them and drops them all when it ends."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from graph_trust.sync.store.named import sql
 
 TEMP_TABLES = ("keys", "work", "unmatched", "foreign_props", "tiers", "guard_edges", "conf_edges", "changed", "gone",
-               "review_rows", "desired")
+               "review_rows", "desired", "actual", "want", "have", "unmatched_edges")
 
 
 class RunTables:
@@ -78,6 +79,26 @@ class RunTables:
         self.con.execute(sql("keys_of_unmatched"), {"source": source})
         self.con.execute(sql("create_work_of_keys"), {"source": source, "graph_key": graph_key})
 
+    def new_want_and_have(self, graph: str) -> None:
+        """Verify's ``temp.want`` (each entity's trust computed from ``temp.actual``'s edges of
+        ``graph``, with the connection's ``trust_aggregate``) and an empty ``temp.have``."""
+        self.con.execute(sql("drop_want"))
+        self.con.execute(sql("create_want"))
+        self.con.execute(sql("fill_want"), {"g": graph})
+        self.con.execute(sql("drop_have"))
+        self.con.execute(sql("create_have"))
+
+    def new_actual(self) -> None:
+        """An empty ``temp.actual`` (verify's read of the edges carrying trust)."""
+        self.con.execute(sql("drop_actual"))
+        self.con.execute(sql("create_actual"))
+
+    def new_unmatched_edges(self, edges: list[tuple[str, str]]) -> None:
+        """``temp.unmatched_edges``: ``edges`` (graph, uuid)."""
+        self.con.execute(sql("drop_unmatched_edges"))
+        self.con.execute(sql("create_unmatched_edges"))
+        self.con.executemany(sql("note_unmatched_edge"), edges)
+
     def work_rows(self) -> int:
         return self.con.execute(sql("count_work")).fetchone()[0]
 
@@ -93,7 +114,7 @@ class RunTables:
     def drop(self) -> None:
         """The run is over: every temporary table it made goes."""
         for name in TEMP_TABLES:
-            self.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            self.con.execute(sql("drop_temp_table", table=name))
 
 
 __all__ = ["RunTables", "TEMP_TABLES"]

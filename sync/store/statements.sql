@@ -847,3 +847,301 @@ WHERE graph_key = :graph_key AND state = 'pending' ORDER BY seq
 -- name: settle_row
 -- One journal row read back: :state is applied or void. :state, :seq
 UPDATE sync_journal SET state = :state WHERE seq = :seq
+
+-- name: exact_desired_graphs
+-- The graphs verify's fresh read gives trust in (temp.desired).
+SELECT DISTINCT graph FROM temp.desired
+
+-- name: shadow_graphs
+-- The graphs of the shadow. :graph_key
+SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = :graph_key
+
+-- name: review_rows_graphs
+-- The graphs verify's fresh read names (temp.review_rows).
+SELECT DISTINCT graph FROM temp.review_rows WHERE graph IS NOT NULL
+
+-- name: copy_differs
+-- The ids of rows the state store's copy has otherwise than verify's fresh read (temp.review_rows):
+-- differing, missing from either, by id. :s
+SELECT r.id FROM temp.review_rows r LEFT JOIN sync_candidates c ON c.source = r.source AND c.id = r.id
+WHERE c.id IS NULL OR c.graph IS NOT r.graph OR c.edge_uuid IS NOT r.edge_uuid OR c.status IS NOT r.status
+   OR c.memory_type IS NOT r.memory_type OR c.sensitivity IS NOT r.sensitivity OR c.scope IS NOT r.scope
+   OR c.reason IS NOT r.reason
+UNION SELECT c.id FROM sync_candidates c WHERE c.source = :s AND NOT EXISTS
+(SELECT 1 FROM temp.review_rows r WHERE r.source = c.source AND r.id = c.id) ORDER BY 1
+
+-- name: review_rows_quarantined
+-- How many rows of verify's fresh read are quarantined.
+SELECT count(*) FROM temp.review_rows WHERE reason IS NOT NULL
+
+-- name: drop_want
+-- temp.want goes (RunTables).
+DROP TABLE IF EXISTS temp.want
+
+-- name: create_want
+-- temp.want: each entity's trust as verify computes it from the graph's trusted edges.
+CREATE TEMP TABLE want (uuid TEXT PRIMARY KEY, score REAL)
+
+-- name: fill_want
+-- temp.want of one graph: trust_aggregate (verify's aggregate function) of the scores of temp.actual's
+-- edges at each entity; each edge once per endpoint, a self-loop once. :g
+INSERT INTO temp.want SELECT entity, trust_aggregate(score) FROM (SELECT source_uuid AS entity,
+trust_score AS score FROM temp.actual WHERE graph = :g UNION ALL SELECT target_uuid, trust_score
+FROM temp.actual WHERE graph = :g AND target_uuid IS NOT source_uuid) WHERE entity IS NOT NULL
+GROUP BY entity
+
+-- name: drop_have
+-- temp.have goes (RunTables).
+DROP TABLE IF EXISTS temp.have
+
+-- name: create_have
+-- temp.have: each trusted entity's trust as the graph holds it.
+CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)
+
+-- name: note_have
+-- One entity's trust as the graph holds it. Positional: uuid, score.
+INSERT OR REPLACE INTO temp.have VALUES (?, ?)
+
+-- name: have_and_want
+-- Each trusted entity's trust held and computed (NULL: none), by uuid.
+SELECT h.uuid, h.score, w.score FROM temp.have h LEFT JOIN temp.want w ON w.uuid = h.uuid ORDER BY h.uuid
+
+-- name: want_lacking
+-- The entities that should hold trust and hold none, by uuid: uuid, score.
+SELECT w.uuid, w.score FROM temp.want w WHERE w.score IS NOT NULL AND NOT EXISTS
+(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid
+
+-- name: drop_actual
+-- temp.actual goes (RunTables).
+DROP TABLE IF EXISTS temp.actual
+
+-- name: create_actual
+-- temp.actual: every edge carrying trust, as the graph holds it, with its endpoints.
+CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, trust_score, trust_status, trust_run_id, trust_updated_at,
+    memory_type, sensitivity, scope, source_uuid TEXT, target_uuid TEXT, PRIMARY KEY (graph, uuid))
+
+-- name: note_actual
+-- One such edge. Positional: graph, uuid, then state.EDGE_PROPS, then source_uuid, target_uuid.
+INSERT OR REPLACE INTO temp.actual VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+
+-- name: actual_differs
+-- The edges whose trust may differ from the desired (values compared as stored: a superset of what
+-- writer.props_equal, which compares text, finds): graph, uuid, state.EDGE_PROPS as held, then the
+-- desired score, status, memory_type, sensitivity, scope (NULL score: none desired), by graph, uuid.
+SELECT a.graph, a.uuid, a.trust_score, a.trust_status, a.trust_run_id, a.trust_updated_at, a.memory_type,
+       a.sensitivity, a.scope, d.score, d.status, d.memory_type, d.sensitivity, d.scope
+FROM temp.actual a LEFT JOIN temp.desired d ON d.graph = a.graph AND d.edge_uuid = a.uuid
+WHERE d.score IS NULL OR a.trust_score IS NULL OR abs(a.trust_score - d.score) > 1e-9
+   OR a.trust_status IS NOT d.status OR a.memory_type IS NOT d.memory_type
+   OR a.sensitivity IS NOT d.sensitivity OR a.scope IS NOT d.scope ORDER BY a.graph, a.uuid
+
+-- name: desired_missing
+-- The desired edges the graph holds no trust on: graph, uuid, score, by graph, uuid.
+SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS
+(SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) ORDER BY d.graph, d.edge_uuid
+
+-- name: drop_unmatched_edges
+-- temp.unmatched_edges goes (RunTables).
+DROP TABLE IF EXISTS temp.unmatched_edges
+
+-- name: create_unmatched_edges
+-- temp.unmatched_edges: the desired edges the graph does not have.
+CREATE TEMP TABLE unmatched_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))
+
+-- name: note_unmatched_edge
+-- One of them. Positional: graph, uuid.
+INSERT INTO temp.unmatched_edges VALUES (?, ?)
+
+-- name: unmatched_scored_rows
+-- Scored usable rows of verify's fresh read citing those edges (CROSS JOIN: one pass over the rows,
+-- each looked up in the unmatched edges' key).
+SELECT count(*) FROM temp.review_rows c CROSS JOIN temp.unmatched_edges u ON
+u.graph = c.graph AND u.uuid = c.edge_uuid JOIN temp.tiers t ON t.status = c.status
+WHERE c.reason IS NULL AND t.score IS NOT NULL
+
+-- name: create_relink_runs
+-- relink_runs: one row per relink run (created on relink's first use).
+CREATE TABLE IF NOT EXISTS relink_runs (
+    run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,
+    review_db TEXT NOT NULL, table_name TEXT NOT NULL, id_column TEXT NOT NULL,
+    evidence_column TEXT NOT NULL, counts_json TEXT, updated_column TEXT
+)
+
+-- name: create_relink_journal
+-- relink_journal: the evidence JSON each relink run replaced, and with what.
+CREATE TABLE IF NOT EXISTS relink_journal (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, candidate_id TEXT NOT NULL,
+    old_json TEXT NOT NULL, new_json TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+)
+
+-- name: begin
+-- Open a transaction.
+BEGIN
+
+-- name: add_relink_run
+-- A relink run starts (pending). Positional: run_id, started_at, review_db, table_name, id_column,
+-- evidence_column, counts_json, updated_column.
+INSERT INTO relink_runs VALUES (?, ?, NULL, 'pending', ?, ?, ?, ?, ?, ?)
+
+-- name: add_relink_journal
+-- One evidence change of a relink run. Positional: run_id, seq, candidate_id, old_json, new_json.
+INSERT INTO relink_journal VALUES (?, ?, ?, ?, ?)
+
+-- name: finish_relink_run
+-- A relink run ends with :status. :status, :at, :run_id
+UPDATE relink_runs SET status = :status, finished_at = :at WHERE run_id = :run_id
+
+-- name: relink_run
+-- One relink run (relink_journal.RUN_KEYS order). :run_id
+SELECT run_id, started_at, finished_at, status, review_db, table_name, id_column, evidence_column, counts_json,
+       updated_column
+FROM relink_runs WHERE run_id = :run_id
+
+-- name: relink_run_ids
+-- Every relink run, oldest first.
+SELECT run_id FROM relink_runs ORDER BY started_at, run_id
+
+-- name: relink_journal_of
+-- A relink run's changes, in order: candidate id, old JSON, new JSON. :run_id
+SELECT candidate_id, old_json, new_json FROM relink_journal WHERE run_id = :run_id ORDER BY seq
+
+-- name: later_relink_runs
+-- The successful relink runs of the same review DB started no earlier than this one (but it). :started_at, :run_id, :review_db
+SELECT DISTINCT r.run_id FROM relink_runs r JOIN relink_journal j ON j.run_id = r.run_id
+WHERE r.started_at >= :started_at AND r.run_id != :run_id AND r.review_db = :review_db AND r.status = 'ok'
+
+-- name: relink_used
+-- Whether relink ever ran on this state store (its table exists).
+SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'
+
+-- name: newest_relink_runs
+-- The newest :limit relink runs: run_id, started_at, finished_at, status, counts_json. :limit
+SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs ORDER BY started_at DESC LIMIT :limit
+
+-- name: set_busy_timeout
+-- Template: wait up to {ms} milliseconds for another writer's lock.
+PRAGMA busy_timeout = {ms}
+
+-- name: use_wal
+-- Readers and one writer at once (write-ahead log).
+PRAGMA journal_mode = WAL
+
+-- name: sync_normal
+-- fsync at checkpoints only (safe in WAL mode: a crash loses no committed transaction's integrity).
+PRAGMA synchronous = NORMAL
+
+-- name: set_autocheckpoint
+-- Template: a commit leaving more than {pages} pages in the log copies them into the file.
+PRAGMA wal_autocheckpoint = {pages}
+
+-- name: set_cache
+-- A 32 MiB page cache: indexes of 100k+ rows stay hot.
+PRAGMA cache_size = -32768
+
+-- name: candidates_table_sql
+-- How sync_candidates was declared (to tell a copy made before content comparison).
+SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_candidates'
+
+-- name: begin_immediate
+-- Open a write transaction now.
+BEGIN IMMEDIATE
+
+-- name: commit
+-- Commit.
+COMMIT
+
+-- name: rollback
+-- Roll back.
+ROLLBACK
+
+-- name: drop_candidates_table
+-- The old copy of the review DB goes (read again in full).
+DROP TABLE sync_candidates
+
+-- name: forget_sources
+-- Every source's refresh record goes (the next run re-reads everything).
+DELETE FROM sync_sources
+
+-- name: table_columns
+-- Template: the columns of table {table}.
+PRAGMA table_info({table})
+
+-- name: add_column
+-- Template: add column {column} of type {kind} to {table} (a state store made by an earlier version).
+ALTER TABLE {table} ADD COLUMN {column} {kind}
+
+-- name: checkpoint_passive
+-- Copy the write-ahead log into the file without blocking anyone.
+PRAGMA wal_checkpoint(PASSIVE)
+
+-- name: next_run_seq
+-- The next run's sequence number.
+SELECT coalesce(max(seq), 0) + 1 FROM sync_runs
+
+-- name: add_run
+-- A run starts (running). :run_id, :seq, :kind, :graph_key, :graph, :started_at, :dry_run, :full,
+-- :config_hash, :pid, :target_run
+INSERT INTO sync_runs (run_id, seq, kind, graph_key, graph, started_at, status, dry_run, full, config_hash, pid,
+    target_run)
+VALUES (:run_id, :seq, :kind, :graph_key, :graph, :started_at, 'running', :dry_run, :full, :config_hash, :pid,
+    :target_run)
+
+-- name: finish_run
+-- A run ends. :status, :ended_at, :counts_json, :error, :run_id
+UPDATE sync_runs SET status = :status, ended_at = :ended_at, counts_json = :counts_json, error = :error
+WHERE run_id = :run_id
+
+-- name: update_running_counts
+-- A running run's counters so far. :counts_json, :run_id
+UPDATE sync_runs SET counts_json = :counts_json WHERE run_id = :run_id AND status = 'running'
+
+-- name: run_counts
+-- A run's stored counters (JSON). :run_id
+SELECT counts_json FROM sync_runs WHERE run_id = :run_id
+
+-- name: set_run_counts
+-- A run's counters, counted again. :counts_json, :run_id
+UPDATE sync_runs SET counts_json = :counts_json WHERE run_id = :run_id
+
+-- name: run_kind
+-- A run's kind and whether it was a dry run. :run_id
+SELECT kind, dry_run FROM sync_runs WHERE run_id = :run_id
+
+-- name: run_row
+-- One run, and when graph-trust prune deleted its journal (NULL: never). :run_id
+SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)
+WHERE r.run_id = :run_id
+
+-- name: run_rows
+-- The newest :limit runs, newest first, with when their journal was pruned. :limit
+SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)
+ORDER BY r.seq DESC LIMIT :limit
+
+-- name: run_rows_of_graph
+-- The same for one graph. :graph_key, :limit
+SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)
+WHERE r.graph_key = :graph_key ORDER BY r.seq DESC LIMIT :limit
+
+-- name: last_ok_start
+-- When this graph's last successful (not dry) sync started. :graph_key
+SELECT started_at FROM sync_runs WHERE graph_key = :graph_key AND kind = 'sync' AND status = 'ok' AND dry_run = 0
+ORDER BY seq DESC LIMIT 1
+
+-- name: unfinished_runs
+-- Runs still marked running for this graph, in order. :graph_key
+SELECT run_id FROM sync_runs WHERE graph_key = :graph_key AND status = 'running' ORDER BY seq
+
+-- name: add_quarantine
+-- One candidate a run could not use, with the reason. Positional: run_id, candidate_id, reason.
+INSERT INTO sync_quarantine VALUES (?, ?, ?)
+
+-- name: distinct_graphs
+-- Template: the distinct graphs of {table} where {key} = :v, as index seeks (one per graph) on the
+-- table's ({key}, graph, uuid) primary key instead of a scan of every row. :v
+WITH RECURSIVE d(graph) AS (SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v) UNION ALL
+SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v AND graph > d.graph) FROM d
+WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL
+
+-- name: drop_temp_table
+-- Template: one of a run's temporary tables ({table}) goes.
+DROP TABLE IF EXISTS temp.{table}
