@@ -152,7 +152,7 @@ class StateStore:
         """Copy the write-ahead log into the database file from a worker thread with its own
         connection (a passive checkpoint: it never blocks this connection's transactions).
         Join the returned thread before the process may exit."""
-        def run() -> None:
+        def checkpoint() -> None:
             try:
                 con = sqlite3.connect(f"file:{quote(str(self.path))}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
                 try:
@@ -162,7 +162,7 @@ class StateStore:
             except sqlite3.Error as exc:  # the next commit's own checkpoint does it instead
                 log.debug("background checkpoint of %s: %s", self.path, exc)
 
-        thread = threading.Thread(target=run, name="state-checkpoint", daemon=True)
+        thread = threading.Thread(target=checkpoint, name="state-checkpoint", daemon=True)
         thread.start()
         return thread
 
