@@ -38,7 +38,7 @@ from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.db import Location, ReviewConn, init_hint, run_script
-from graph_trust.sync.state import now_iso
+from graph_trust.sync.store.state import now_iso
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (

@@ -36,7 +36,7 @@ from graph_trust.sync.review_db import ReviewDB, insert_rows
 from graph_trust.sync.runner import sync_graph
 from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 BOUND_S = 1.0  # review.statement_timeout_s in these tests: no answer for 1 + 5 s closes the connection
 
