@@ -51,8 +51,13 @@ async def test_init_over_bolt_is_idempotent_and_creates_every_index(bolt, bolt_s
     second = await schema.init_graph(bolt_settings)
     # an empty graph: no embeddings, so no recall to measure for search.cosine auto
     plain = {"graph": first["graph"], "dialect": "neo4j", "graphs": [bolt.database], "recall": {}}
-    assert {k: v for k, v in first.items() if k != "vector_indexes"} == plain
-    assert {k: v for k, v in second.items() if k != "vector_indexes"} == plain
+    assert {k: v for k, v in first.items() if k not in ("vector_indexes", "vector_stores")} == plain
+    assert {k: v for k, v in second.items() if k not in ("vector_indexes", "vector_stores")} == plain
+    # the exact vector store of the database, one per kind, empty
+    for report in (first, second):
+        assert set(report["vector_stores"]) == {bolt.database}
+        assert set(report["vector_stores"][bolt.database]) == {"edge", "node"}
+        assert all(not v.get("items") for v in report["vector_stores"][bolt.database].values())
     # Vector indexes: ArcadeDB has none to make; a second init on Neo4j finds the first one's.
     statuses = {s["status"] for group in second["vector_indexes"].values() for s in group.values()}
     assert statuses <= ({"unsupported", "no embeddings"} if bolt.arcadedb else {"exists", "no embeddings"})
