@@ -59,7 +59,7 @@ from graph_trust.graph.recall_store import RecallStore  # noqa: E402
 from graph_trust.review import log as retrieval_log  # noqa: E402
 from graph_trust.review.db import ReviewConn  # noqa: E402
 from graph_trust.review.schema import init_review_tables  # noqa: E402
-from graph_trust.search.bm25 import edge_bm25_candidates  # noqa: E402
+from graph_trust.search.bm25 import bm25_candidates  # noqa: E402
 from graph_trust.search.cosine import (  # noqa: E402
     cosine_candidates,
     forget,
@@ -298,7 +298,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 for name, run in (("bm25_graphiti", su.edge_fulltext_search(driver, q, SearchFilters(), [GROUP], pool)),
                                   ("bm25_trust_search", edge_fulltext_candidates(driver, q, SearchFilters(), [GROUP],
                                                                                  pool)),
-                                  ("bm25_store", edge_bm25_candidates(driver, view, q, SearchFilters(), [GROUP], pool)),
+                                  ("bm25_store", bm25_candidates("edge", driver, view, q, SearchFilters(), [GROUP], pool)),
                                   ("cosine_scan", su.edge_similarity_search(driver, v, None, None, SearchFilters(),
                                                                             [GROUP], pool, min_score)),
                                   ("cosine_store", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],

@@ -246,7 +246,7 @@ async def _search(kind: str, driver: Any, vector: list[float], k: int, search_fi
     """The index's top ``k``, through graphiti-core's own filters, score, return clause and
     parser: the best ``limit`` items (equal scores by uuid) and their scores."""
     p = driver.provider
-    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    conds, params, score, returns, build = pieces(kind, p, search_filter, group_ids)
     text = (queries.load(f"{kind}_vector_search", vi.dialect_of(driver))
             .replace("/*filters*/", "".join(f" AND {c}" for c in conds))
             .replace("/*score*/", score).replace("/*returns*/", returns))
@@ -263,7 +263,7 @@ def store_view(stage: CosineStage, driver: Any, kind: str) -> vs.StoreView | Non
     return vs.view(Path(stage.store_dir), stage.graph, vi.graph_name(driver), kind)
 
 
-def _pieces(kind: str, p: Any, search_filter: SearchFilters, group_ids: list[str] | None
+def pieces(kind: str, p: Any, search_filter: SearchFilters, group_ids: list[str] | None
             ) -> tuple[list[str], dict[str, Any], str, str, Any]:
     """graphiti-core's filter conditions, parameters, cosine expression, return clause and parser."""
     if kind == "edge":
@@ -296,7 +296,7 @@ async def _from_store(kind: str, driver: Any, view: vs.StoreView, vector: list[f
     await view.refresh(driver, kind)
     q = q / norm
     p = driver.provider
-    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    conds, params, score, returns, build = pieces(kind, p, search_filter, group_ids)
     rescore = (queries.load(f"{kind}_store_rescore", vi.dialect_of(driver))
                .replace("/*filters*/", "".join(f" AND {c}" for c in conds)).replace("/*score*/", score))
 
