@@ -32,7 +32,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -102,13 +102,24 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
                 ) -> dict[str, Any]:
     """Read every stored embedding of ``kind`` in ``conn``'s graph and write a new generation of
     its store (the previous one stays readable until the pointer moves). Returns its metadata."""
-    t0 = time.monotonic()
     target = vi.EDGES if kind == "edge" else vi.NODES
-    path = location(root, conn.address.display, conn.database, kind)
+    total = await vi.count(conn, kind)
+    return await write_generation(location(root, conn.address.display, conn.database, kind), kind,
+                                  vi.iter_rows(conn, target, total, progress), graph=conn.address.display,
+                                  database=conn.database, count=lambda: vi.count(conn, kind))
+
+
+async def write_generation(path: Path, kind: str, batches: AsyncIterator[list[dict[str, Any]]], *, graph: str,
+                           database: str, count: Callable[[], Awaitable[int]]) -> dict[str, Any]:
+    """Write a new generation of the store at ``path`` from ``batches`` of rows (``uuid``, ``v``,
+    ``group_id``, ``created_at`` and the text :data:`~graph_trust.graph.text_index.FIELDS` names;
+    :func:`graph_trust.graph.vector_index.iter_rows`' rows), then move the pointer to it and
+    remove earlier generations. ``count()``: the graph's item count once every row was read (the
+    view's change check starts from it). Returns the generation's metadata."""
+    t0 = time.monotonic()
     gen = path / f"g{time.time_ns()}"
     gen.mkdir(parents=True)
     try:
-        total = await vi.count(conn, kind)
         uuids: list[str] = []
         groups: list[str] = []
         docs: list[list[str]] = []  # each item's BM25 terms
@@ -116,12 +127,12 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
         dims: dict[int, int] = {}
         raw = gen / "raw.f32"
         with raw.open("wb") as out:
-            async for rows in vi.iter_rows(conn, target, total, progress):
+            async for rows in batches:
                 rows = [r for r in rows if r["v"] is not None and r["uuid"] is not None]
                 for r in rows:
                     dims[len(r["v"])] = dims.get(len(r["v"]), 0) + 1
                 if len(dims) > 1:
-                    vi.one_dimension(dims, target, conn.database, None)  # raises, naming them
+                    vi.one_dimension(dims, vi.EDGES if kind == "edge" else vi.NODES, database, None)  # raises
                 if rows:
                     out.write(np.asarray([r["v"] for r in rows], dtype=np.float32).tobytes())
                 uuids += [r["uuid"] for r in rows]
@@ -149,8 +160,8 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
         del vectors
         raw.unlink()
         text_index.write(gen, [docs[i] for i in order])
-        after = await vi.count(conn, kind)
-        meta = {"version": VERSION, "graph": conn.address.display, "database": conn.database, "kind": kind,
+        after = await count()
+        meta = {"version": VERSION, "graph": graph, "database": database, "kind": kind,
                 "items": len(order), "dimension": dim, "groups": names, "starts": starts,
                 "count": max(after, len(order)), "watermark": watermark.isoformat() if watermark else None,
                 "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
