@@ -2,7 +2,7 @@
 // scored exactly and filtered as graphiti-core's node_similarity_search does: its filter
 // conditions, cosine expression and return clause are filled in from graphiti-core
 // (/*filters*/, /*score*/, /*returns*/), their values being parameters too.
-// Returns Graphiti's fields plus score (ties among them are the scan's to order).
+// Returns Graphiti's fields plus score, best first, equal scores by uuid (the documented tie key).
 // Parameters: $k (integer), $search_vector, $min_score, $limit, and the parameters of
 // graphiti-core's filters ($group_ids, ...).
 CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($search_vector))
@@ -12,5 +12,5 @@ WHERE true /*filters*/
 WITH n, /*score*/ AS score
 WHERE score > $min_score
 RETURN /*returns*/, score
-ORDER BY score DESC
+ORDER BY score DESC, uuid
 LIMIT $limit

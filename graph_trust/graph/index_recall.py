@@ -16,10 +16,10 @@ a measurement, the graph's size and the settings into the stage a search uses an
 (:mod:`graph_trust.graph.recall_store`). Search reads the store; init, ``index check`` and sync
 write it.
 
-The exact order of equal cosine scores is the scan's own (FalkorDB's ``ORDER BY ... LIMIT`` is
-a heap whose order among equal keys depends on every row the scan met), so the search stage
-takes the scan's list for a query whose top candidates tie; a graph where most sampled queries
-tie (:data:`MAX_TIE_SHARE`) gains nothing from the index and is scanned.
+Equal cosine scores are no reason to scan: the index stage orders them by uuid, the documented
+tie key (:mod:`graph_trust.search.cosine`). How often the sampled queries' top candidates tie
+(``tie_share``) is still measured and shown by ``index status``: it says how much of a graph's
+order the key decides.
 """
 
 from __future__ import annotations
@@ -45,9 +45,6 @@ EPS = 1e-5  # an item scoring within this of the exact 10th score is a hit (ties
 PERTURB = 0.3  # norm of the noise added to a perturbed sample (stored embeddings are unit vectors)
 # What a measurement's figures mean; one measured by an earlier check is stale (re-measured).
 METHOD = 2  # 2: recall of the hardest kind of sampled query (stored, perturbed, between, given)
-# A graph whose sampled queries tie in their top candidates more often than this is scanned: each
-# such query needs the scan for the order of its ties, so the index would only add its own cost.
-MAX_TIE_SHARE = 0.5
 WORD = {"edge": "edges", "node": "entities"}
 
 Progress = Callable[[str, int, int | None], None]
@@ -137,9 +134,6 @@ def choose(*, mode: str, kind: str, items: int, present: dict[str, Any] | None,
         steps = measurement["ladder"]
         return Choice("scan", f"recall@10 {best_recall(measurement):.3f} < vector_index.min_recall "
                               f"{min_recall:g}, even at k {steps[-1]['k']:,}")
-    if measurement["tie_share"] > MAX_TIE_SHARE:
-        return Choice("scan", f"equal cosine scores among the top candidates of {measurement['tie_share']:.0%} of "
-                              "sampled queries: their order is the scan's")
     recall = next(s["recall"] for s in measurement["ladder"] if s["k"] == k)
     return Choice("index", f"recall@10 {recall:.3f} >= {min_recall:g} at k {k:,} (measured at "
                            f"{int(measurement['items']):,} {WORD[kind]})", max(k0, k))

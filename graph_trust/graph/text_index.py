@@ -1,10 +1,11 @@
-"""BM25 over the facts the exact vector store holds: postings graph-trust keeps itself.
+"""BM25 over the items the exact vector store holds: postings graph-trust keeps itself.
 
 FalkorDB's fulltext index keeps replaced entries in its BM25 statistics until its collector runs
-and places a rewritten edge anew among equal scores, so the same graph content gives different
+and places a rewritten item anew among equal scores, so the same graph content gives different
 BM25 candidates and scores depending on its write history. These postings are built from the
-graph's content alone (each fact's ``name`` and ``fact``, tokenised and stemmed by :func:`tokens`) beside
-the store's vectors (``terms.npy``, ``indptr.npy``, ``rows.npy``, ``tf.npy``, ``doclen.npy``,
+graph's content alone (the fields Graphiti's fulltext index covers, :data:`FIELDS`: a fact's
+``name`` and ``fact``, an entity's ``name`` and ``summary``; tokenised and stemmed by
+:func:`tokens`) beside the store's vectors (``terms.npy``, ``indptr.npy``, ``rows.npy``, ``tf.npy``, ``doclen.npy``,
 memory-mapped like them), and scored by Okapi BM25 (:data:`K1`, :data:`B`, Lucene's idf) with
 per-group statistics; items Graphiti wrote or deleted since the build are counted in and out
 the same way the store's vectors are (:class:`graph_trust.graph.vector_store.StoreView`).
@@ -28,6 +29,8 @@ STOPWORDS = frozenset(
     "they this to was will with".split())
 _WORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
+# what BM25 covers per kind of item: the text fields of Graphiti's fulltext indexes (their group_id aside)
+FIELDS = {"edge": ("name", "fact"), "node": ("name", "summary")}
 
 
 @lru_cache(maxsize=200_000)
@@ -42,9 +45,10 @@ def tokens(text: str | None) -> list[str]:
     return [_stem(t) for t in _WORD.findall((text or "").lower()) if t not in STOPWORDS]
 
 
-def doc_text(row: dict[str, Any]) -> str:
-    """What a fact's BM25 covers: its relation name and its fact (Graphiti's fulltext fields)."""
-    return f"{row.get('name') or ''} {row.get('fact') or ''}"
+def doc_text(row: dict[str, Any], kind: str) -> str:
+    """What an item's BM25 covers (:data:`FIELDS`): a fact's relation name and fact, an entity's
+    name and summary."""
+    return " ".join(row.get(f) or "" for f in FIELDS[kind])
 
 
 def write(gen: Path, docs: list[list[str]]) -> int:
@@ -73,7 +77,7 @@ def write(gen: Path, docs: list[list[str]]) -> int:
 
 
 class Postings:
-    """The postings of one store generation, memory-mapped; None-safe when it has none (entities)."""
+    """The postings of one store generation, memory-mapped (:meth:`load`: None for a generation without)."""
 
     def __init__(self, gen: Path):
         self.terms = np.load(gen / "terms.npy", mmap_mode="r")

@@ -3,8 +3,9 @@
 Graphiti's cosine stage scans every edge in Cypher; an HNSW index is fast but approximate. This
 store keeps, per graph address, graph (FalkorDB: a group's graph; Neo4j: the database) and kind
 (``edge``: ``RELATES_TO.fact_embedding``; ``node``: ``Entity.name_embedding``), every embedding
-as one float32 matrix of unit rows (``vectors.npy``) with the items' uuids (``uuids.npy``),
-sorted by group then uuid, under ``state_dir/vectors/``. Search maps the files read-only
+as one float32 matrix of unit rows (``vectors.npy``) with the items' uuids (``uuids.npy``) and
+the BM25 postings of their text (:mod:`graph_trust.graph.text_index`), sorted by group then uuid,
+under ``state_dir/vectors/``. Search maps the files read-only
 (``np.load(mmap_mode="r")``), so every process on the machine (the MCP server, the CLI, an
 application) shares one copy in the page cache, and finds the exact top k with FAISS's flat
 inner-product search when ``faiss-cpu`` is installed (``graph-trust[exact]``), else with NumPy
@@ -31,7 +32,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -101,32 +102,42 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
                 ) -> dict[str, Any]:
     """Read every stored embedding of ``kind`` in ``conn``'s graph and write a new generation of
     its store (the previous one stays readable until the pointer moves). Returns its metadata."""
-    t0 = time.monotonic()
     target = vi.EDGES if kind == "edge" else vi.NODES
-    path = location(root, conn.address.display, conn.database, kind)
+    total = await vi.count(conn, kind)
+    return await write_generation(location(root, conn.address.display, conn.database, kind), kind,
+                                  vi.iter_rows(conn, target, total, progress), graph=conn.address.display,
+                                  database=conn.database, count=lambda: vi.count(conn, kind))
+
+
+async def write_generation(path: Path, kind: str, batches: AsyncIterator[list[dict[str, Any]]], *, graph: str,
+                           database: str, count: Callable[[], Awaitable[int]]) -> dict[str, Any]:
+    """Write a new generation of the store at ``path`` from ``batches`` of rows (``uuid``, ``v``,
+    ``group_id``, ``created_at`` and the text :data:`~graph_trust.graph.text_index.FIELDS` names;
+    :func:`graph_trust.graph.vector_index.iter_rows`' rows), then move the pointer to it and
+    remove earlier generations. ``count()``: the graph's item count once every row was read (the
+    view's change check starts from it). Returns the generation's metadata."""
+    t0 = time.monotonic()
     gen = path / f"g{time.time_ns()}"
     gen.mkdir(parents=True)
     try:
-        total = await vi.count(conn, kind)
         uuids: list[str] = []
         groups: list[str] = []
-        docs: list[list[str]] = []  # each fact's BM25 terms (edges only)
+        docs: list[list[str]] = []  # each item's BM25 terms
         watermark: datetime | None = None
         dims: dict[int, int] = {}
         raw = gen / "raw.f32"
         with raw.open("wb") as out:
-            async for rows in vi.iter_rows(conn, target, total, progress):
+            async for rows in batches:
                 rows = [r for r in rows if r["v"] is not None and r["uuid"] is not None]
                 for r in rows:
                     dims[len(r["v"])] = dims.get(len(r["v"]), 0) + 1
                 if len(dims) > 1:
-                    vi.one_dimension(dims, target, conn.database, None)  # raises, naming them
+                    vi.one_dimension(dims, vi.EDGES if kind == "edge" else vi.NODES, database, None)  # raises
                 if rows:
                     out.write(np.asarray([r["v"] for r in rows], dtype=np.float32).tobytes())
                 uuids += [r["uuid"] for r in rows]
                 groups += [r.get("group_id") or "" for r in rows]
-                if kind == "edge":
-                    docs += [text_index.tokens(text_index.doc_text(r)) for r in rows]
+                docs += [text_index.tokens(text_index.doc_text(r, kind)) for r in rows]
                 for r in rows:
                     t = as_datetime(r.get("created_at"))
                     if t is not None and (watermark is None or t > watermark):
@@ -148,10 +159,9 @@ async def build(conn: Any, kind: str, root: Path, progress: Callable[[int, int],
         vectors.flush()
         del vectors
         raw.unlink()
-        if kind == "edge":
-            text_index.write(gen, [docs[i] for i in order])
-        after = await vi.count(conn, kind)
-        meta = {"version": VERSION, "graph": conn.address.display, "database": conn.database, "kind": kind,
+        text_index.write(gen, [docs[i] for i in order])
+        after = await count()
+        meta = {"version": VERSION, "graph": graph, "database": database, "kind": kind,
                 "items": len(order), "dimension": dim, "groups": names, "starts": starts,
                 "count": max(after, len(order)), "watermark": watermark.isoformat() if watermark else None,
                 "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -235,10 +245,10 @@ class StoreView:
         self.groups: list[str] = meta["groups"]
         starts = meta["starts"]
         self.bounds = list(zip(starts, [*starts[1:], meta["items"]][:len(starts)], strict=True))
-        self.postings = text_index.Postings.load(gen)  # edges: BM25 postings of the built facts
+        self.postings = text_index.Postings.load(gen)  # BM25 postings of the built items
         self.deleted = np.zeros(0, dtype=np.int64)  # store rows found deleted
         self.added: dict[str, tuple[str, np.ndarray | None]] = {}  # uuid -> (group, unit vector or None)
-        self.added_terms: dict[str, list[str]] = {}  # uuid -> BM25 terms of an edge added since
+        self.added_terms: dict[str, list[str]] = {}  # uuid -> BM25 terms of an item added since
         self.count = int(meta["count"])  # the graph's item count this view accounts for
         # an empty store reads every item Graphiti writes later
         self.watermark = as_datetime(meta.get("watermark")) or datetime(1970, 1, 1, tzinfo=UTC)
@@ -279,8 +289,7 @@ class StoreView:
             if v is not None and self.vectors.shape[1] and len(v) != self.vectors.shape[1]:
                 v = None  # another dimension: Graphiti's cosine compares nothing with it either
             self.added[r["uuid"]] = (r.get("group_id") or "", v)
-            if kind == "edge":
-                self.added_terms[r["uuid"]] = text_index.tokens(text_index.doc_text(r))
+            self.added_terms[r["uuid"]] = text_index.tokens(text_index.doc_text(r, kind))
             t = as_datetime(r.get("created_at"))
             if t is not None and (self.watermark is None or t > self.watermark):
                 self.watermark = t
@@ -327,9 +336,9 @@ class StoreView:
         return [found_u[i] for i in order], scores[order] if order else np.zeros(0, np.float32)
 
     def bm25_top(self, terms: list[str], k: int, groups: list[str] | None) -> tuple[list[str], np.ndarray]:
-        """The ``k`` best facts by BM25 for the query ``terms`` (:mod:`graph_trust.graph.text_index`,
-        statistics per group over the facts the view holds), deleted ones left out: uuids and
-        scores, best first, equal scores by uuid; only facts matching some term."""
+        """The ``k`` best items by BM25 for the query ``terms`` (:mod:`graph_trust.graph.text_index`,
+        statistics per group over the items the view holds), deleted ones left out: uuids and
+        scores, best first, equal scores by uuid; only items matching some term."""
         found_u: list[str] = []
         found_s: list[np.ndarray] = []
         for g, (a, b) in zip(self.groups, self.bounds, strict=True):

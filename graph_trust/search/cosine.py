@@ -22,11 +22,11 @@ stage never returns fewer items than the scan would.
 the graph holds at least ``min_size`` items and the index's recall@10, measured on the graph's
 own data and kept in the state store (:mod:`graph_trust.graph.index_recall`), reaches
 ``min_recall``; the index is then asked for the k the measurement found sufficient.
-Equal cosine scores among the top candidates (or at the cut) are ordered by the scan: Graphiti's
-scan orders them by its database's sort, which depends on every row it met and cannot be
-reproduced from the index's candidates, so such a query takes the scan's list. Otherwise the
-index's candidates, scored by the same expression on the same stored vectors, come out in the
-scan's order whenever they are the scan's candidates.
+Equal cosine scores are ordered by uuid, in the index stage as in the store stage (the
+documented tie key; Graphiti's scan orders them by its database's heap, an accident of every
+row it met, which only ``search.profile: graphiti`` reproduces, by scanning): the index's
+candidates, scored by the same expression on the same stored vectors, are the store's exact
+answer whenever the index found them.
 """
 
 from __future__ import annotations
@@ -225,15 +225,13 @@ async def _from_index(kind: str, driver: Any, vector: list[float], search_filter
     k = max(limit, k)
     while True:
         try:
-            found, scores = await _search(kind, driver, vector, k, search_filter, group_ids, limit + 1, min_score)
+            found, _ = await _search(kind, driver, vector, k, search_filter, group_ids, limit, min_score)
         except Exception:  # noqa: BLE001 - index dropped since the probe, or unusable: scan
             log.debug("vector index query failed; using the scan", exc_info=True)
             forget(driver)
             return None, "the vector index query failed (dropped meanwhile?)"
-        if any(a == b for a, b in zip(scores, scores[1:], strict=False)):
-            return None, "equal cosine scores among the top candidates: the scan orders them"
         if len(found) >= limit:
-            return found[:limit], ""
+            return found, ""
         # Fewer than asked. HNSW is approximate, so only the scan can tell whether the graph
         # holds more: widen while the index has candidates above min_score, then scan.
         rows = await vi.run(driver, f"vector_query_{kind}s", k=k, search_vector=vector)
@@ -247,9 +245,9 @@ async def _from_index(kind: str, driver: Any, vector: list[float], search_filter
 async def _search(kind: str, driver: Any, vector: list[float], k: int, search_filter: SearchFilters,
                   group_ids: list[str] | None, limit: int, min_score: float) -> tuple[list[Any], list[float]]:
     """The index's top ``k``, through graphiti-core's own filters, score, return clause and
-    parser: the best ``limit`` items and their scores."""
+    parser: the best ``limit`` items (equal scores by uuid) and their scores."""
     p = driver.provider
-    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    conds, params, score, returns, build = pieces(kind, p, search_filter, group_ids)
     text = (queries.load(f"{kind}_vector_search", vi.dialect_of(driver))
             .replace("/*filters*/", "".join(f" AND {c}" for c in conds))
             .replace("/*score*/", score).replace("/*returns*/", returns))
@@ -266,7 +264,7 @@ def store_view(stage: CosineStage, driver: Any, kind: str) -> vs.StoreView | Non
     return vs.view(Path(stage.store_dir), stage.graph, vi.graph_name(driver), kind)
 
 
-def _pieces(kind: str, p: Any, search_filter: SearchFilters, group_ids: list[str] | None
+def pieces(kind: str, p: Any, search_filter: SearchFilters, group_ids: list[str] | None
             ) -> tuple[list[str], dict[str, Any], str, str, Any]:
     """graphiti-core's filter conditions, parameters, cosine expression, return clause and parser."""
     if kind == "edge":
@@ -299,7 +297,7 @@ async def _from_store(kind: str, driver: Any, view: vs.StoreView, vector: list[f
     await view.refresh(driver, kind)
     q = q / norm
     p = driver.provider
-    conds, params, score, returns, build = _pieces(kind, p, search_filter, group_ids)
+    conds, params, score, returns, build = pieces(kind, p, search_filter, group_ids)
     rescore = (queries.load(f"{kind}_store_rescore", vi.dialect_of(driver))
                .replace("/*filters*/", "".join(f" AND {c}" for c in conds)).replace("/*score*/", score))
 

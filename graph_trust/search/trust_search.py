@@ -185,14 +185,13 @@ async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] 
                         max_coroutines: int | None, cosine: CosineStage, own_bm25: bool = False
                         ) -> tuple[list[str], list[list[Any]]]:
     """Each configured method's candidate list (best first), through graphiti-core (``own_bm25``:
-    the facts' BM25 from graph-trust's postings where the store is built)."""
+    BM25 from graph-trust's postings where the store is built)."""
     is_edge = kind == "edge"
     M = EdgeSearchMethod if is_edge else NodeSearchMethod
     names, tasks = [], []
     if M.bm25 in cfg.search_methods:
         names.append("bm25")
-        tasks.append(bm25.edge_candidates(driver, query, search_filter, group_ids, pool, cosine, own_bm25) if is_edge
-                     else su.node_fulltext_search(driver, query, search_filter, group_ids, pool))
+        tasks.append(bm25.candidates(kind, driver, query, search_filter, group_ids, pool, cosine, own_bm25))
     if M.cosine_similarity in cfg.search_methods:
         names.append("cosine")
         tasks.append(cosine_candidates(kind, driver, vector, search_filter, group_ids, pool, cfg.sim_min_score, cosine))

@@ -267,3 +267,19 @@ def test_the_servers_peak_memory_is_at_least_every_reading_of_it():
                 {"rss_mb": 61.0, "peak_rss_mb": 63.2}]
     assert peak_mb(*readings) == 63.3
     assert peak_mb({"rss_mb": 50.0, "peak_rss_mb": 70.5}, {"rss_mb": 52.0, "peak_rss_mb": 70.5}) == 70.5
+
+
+def test_store_memory_is_the_vectors_plus_little_and_shared(tmp_path):
+    """The store's resident memory, written by the store's own build path and mapped as search
+    maps it: every vector resident after an exact search, the whole store within the vectors'
+    size + 20%, and a second process mapping it holds half of the pages by proportion (shared)."""
+    out = tmp_path / "memory.json"
+    proc = subprocess.run([sys.executable, "bench/bench_store_memory.py", "--items", "4000", "--queries", "2",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(out.read_text())
+    first, second = row["first_process"], row["second_process"]
+    assert row["vectors_mb"] == pytest.approx(4000 * 256 * 4 / 2**20, abs=0.05)
+    assert first["vectors_rss_mb"] == pytest.approx(row["vectors_mb"], abs=0.1)  # the exact scan read every vector
+    assert row["vectors_mb"] <= first["rss_mb"] <= 1.2 * row["vectors_mb"] and row["within_bound"]
+    assert second["vectors_pss_mb"] == pytest.approx(second["vectors_rss_mb"] / 2, abs=0.1)  # shared by the two

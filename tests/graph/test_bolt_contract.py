@@ -697,9 +697,11 @@ async def _vectors_in_range(c: Ctx):
     characters, none here) cover every item once, and the total says how many hold one."""
     for kind, items in (("edge", c.edges), ("node", c.nodes)):
         cut = sorted(items)[len(items) // 2]
-        low = {r["uuid"]: r["v"] for r in await c.g.query(f"{kind}_vectors_in_range", lo="", hi=cut)}
+        rows = await c.g.query(f"{kind}_vectors_in_range", lo="", hi=cut)
+        low = {r["uuid"]: r["v"] for r in rows}
         assert set(items) & set(low) == {u for u in items if u < cut}
         assert all(len(v) == EMB.dim for v in low.values())
+        assert all(r["name"] for r in rows)  # the store's BM25 terms: name and fact (edges) or summary (entities)
         target = vector_index.EDGES if kind == "edge" else vector_index.NODES
         seen = [u for uuids, _ in [b async for b in vector_index.iter_vectors(c.g, target)] for u in uuids]
         assert len(seen) == len(set(seen)) and set(items) <= set(seen)
@@ -727,12 +729,13 @@ async def _edge_fulltext_search(c: Ctx):
 
 
 @case("edge_store_rescore", "node_store_rescore", "edge_store_fetch", "node_store_fetch", "edge_store_filter",
-      "edge_created_since", "node_created_since", "edge_vectors_by_uuid", "node_vectors_by_uuid", "edge_uuids_all",
+      "node_store_filter", "edge_created_since", "node_created_since", "edge_vectors_by_uuid", "node_vectors_by_uuid", "edge_uuids_all",
       "node_uuids_all")
 async def _vector_store_statements(c: Ctx):
     """The exact vector store's statements: candidates by uuid scored by graphiti-core's cosine
     and filtered by its conditions (a missing uuid is no row), Graphiti's fields by uuid, what was
-    created after a time, items' vectors (with group, time, name and fact) by uuid, every uuid."""
+    created after a time, items' vectors (with group, time, name and fact or summary) by uuid, every uuid;
+    which BM25 candidates still exist and pass the filters."""
     from graphiti_core.edges import get_entity_edge_from_record
     from graphiti_core.graph_queries import get_vector_cosine_func_query
     from graphiti_core.models.edges.edge_db_queries import get_entity_edge_return_query
@@ -756,6 +759,9 @@ async def _vector_store_statements(c: Ctx):
     check = queries.load("edge_store_filter", "neo4j").replace("/*filters*/", " AND e.group_id IN $group_ids")
     rows = await c.g.run_text(check, {"uuids": [e1, e2, "no-such"], "group_ids": [c.groups[1]]}, write=False)
     assert {r["uuid"]: r["passes"] for r in rows} == {e1: False, e2: True}
+    check = queries.load("node_store_filter", "neo4j").replace("/*filters*/", " AND n.group_id IN $group_ids")
+    rows = await c.g.run_text(check, {"uuids": [n1, "no-such"], "group_ids": [c.groups[1]]}, write=False)
+    assert {r["uuid"]: r["passes"] for r in rows} == {n1: False}  # n1 is in the first group
     fetched = await c.g.run_text(queries.load("edge_store_fetch", "neo4j").replace(
         "/*returns*/", get_entity_edge_return_query(p)), {"uuids": [e2, e1]}, write=False)
     assert {get_entity_edge_from_record(r, p).uuid for r in fetched} == {e1, e2}
@@ -773,6 +779,7 @@ async def _vector_store_statements(c: Ctx):
     assert by_uuid[0]["created_at"] is not None and by_uuid[0]["name"] == "RUNS_ON"
     node_rows = await c.g.query("node_vectors_by_uuid", uuids=[n1])
     assert node_rows[0]["group_id"] == c.groups[0] and len(node_rows[0]["v"]) == EMB.dim
+    assert node_rows[0]["name"] == "billing-db" and "summary" in node_rows[0]
     assert set(c.edges) <= {r["uuid"] for r in await c.g.query("edge_uuids_all")}
     assert set(c.nodes) <= {r["uuid"] for r in await c.g.query("node_uuids_all")}
 

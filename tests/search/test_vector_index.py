@@ -250,8 +250,9 @@ async def test_edges_saved_later_are_found_without_rebuild(indexed):
 
 
 async def test_trust_search_scan_is_graphiti_and_index_says_so(indexed):
-    """With scan, trust_search at weight 0 is Graphiti's search_ (ties by uuid); with index, explanations name
-    the stage that found each cosine candidate."""
+    """With scan, trust_search (``reference``) at weight 0 returns Graphiti's search_'s items and
+    scores, equal scores by uuid; with index, explanations name the stage that found each cosine
+    candidate."""
     from graph_trust.clients.hashing import HashingEmbedder
     from graph_trust.clients.offline import make_graphiti
 
@@ -271,8 +272,13 @@ async def test_trust_search_scan_is_graphiti_and_index_says_so(indexed):
             vanilla = await gt.gsearch.search(graphiti.clients, "fact 3", [group],
                                               copy_recipe(recipes.EDGE_HYBRID_SEARCH_RRF, 10), SearchFilters(),
                                               query_vector=vec)
-            assert_same_up_to_tie_order([e.uuid for e in res.edges], res.edge_reranker_scores,
-                                        [e.uuid for e in vanilla.edges], vanilla.edge_reranker_scores)
+            # reference at weight 0: search_'s scores, and its items with equal scores by uuid (the
+            # documented key; which of the items tied at the cut make it is the key's choice too)
+            ours = list(zip(res.edge_reranker_scores, [e.uuid for e in res.edges], strict=True))
+            theirs = list(zip(vanilla.edge_reranker_scores, [e.uuid for e in vanilla.edges], strict=True))
+            assert [t[0] for t in ours] == [t[0] for t in theirs] and ours == sorted(ours, key=lambda t: (-t[0], t[1]))
+            cut = ours[-1][0] if len(ours) == 10 else -1.0
+            assert {t for t in ours if t[0] > cut} == {t for t in theirs if t[0] > cut}
 
 
 async def test_auto_uses_the_index_only_when_large_enough_and_measured(indexed, settings):

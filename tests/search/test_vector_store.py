@@ -17,15 +17,18 @@ from uuid import uuid4
 import numpy as np
 import pytest
 from graphiti_core.edges import EntityEdge
+from graphiti_core.nodes import EntityNode
 from graphiti_core.search.search_filters import SearchFilters
 from hypothesis import given
 from hypothesis import settings as settings_h
 from hypothesis import strategies as st
 from test_vector_index import T0, indexed, random_filter, unit  # noqa: F401 - indexed: a fixture
 
+from graph_trust.graph import text_index
 from graph_trust.graph import vector_store as vs
 from graph_trust.graph.connection import open_graph
-from graph_trust.search.cosine import CosineStage, cosine_candidates
+from graph_trust.search.bm25 import bm25_candidates
+from graph_trust.search.cosine import CosineStage, cosine_candidates, store_view
 
 
 def passes(edge: EntityEdge, f: SearchFilters) -> bool:
@@ -157,6 +160,60 @@ async def test_graphiti_writes_after_the_build_are_seen(stored, settings):
         assert (await vs.ensure(conn.for_group(group), settings, force=True))["edge"]["status"] == "built"
     got = await cosine_candidates("edge", driver, moved.fact_embedding, SearchFilters(), [group], 1, 0.0, stage)
     assert [x.uuid for x in got] == [moved.uuid]
+
+
+def okapi(docs: dict[str, list[str]], terms: list[str]) -> dict[str, float]:
+    """BM25 of every document matching a term, document by document: Lucene's idf, k1 1.2, b 0.75."""
+    n, avgdl = len(docs), sum(map(len, docs.values())) / max(1, len(docs))
+    out: dict[str, float] = {}
+    for term in dict.fromkeys(terms):
+        df = sum(1 for d in docs.values() if term in d)
+        idf = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        for u, d in docs.items():
+            tf = d.count(term)
+            if tf:
+                out[u] = out.get(u, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(d) / avgdl))
+    return out
+
+
+WORDS = ["billing", "ledger", "backup", "owner", "nightly", "replica", "gateway", "runs", "hosts", "team"]
+
+
+async def test_entity_bm25_is_okapi_over_names_and_summaries_and_fresh(stored, settings):
+    """Entities' BM25 from the store: Okapi BM25 over each entity's name and summary, equal scores
+    by uuid, over the entities built into the store and those graphiti-core saved or deleted
+    since; the group filter holds."""
+    driver, group, nodes, _, _, stage = stored
+    r = random.Random(4)
+
+    def entity(i: int) -> EntityNode:
+        return EntityNode(uuid=str(uuid4()), name=f"{r.choice(WORDS)}-{i}", group_id=group, labels=["Entity"],
+                          summary=" ".join(r.choices(WORDS, k=r.randrange(0, 8))), created_at=T0,
+                          name_embedding=unit(np.random.default_rng(i)))
+
+    for e in [entity(i) for i in range(60)]:
+        await e.save(driver)
+    async with open_graph(settings) as conn:  # these 60 in the built postings, the rest taken in at search
+        assert (await vs.ensure(conn.for_group(group), settings, force=True))["node"]["status"] == "built"
+    later = [entity(100 + i) for i in range(15)]
+    for e in later:
+        await e.save(driver)
+    await nodes[0].delete(driver)
+    view = store_view(stage, driver, "node")
+    for _ in range(25):
+        query = " ".join(r.sample(WORDS, r.randrange(1, 4)))
+        limit = r.choice([1, 5, 10, 40])
+        got = await bm25_candidates("node", driver, view, query, SearchFilters(), [group], limit)
+        stored_nodes = await EntityNode.get_by_group_ids(driver, [group])
+        want = okapi({n.uuid: text_index.tokens(f"{n.name} {n.summary}") for n in stored_nodes},
+                     text_index.tokens(query))
+        best = sorted(want.items(), key=lambda t: (-t[1], t[0]))[:limit]
+        assert len(got) == len(best), query
+        np.testing.assert_allclose([want[n.uuid] for n in got], [s for _, s in best], rtol=1e-9)
+        assert nodes[0].uuid not in {n.uuid for n in got}
+    found = await bm25_candidates("node", driver, view, later[-1].name, SearchFilters(), [group], 5)
+    assert later[-1].uuid in {n.uuid for n in found}  # saved after the build: found at the next search
+    assert await bm25_candidates("node", driver, view, "billing", SearchFilters(), ["another-group"], 5) == []
 
 
 async def test_fresh_while_graphiti_writes(stored):

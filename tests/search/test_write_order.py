@@ -1,12 +1,13 @@
 """The trust search's candidates and order are a function of the graph's content and the query.
 
-The same facts (same uuids, texts, embeddings, trust) are written into two FalkorDB graphs in
-two different orders and histories: one initialised first and then filled one fact at a time
-(the store takes every fact in as Graphiti writes it), the other filled in another order with
-some facts first written with other words and rewritten (FalkorDB's fulltext index keeps the
-replaced entries in its statistics) and initialised after. At the shipped defaults both give
-the same results, item for item and score for score, and trust written on facts no query
-matches (as a sync writes it) changes nothing; no index is rebuilt.
+The same facts and entities (same uuids, texts, embeddings, trust) are written into two
+FalkorDB graphs in two different orders and histories: one initialised first and then filled
+one item at a time (the store takes every item in as Graphiti writes it), the other filled in
+another order with some facts and entities first written with other words and rewritten
+(FalkorDB's fulltext index keeps the replaced entries in its statistics) and initialised after.
+At the shipped defaults both give the same results, facts and entities, item for item and score
+for score, and trust written on facts and entities no query matches (as a sync writes it)
+changes nothing; no index is rebuilt.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ counter = iter(range(10**6))
 
 
 def content():
-    """(nodes, edges) of the shared content: fixed uuids, texts, embeddings, trust and times."""
+    """(nodes, edges) of the shared content: fixed uuids, texts, embeddings, trust and times.
+    Entities are named like the facts' services, with one of the facts as summary (many of them
+    share words, and so BM25 scores); the last one is unrelated to every query."""
     texts = FACTS + UNRELATED
     vectors = EMB.embed(texts)
     rng = random.Random(1)
-    nodes = [(str(UUID(int=i + 1)), f"n{i}") for i in range(30)]
+    nodes = [(str(UUID(int=i + 1)), rng.choice(WORDS), rng.choice(FACTS)) for i in range(29)]
+    nodes.append((str(UUID(int=30)), "okapi", UNRELATED[0]))
     edges = []
     for i, (text, v) in enumerate(zip(texts, vectors, strict=True)):
         a, b = rng.sample(nodes, 2)
@@ -62,18 +66,28 @@ def edge(e: dict, group: str, fact: str | None = None) -> EntityEdge:
                       fact_embedding=e["v"], attributes=attrs)
 
 
-async def write(driver, group: str, order: list[int], rewrite: set[int]) -> None:
-    for u, name in NODES:
-        await EntityNode(uuid=u, name=name, group_id=group, labels=["Entity"], summary="", created_at=T0,
-                         name_embedding=EMB.embed([name])[0].tolist()).save(driver)
+def node(n: tuple, group: str, summary: str | None = None, trust: float | None = None) -> EntityNode:
+    u, name, text = n
+    return EntityNode(uuid=u, name=name, group_id=group, labels=["Entity"], summary=summary or text, created_at=T0,
+                      name_embedding=EMB.embed([name])[0].tolist(),
+                      attributes={} if trust is None else {"trust_score": trust})
+
+
+async def write(driver, group: str, order: list[int], rewrite: set[int], node_order: list[int]) -> None:
+    for i in node_order:
+        if i in rewrite:  # first with other words, as for facts below
+            await node(NODES[i], group, summary=f"{NODES[i][2]} billing backup owner").save(driver)
+        await node(NODES[i], group).save(driver)
     for i in order:
         if i in rewrite:  # first with other words (FalkorDB's fulltext keeps the replaced entry)
             await edge(EDGES[i], group, fact=f"{EDGES[i]['fact']} billing backup owner").save(driver)
         await edge(EDGES[i], group).save(driver)
 
 
-def answer(results) -> list[tuple[str, float]]:
-    return [(e.uuid, round(s, 12)) for e, s in zip(results.edges, results.edge_reranker_scores, strict=True)]
+def answer(results) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """The facts and the entities found, each with its score."""
+    return ([(e.uuid, round(s, 12)) for e, s in zip(results.edges, results.edge_reranker_scores, strict=True)],
+            [(n.uuid, round(s, 12)) for n, s in zip(results.nodes, results.node_reranker_scores, strict=True)])
 
 
 @hsettings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
@@ -89,12 +103,14 @@ async def test_same_content_two_write_orders_same_results(graph, settings, uniqu
     order_b = list(range(len(EDGES)))
     r.shuffle(order_b)
     rewrite = set(r.sample(range(len(EDGES)), 20))
+    nodes_a, nodes_b = r.sample(range(len(NODES)), len(NODES)), r.sample(range(len(NODES)), len(NODES))
     da, db = graph.for_group(first).driver, graph.for_group(second).driver
-    await schema.init_graph(settings, [first])  # initialised empty: the store takes each fact in as written
-    await write(da, first, order_a, set())
-    await write(db, second, order_b, rewrite)
+    await schema.init_graph(settings, [first])  # initialised empty: the store takes each item in as written
+    await write(da, first, order_a, set(), nodes_a)
+    await write(db, second, order_b, rewrite, nodes_b)
     await schema.init_graph(settings, [second])  # initialised after its history
     config = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(deep=True)
+    config.node_config = gt.NODE_HYBRID_SEARCH_RRF_TRUST.node_config.model_copy(deep=True)
     config.cosine = CosineStage.for_settings(settings)
     ga, gb = make_graphiti(da, embedder=EMB), make_graphiti(db, embedder=EMB)
     queries = [" ".join(p) for p in picks]
@@ -102,14 +118,16 @@ async def test_same_content_two_write_orders_same_results(graph, settings, uniqu
     for q in queries:
         a = await gt.trust_search(ga, q, config=config, group_ids=[first])
         b = await gt.trust_search(gb, q, config=config, group_ids=[second])
-        assert {c["stage"] for c in a.cosine_stages + b.cosine_stages} == {"store"}
+        assert {(c["kind"], c["stage"]) for c in a.cosine_stages + b.cosine_stages} == {("edge", "store"),
+                                                                                      ("node", "store")}
         assert answer(a) == answer(b), q
         before.append(answer(a))
-    # trust written on facts no query matches, as sync writes it (the edge re-saved with its new property)
+    # trust written on facts and an entity no query matches, as sync writes it (re-saved with the new property)
     for e in EDGES:
         if e["fact"] in UNRELATED:
             await edge({**e, "trust": 1.0}, second).save(db)
+    await node(NODES[-1], second, trust=1.0).save(db)
     for q, was in zip(queries, before, strict=True):
         assert answer(await gt.trust_search(gb, q, config=config, group_ids=[second])) == was, q
-    assert any(before)  # the queries found something
+    assert any(facts for facts, _ in before) and any(nodes for _, nodes in before)  # the queries found something
     assert len(VECTORS) == len(EDGES) and np.isfinite(VECTORS).all()
