@@ -13,7 +13,7 @@ from uuid import uuid4
 
 import numpy as np
 import pytest
-from builders import assert_same_up_to_tie_order, copy_recipe
+from builders import copy_recipe
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode
 from graphiti_core.search import search_utils as su
