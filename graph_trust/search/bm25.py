@@ -31,7 +31,7 @@ async def edge_bm25_candidates(driver: Any, view: vs.StoreView, query: str, sear
     """The best ``limit`` facts by BM25 (None: the filters pass too few of the matches to check)."""
     terms = text_index.tokens(query)
     if not terms:
-        return []
+        return store_stage.Scored([], [])
     await view.refresh(driver, "edge")
     p = driver.provider
     conds, params = edge_search_filter_query_constructor(search_filter, p)

@@ -103,11 +103,12 @@ class CosineStage(BaseModel):
                    store_dir=str((settings.state_dir / vs.DIR).resolve()) if v.store else None)
 
 
-class Candidates(list):
-    """A cosine candidate list (best first) that remembers the stage that produced it and why."""
+class Candidates(store_stage.Scored):
+    """A cosine candidate list (best first) that remembers the stage that produced it and why
+    (and its scores where the stage knows them: the store's)."""
 
     def __init__(self, items: list[Any], stage: str, reason: str = "", graph: str = ""):
-        super().__init__(items)
+        super().__init__(items, getattr(items, "scores", None))
         self.stage = stage
         self.reason = reason
         self.graph = graph
@@ -294,7 +295,7 @@ async def _from_store(kind: str, driver: Any, view: vs.StoreView, vector: list[f
         return None, f"the query has {len(q)} dimensions, the stored embeddings {view.vectors.shape[1]}"
     norm = float(np.linalg.norm(q))
     if norm == 0.0:
-        return [], ""  # Graphiti's cosine of a zero vector passes no min_score
+        return store_stage.Scored([], []), ""  # Graphiti's cosine of a zero vector passes no min_score
     await view.refresh(driver, kind)
     q = q / norm
     p = driver.provider

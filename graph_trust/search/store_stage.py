@@ -26,9 +26,18 @@ Top = Callable[[int], tuple[list[str], np.ndarray]]
 Verify = Callable[[list[str]], Awaitable[dict[str, float]]]
 
 
+class Scored(list):
+    """A candidate list (best first) with each item's score beside it (``scores``): lists from
+    several graphs can then be merged into the one list a single database would give."""
+
+    def __init__(self, items: list[Any], scores: list[float] | None = None):
+        super().__init__(items)
+        self.scores = scores
+
+
 async def exact_cut(top: Top, verify: Verify, limit: int, max_k: int, *, floor: float = -math.inf,
-                    tol: float = 0.0) -> list[str] | None:
-    """The uuids of the exact top ``limit`` (scores above ``floor``), or None when more than
+                    tol: float = 0.0) -> dict[str, float] | None:
+    """The exact top ``limit`` (uuid -> score, best first; scores above ``floor``), or None when more than
     ``max_k`` candidates would have to be read (filters that pass very few). ``tol``: how far
     the graph's score of an item may differ from the store's."""
     scored: dict[str, float] = {}
@@ -43,25 +52,28 @@ async def exact_cut(top: Top, verify: Verify, limit: int, max_k: int, *, floor: 
             read.update(fresh)
         best = [u for u, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
         if exhausted or not uuids:
-            return best[:limit]
+            return {u: scored[u] for u in best[:limit]}
         bound = float(scores[-1]) + tol  # no unread item scores above this (in the graph)
         if bound <= floor:
-            return best[:limit]
+            return {u: scored[u] for u in best[:limit]}
         if len(best) >= limit:
             last = best[limit - 1]
             # unread items tied with the last read one sort after it (the store orders ties by uuid)
             if scored[last] > bound or (tol == 0.0 and scored[last] == bound and last <= uuids[-1]):
-                return best[:limit]
+                return {u: scored[u] for u in best[:limit]}
         if k >= max_k:
             return None
         k = min(max_k, k * 4)
 
 
-async def fetch(kind: str, driver: Any, uuids: list[str], returns: str, build: Callable[[Any, Any], Any]) -> list[Any]:
-    """graphiti-core's objects of ``uuids``, in that order (its return clause and parser)."""
-    if not uuids:
-        return []
+async def fetch(kind: str, driver: Any, chosen: dict[str, float], returns: str,
+                build: Callable[[Any, Any], Any]) -> Scored:
+    """graphiti-core's objects of ``chosen`` (uuid -> score), in that order (its return clause and
+    parser), with their scores."""
+    if not chosen:
+        return Scored([], [])
     text = queries.load(f"{kind}_store_fetch", vi.dialect_of(driver)).replace("/*returns*/", returns)
-    records, _, _ = await driver.execute_query(text, uuids=uuids, routing_="r")
+    records, _, _ = await driver.execute_query(text, uuids=list(chosen), routing_="r")
     by_uuid = {r["uuid"]: build(r, driver.provider) for r in records or []}
-    return [by_uuid[u] for u in uuids if u in by_uuid]
+    kept = [u for u in chosen if u in by_uuid]
+    return Scored([by_uuid[u] for u in kept], [chosen[u] for u in kept])

@@ -286,6 +286,7 @@ class _Pool:
         self.items = items
         self.stages = stages or {}  # uuid -> the cosine stage that produced it
         self.cosine = cosine or []  # the cosine stage of each graph searched, and why
+        self.lists: tuple[list[str], list[list[Any]]] | None = None  # (methods, candidate lists) before RRF
 
     @classmethod
     def from_lists(cls, names: list[str], lists: list[list[Any]], rank_const: float) -> _Pool:
@@ -294,7 +295,31 @@ class _Pool:
         stages = {x.uuid: lst.stage for lst in lists if isinstance(lst, Candidates) for x in lst}
         cosine = [{"graph": lst.graph, "stage": lst.stage, "reason": lst.reason}
                   for lst in lists if isinstance(lst, Candidates)]
-        return cls(fused, [by_uuid[u] for u in fused.uuids], stages, cosine)
+        pool = cls(fused, [by_uuid[u] for u in fused.uuids], stages, cosine)
+        pool.lists = (names, lists)
+        return pool
+
+    @staticmethod
+    def mergeable(pools: list[_Pool]) -> bool:
+        """Whether every graph's every method list carries its scores (graph-trust's own stages)."""
+        return all(p.lists is not None and p.lists[0] == pools[0].lists[0]
+                   and all(getattr(lst, "scores", None) is not None for lst in p.lists[1]) for p in pools)
+
+    @classmethod
+    def merged(cls, pools: list[_Pool], pool_size: int, rank_const: float) -> _Pool:
+        """One pool from several FalkorDB graphs fused as one database would fuse them: each
+        method's lists merged by score (equal scores by uuid) and cut to ``pool_size`` before RRF,
+        so a small group's best facts do not outrank a large one's by their rank alone."""
+        names = pools[0].lists[0]
+        lists = []
+        for m in range(len(names)):
+            scored = [(s, x.uuid, x) for p in pools for x, s in zip(p.lists[1][m], p.lists[1][m].scores, strict=True)]
+            scored.sort(key=lambda t: (-t[0], t[1]))
+            lists.append([x for _, _, x in scored[:pool_size]])
+        pool = cls.from_lists(names, lists, rank_const)
+        pool.stages = {u: s for p in pools for u, s in p.stages.items()}
+        pool.cosine = [c for p in pools for c in p.cosine]
+        return pool
 
     def keyed(self) -> _Pool:
         """The pool in the documented tie order: fused score, then uuid (every profile but
@@ -438,8 +463,10 @@ async def trust_search(
     pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
     facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
     ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group
-    is its own graph: several ``group_ids`` are searched per graph and merged into one
-    re-sorted list.
+    is its own graph: several ``group_ids`` are searched per graph; where every candidate list
+    carries its scores (the default profile on graphs whose exact vector store is built) each
+    method's lists are merged by score before fusion, as one database holding every group would
+    rank them, else each graph's fused list is merged into one re-sorted list (Graphiti's way).
 
     ``log`` (a :class:`graph_trust.review.log.RetrievalLog`, or anything with its ``record``),
     else the one :func:`logging_to` set for this context, counts the returned edges in the review
@@ -539,7 +566,10 @@ async def _trust_search(
                         bfs_origin_node_uuids, pool_size, max_coroutines) for d, g in routes
         ], max_coroutines=max_coroutines)
         rrf_scored = cfg.reranker == (EdgeReranker.rrf if kind == "edge" else NodeReranker.rrf)
-        pool = _Pool.concat(list(pools))
+        if config.profile == "default" and len(pools) > 1 and rrf_scored and _Pool.mergeable(list(pools)):
+            pool = _Pool.merged(list(pools), pool_size, config.rank_const)
+        else:
+            pool = _Pool.concat(list(pools))
         if config.profile != "graphiti":
             pool = pool.keyed()
         stages.extend({"kind": kind, **c} for c in pool.cosine)
