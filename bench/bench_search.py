@@ -35,7 +35,7 @@ def bench_core(pool_size: int = 1000, reps: int = 2000) -> dict[str, float]:
     def ours() -> None:
         pool = fusion.fuse([a, b], ("bm25", "cosine"))
         tv = [trust[int(u[1:])] for u in pool.uuids]
-        ranked = ranking.rank_pool(pool, tv, 0.15)
+        ranked = ranking.rank_pool(pool, tv, ranking.RuleParams(weight=0.15))
         ranking.explain(ranked, texts, ranked.order[:10])
 
     def baseline() -> None:

@@ -30,11 +30,9 @@ class Runtime:
 
 
 def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add --config, --graph, --json and --debug; pass ``rt: Runtime`` instead of them.
-
-    A command may call ``rt_with(overrides)`` semantics by declaring extra options and
-    passing dotted keys in ``overrides`` to :func:`runtime`.
-    """
+    """Add --config, --graph, --json and --debug, kept for :func:`runtime` (the command calls it
+    for its settings; an option of its own that sets a setting goes in as a dotted key of
+    ``overrides``)."""
 
     @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
                   help="YAML config file (default: $GRAPH_TRUST_CONFIG or ./graph-trust.yaml).")

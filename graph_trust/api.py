@@ -2,10 +2,13 @@
 :class:`~graph_trust.config.Settings` (``load_settings()`` builds them from the config file,
 the environment and overrides, validated once).
 
-The CLI and the MCP server call only this module (and config/errors). Every function here
-delegates to the module that does the work; none holds logic of its own, so a behaviour is
-changed where it lives, not here. Layers point one way: the graph layer
-(:mod:`graph_trust.graph`, connections) <- search, context and sync <- this module <- the CLI.
+The CLI calls only this module (and config/errors); the MCP server is started here
+(:func:`serve_mcp`) and handed this module's functions. Each function is named for its command,
+takes that command's parameters by name, and delegates to the module that does the work: what
+it adds is wiring (which review DB and graph, the retrieval log, the sync a review command asks
+for), so a behaviour is changed where it lives, not here. Layers point one way: config and errors
+<- the graph layer (:mod:`graph_trust.graph`, connections) <- search, context and sync <- this
+module <- the CLI.
 
 
 Example (every command has its function; async ones are awaited)::
@@ -20,35 +23,49 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from graph_trust import __version__
+from graph_trust.access.audit import AuditStore
 from graph_trust.access.audit import list_events as audit_events
 from graph_trust.access.override import OverridePolicy
 from graph_trust.access.trust_context import SENSITIVITY_LEVELS, TrustContext
+from graph_trust.access.visible_search import VisibleSearch
+from graph_trust.access.visible_search import search_visible as _search_visible
 from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
 from graph_trust.confidence.composite import FACTORS, RISK_THRESHOLDS
 from graph_trust.confidence.consensus import VOTES
 from graph_trust.confidence.success import OUTCOMES
 from graph_trust.confidence.verification import VERDICTS
-from graph_trust.config import Settings
-from graph_trust.context.agent import RANK_MODES, ContextOptions, SearchOptions, build_context, get_record
+from graph_trust.config import PolicySettings, Settings
+from graph_trust.context.agent import (
+    RANK_MODES,
+    ContextOptions,
+    ContextResult,
+    RankMode,
+    SearchOptions,
+    build_context,
+    get_record,
+)
 from graph_trust.context.agent import context_for_settings as _context
 from graph_trust.context.metrics import write_textfile as write_metrics
+from graph_trust.context.payload import Payload
 from graph_trust.context.service import get_context as _get_context
 from graph_trust.demo.run import DemoReport, run_demo
-from graph_trust.errors import ConfigError, InputError, RunFailedError
+from graph_trust.errors import RunFailedError
 from graph_trust.eval import evaluate as _evaluate
 from graph_trust.eval.budget import BudgetReport, ReviewCommands, evaluate_budget
+from graph_trust.eval.draws import DEFAULT_COVERAGE, DEFAULT_NOISE
 from graph_trust.eval.metrics import ir_measures_module
 from graph_trust.eval.plot import write_budget_plot, write_plot
 from graph_trust.eval.report import EvalReport
 from graph_trust.graph import index_ops
 from graph_trust.graph.connection import GraphConnection, open_graph, use_graph
-from graph_trust.graph.schema import init_graph
+from graph_trust.graph.schema import Progress, init_graph
 from graph_trust.mcp.server import McpReview, serve_stdio
 from graph_trust.review import decisions as review_decisions
 from graph_trust.review import flags as review_flags
@@ -57,21 +74,23 @@ from graph_trust.review import queue as review_queue_mod
 from graph_trust.review import skips as review_skips
 from graph_trust.review.candidates import location_of, open_candidates
 from graph_trust.review.copy import CopyReport as ReviewCopyReport
-from graph_trust.review.copy import copy_tables
+from graph_trust.review.copy import check_distinct, copy_tables
 from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.review.fact import fact_view
-from graph_trust.review.graph_read import edge_facts
+from graph_trust.review.graph_read import uncited_edge_facts
 from graph_trust.review.schema import TABLES as REVIEW_TABLES
 from graph_trust.review.schema import init_review_tables
 from graph_trust.review.web import app as review_web
 from graph_trust.search.calibrate import DEFAULT_RANK_CONSTS, DEFAULT_TIERS, CalibrationRow, calibration_tables
-from graph_trust.search.ranked import VisibleSearch, composite_rank, composite_rank_records, search_config
+from graph_trust.search.ranked import composite_rank, composite_rank_records, search_config
 from graph_trust.search.ranked import search as _search
 from graph_trust.search.ranked import search_confident as _search_confident
-from graph_trust.search.ranked import search_visible as _search_visible
 from graph_trust.search.records import MEMORY_TYPES, known_memory_types
+from graph_trust.search.trust_search import TrustSearchResults
 from graph_trust.sync import init_review_db as _init_review_db
-from graph_trust.sync import insert_records, insert_rows, list_runs, prune, rollback, run_sync, verify
+from graph_trust.sync import insert_records, insert_rows, prune, rollback, verify
+from graph_trust.sync import list_runs as _list_runs
+from graph_trust.sync import run_sync as _run_sync
 from graph_trust.sync.confidence import ops as confidence_ops
 from graph_trust.sync.confidence.schema import TABLES as CONFIDENCE_TABLES
 from graph_trust.sync.confidence.schema import init_confidence_tables
@@ -80,12 +99,11 @@ from graph_trust.sync.confidence.trust import confidence_behind as _confidence_b
 from graph_trust.sync.confidence.trust import trust_of as confidence_trust_of
 from graph_trust.sync.labels import unknown_sensitivity_hint
 from graph_trust.sync.relink import relink
+from graph_trust.sync.report import SyncReport
 from graph_trust.sync.review_db import COLUMNS as REVIEW_COLUMNS
+from graph_trust.sync.review_db import demo_review_db
 
 VERSION = __version__
-sync = run_sync  # graph-trust sync
-runs = list_runs  # graph-trust runs
-index_status = index_ops.status  # graph-trust index status
 
 
 # init, index check and index rebuild measure each vector index's recall with the retrieval log's
@@ -102,6 +120,25 @@ async def index_check(settings: Settings, groups: list[str] | None = None, *, st
     """graph-trust index check: :func:`graph_trust.graph.index_ops.check`."""
     return await index_ops.check(settings, groups, stale_only=stale_only, progress=progress,
                                  queries=retrieval_log.query_source(settings))
+
+
+async def index_status(settings: Settings, groups: list[str] | None = None) -> dict[str, Any]:
+    """graph-trust index status: :func:`graph_trust.graph.index_ops.status`."""
+    return await index_ops.status(settings, groups)
+
+
+async def sync(settings: Settings, *, review_db: str | Path | None = None, dry_run: bool = False, full: bool = False,
+               batch_size: int | None = None, progress: Progress | None = None,
+               graph: GraphConnection | None = None) -> SyncReport:
+    """graph-trust sync: the review DB's decisions (``review_db``, default the configured one) onto
+    the configured graph (or the open ``graph``): :func:`graph_trust.sync.runner.run_sync`."""
+    return await _run_sync(settings, review_db=review_db, dry_run=dry_run, full=full, batch_size=batch_size,
+                           progress=progress, graph=graph)
+
+
+def runs(settings: Settings, limit: int = 50) -> list[dict[str, Any]]:
+    """graph-trust runs: recent runs of every kind, newest first (:func:`graph_trust.sync.list_runs`)."""
+    return _list_runs(settings, limit)
 
 
 async def index_rebuild(settings: Settings, groups: list[str] | None = None, kinds: list[str] | None = None, *,
@@ -133,31 +170,51 @@ def _edges_of(results: Any) -> list[tuple[str, str | None]]:
     return [(e.uuid, e.group_id) for e in getattr(results, "edges", [])]
 
 
-async def search(settings: Settings, query: str, **options: Any) -> Any:
-    """Trust-boosted search on the configured graph (:func:`graph_trust.search.ranked.search`;
-    ``options``: scope, limit, trust_weight, groups); the facts returned are counted in the
-    retrieval log (interface ``search``)."""
-    results = await _search(settings, query, **options)
-    record_returned(settings, "search", _edges_of(results), query=query, groups=options.get("groups"))
+async def search(settings: Settings, query: str, *, scope: str = "edges", limit: int | None = None,
+                 trust_weight: float | None = None, groups: list[str] | None = None) -> TrustSearchResults:
+    """Trust-boosted search on the configured graph (:func:`graph_trust.search.ranked.search`):
+    ``scope`` ``edges`` (facts) or ``nodes`` (entities), ``limit`` results (default
+    ``search.limit``), ``trust_weight`` over ``search.trust_weight``, ``groups`` (default
+    ``search.group_ids``, else every group). The facts returned are counted in the retrieval log
+    (interface ``search``)."""
+    results = await _search(settings, query, scope=scope, limit=limit, trust_weight=trust_weight, groups=groups)
+    record_returned(settings, "search", _edges_of(results), query=query, groups=groups)
     return results
 
 
-async def context(settings: Settings, query: str, *, trust_context: TrustContext | None, **options: Any) -> Any:
-    """The agent context block (:func:`graph_trust.context.agent.context_for_settings`); the facts
+async def context(settings: Settings, query: str, *, trust_context: TrustContext | None,
+                  groups: list[str] | None = None, rank: RankMode = "composite",
+                  memory_types: list[str] | None = None, trust_override: float | None = None,
+                  override_policy: OverridePolicy | None = None, audit_store: AuditStore | None = None,
+                  min_salience: float | None = None, by_salience: bool = False, max_results: int | None = None,
+                  now: datetime | None = None) -> ContextResult:
+    """The agent context block as ``trust_context`` sees it
+    (:func:`graph_trust.context.agent.context_for_settings`; the other arguments are
+    :class:`~graph_trust.context.agent.ContextOptions`' fields: ``rank`` ``composite`` or
+    ``boost``, ``memory_types`` to keep, an audited ``trust_override`` with its
+    ``override_policy``, ``min_salience``, ``by_salience``, ``max_results``, ``now``). The facts
     in it are counted in the retrieval log (interface ``context``)."""
-    out = await _context(settings, query, trust_context=trust_context, **options)
+    out = await _context(settings, query, trust_context=trust_context, groups=groups, rank=rank,
+                         memory_types=memory_types, trust_override=trust_override, override_policy=override_policy,
+                         audit_store=audit_store, min_salience=min_salience, by_salience=by_salience,
+                         max_results=max_results, now=now)
     record_returned(settings, "context", [(i.record.uuid, i.record.group_id) for i in out.items
-                                          if i.record.kind == "edge"], query=query, groups=options.get("groups"))
+                                          if i.record.kind == "edge"], query=query, groups=groups)
     return out
 
 
 async def get_context(settings: Settings, query: Any, *, trust_context: TrustContext | None,
-                      interface: str = "context", **options: Any) -> Any:
-    """The retrieval policy's payload (:func:`graph_trust.context.service.get_context`); its
+                      interface: str = "context", policy: PolicySettings | Mapping[str, Any] | None = None,
+                      groups: Sequence[str] | None = None, rank: str = "composite", caller: str | None = None,
+                      connection: GraphConnection | None = None, now: datetime | None = None) -> Payload:
+    """The retrieval policy's payload (:meth:`graph_trust.context.service.ContextService.get_context`:
+    ``policy`` a PolicySettings or overrides of ``settings.policy`` by field name, ``groups``,
+    ``rank``, ``caller`` for the rate limit, an open ``connection`` to reuse, ``now``); its
     memories are counted in the retrieval log (``interface``: ``context``, or ``mcp``)."""
-    payload = await _get_context(settings, query, trust_context=trust_context, **options)
+    payload = await _get_context(settings, query, trust_context=trust_context, policy=policy, groups=groups,
+                                 rank=rank, caller=caller, connection=connection, now=now)
     record_returned(settings, interface, [(m.id, m.group) for m in payload.memories],
-                    query=query if isinstance(query, str) else None, groups=options.get("groups"))
+                    query=query if isinstance(query, str) else None, groups=list(groups) if groups else None)
     return payload
 
 
@@ -179,9 +236,7 @@ def review_copy(settings: Settings, source: str | Path, destination: str | Path)
     ``destination`` (made a review DB first), SQLite and PostgreSQL either way; rows the
     destination holds are kept; idempotent (:mod:`graph_trust.review.copy`)."""
     src, dst = location_of(source, settings.review), location_of(destination, settings.review)
-    if src.dialect == dst.dialect and (src.path.resolve() == dst.path.resolve() if src.path and dst.path
-                                       else src.display == dst.display):
-        raise InputError(f"review copy: the source and the destination are the same review DB ({src})")
+    check_distinct(src, dst)
     with ReviewConn.open(src, readonly=True):
         pass  # (a missing or unreachable source fails before the destination is made)
     init_review_db(dst)
@@ -206,40 +261,33 @@ def confidence_behind(settings: Settings, edge_uuids: list[str], review_db: str 
     return _confidence_behind(settings, edge_uuids, review_db)
 
 
-async def search_confident(settings: Settings, query: str, *, review_db: str | Path | None = None,
-                           interface: str = "search", **options: Any) -> Any:
-    """Search without the facts below ``search.min_confidence`` in the review DB (``review_db``,
-    default ``review.path``): :func:`graph_trust.search.ranked.search_confident` (``options``:
-    scope, limit, groups) handed the review DB's confidences; the facts returned are counted in the
-    retrieval log as ``interface`` (``search``, or ``mcp``). Returns (results, confidences)."""
-    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
-        out = await _search_confident(settings, query, confidences=lambda uuids: {}, **options)  # (nothing read)
-    else:
-        # the review DB is opened once, before the search (a missing one fails first), and scored once after it
-        with confidence_ops.store(settings, review_db, readonly=True) as store:
-            out = await _search_confident(
-                settings, query, confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids), **options)
-    record_returned(settings, interface, _edges_of(out[0]), query=query, groups=options.get("groups"))
+async def search_confident(settings: Settings, query: str, *, scope: str = "edges", limit: int | None = None,
+                           groups: list[str] | None = None, review_db: str | Path | None = None,
+                           interface: str = "search") -> tuple[TrustSearchResults, dict[str, float] | None]:
+    """:func:`search` (``scope``, ``limit``, ``groups``) without the facts below
+    ``search.min_confidence`` in the review DB (``review_db``, default the configured one):
+    :func:`graph_trust.search.ranked.search_confident` handed
+    :func:`graph_trust.sync.confidence.ops.search_confidences`. The facts returned are counted in
+    the retrieval log as ``interface`` (``search``, or ``mcp``). Returns (results, confidences)."""
+    with confidence_ops.search_confidences(settings, review_db, scope=scope) as confidences:
+        out = await _search_confident(settings, query, confidences=confidences, scope=scope, limit=limit,
+                                      groups=groups)
+    record_returned(settings, interface, _edges_of(out[0]), query=query, groups=groups)
     return out
 
 
 async def search_visible(settings: Settings, query: str, *, trust_context: TrustContext | None,
-                         review_db: str | Path | None = None, interface: str = "search",
-                         **options: Any) -> VisibleSearch:
+                         scope: str = "edges", limit: int | None = None, groups: list[str] | None = None,
+                         review_db: str | Path | None = None, interface: str = "search") -> VisibleSearch:
     """:func:`search_confident` as ``trust_context`` sees it (``graph-trust search --actor``, the MCP
-    ``search_facts`` tool): :func:`graph_trust.search.ranked.search_visible` (``options``: scope,
-    limit, groups), handed the review DB's confidences when ``search.min_confidence`` is set. The
-    facts shown are counted in the retrieval log as ``interface`` (``search``, or ``mcp``)."""
-    if settings.search.min_confidence is None or options.get("scope", "edges") != "edges":
-        out = await _search_visible(settings, query, trust_context=trust_context,
-                                    confidences=lambda uuids: {}, **options)  # (nothing read)
-    else:
-        with confidence_ops.store(settings, review_db, readonly=True) as store:
-            out = await _search_visible(settings, query, trust_context=trust_context,
-                                        confidences=lambda uuids: confidence_ops.edge_confidences(store, uuids),
-                                        **options)
+    ``search_facts`` tool): :func:`graph_trust.access.visible_search.search_visible` handed
+    :func:`graph_trust.sync.confidence.ops.search_confidences`. The facts shown are counted in the
+    retrieval log as ``interface`` (``search``, or ``mcp``)."""
+    with confidence_ops.search_confidences(settings, review_db, scope=scope) as confidences:
+        out = await _search_visible(settings, query, trust_context=trust_context, confidences=confidences,
+                                    scope=scope, limit=limit, groups=groups)
     record_returned(settings, interface, [(r.uuid, r.group_id) for r in out.records if r.kind == "edge"],
-                    query=query, groups=options.get("groups"))
+                    query=query, groups=groups)
     return out
 
 
@@ -275,15 +323,16 @@ async def review_decide(settings: Settings, action: str, ids: list[str], *, acto
     Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         named = review_decisions.named(actor)  # (a bad actor fails before the graph is opened)
-        missing = review_decisions.unknown_targets(conn, cand, ids)
-        edges = {}
-        if missing:
-            async with use_graph(settings, graph) as g:
-                edges = await edge_facts(g, missing, group)
+        edges = await uncited_edge_facts(settings, conn, cand, ids, group=group, graph=graph)
         batch = review_decisions.decide(conn, cand, action, ids, actor=named, reason=reason,
                                         tiers=settings.sync.tiers, edges=edges, expect=expect)
-    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
-    return {"batch": batch.to_dict(), "sync": report}
+    return {"batch": batch.to_dict(), "sync": await _sync_if(apply_sync, settings, review_db, graph)}
+
+
+async def _sync_if(wanted: bool, settings: Settings, review_db: str | Path | None,
+                   graph: GraphConnection | None) -> SyncReport | None:
+    """The ``--sync`` of a review command: a sync of the review DB now when ``wanted``."""
+    return await _run_sync(settings, review_db=review_db, graph=graph) if wanted else None
 
 
 async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: str | None = None,
@@ -292,20 +341,16 @@ async def review_undo(settings: Settings, *, actor: str, reason: str, batch_id: 
     """``graph-trust review undo``: revert ``actor``'s own latest decision batch (or ``batch_id``); see
     :func:`graph_trust.review.decisions.undo`. Returns ``{"batch": ..., "sync": report or None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
-        if review_skips.is_skip_batch(batch_id):  # a skip changed no status: nothing to sync
-            return {"batch": review_skips.undo(conn, actor=actor, reason=reason, batch_id=batch_id).to_dict(),
-                    "sync": None}
-        batch = review_decisions.undo(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
-    report = await run_sync(settings, review_db=review_db, graph=graph) if apply_sync else None
-    return {"batch": batch.to_dict(), "sync": report}
+        batch = review_skips.undo_batch(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
+    # (a skip changed no status: nothing to sync)
+    sync_report = await _sync_if(apply_sync and not review_skips.is_skip_batch(batch_id), settings, review_db, graph)
+    return {"batch": batch.to_dict(), "sync": sync_report}
 
 
 async def _mcp_skip(settings: Settings, target: str, reason: str) -> dict[str, Any]:
     """The MCP tool ``skip_fact``: :func:`review_skip` of one fact as the server's agent (``mcp.agent``)."""
-    if settings.mcp.agent is None:
-        raise ConfigError("skip_fact records who looked: set mcp.agent in the server's config "
-                          "(or start it with `graph-trust mcp --agent NAME`)")
-    return await review_skip(settings, [target], actor=settings.mcp.agent, reason=reason)
+    return await review_skip(settings, [target], actor=review_flags.acting_agent(settings.mcp.agent, "skip_fact",
+                                                                                  "looked"), reason=reason)
 
 
 async def review_skip(settings: Settings, ids: list[str], *, actor: str, reason: str,
@@ -317,11 +362,7 @@ async def review_skip(settings: Settings, ids: list[str], *, actor: str, reason:
     Audited; ``review_undo(batch_id=...)`` takes it back. Returns ``{"batch": ..., "sync": None}``."""
     with review_candidates(settings, review_db) as (conn, cand):
         named = review_decisions.named(actor)
-        missing = review_decisions.unknown_targets(conn, cand, ids)
-        found: set[str] = set()
-        if missing:
-            async with use_graph(settings, graph) as g:
-                found = set(await edge_facts(g, missing, group))
+        found = set(await uncited_edge_facts(settings, conn, cand, ids, group=group, graph=graph))
         batch = review_skips.skip(conn, cand, ids, actor=named, reason=reason, graph_edges=found)
     return {"batch": batch.to_dict(), "sync": None}
 
@@ -330,16 +371,10 @@ async def flag_fact(settings: Settings, target: str, reason: str, *, agent: str 
                     review_db: str | Path | None = None, graph: GraphConnection | None = None) -> dict[str, Any]:
     """Flag a fact for review (the MCP tool ``flag_fact``; ``agent`` default ``mcp.agent``): see
     :func:`graph_trust.review.flags.flag`. An edge uuid no candidate cites is checked in the graph."""
-    agent = agent if agent is not None else settings.mcp.agent
-    if agent is None:
-        raise ConfigError("flag_fact records who flagged: set mcp.agent in the server's config "
-                          "(or start it with `graph-trust mcp --agent NAME`)")
+    agent = review_flags.acting_agent(settings.mcp.agent if agent is None else agent, "flag_fact", "flagged")
     with review_candidates(settings, review_db) as (conn, cand):
-        edge = None
-        if review_decisions.unknown_targets(conn, cand, [target]):
-            async with use_graph(settings, graph) as g:
-                edge = (await edge_facts(g, [target])).get(target)
-        return review_flags.flag(conn, cand, target, reason, agent=agent, edge=edge)
+        edges = await uncited_edge_facts(settings, conn, cand, [target], graph=graph)
+        return review_flags.flag(conn, cand, target, reason, agent=agent, edge=edges.get(target))
 
 
 def review_log(settings: Settings, *, days: int = 30, group: str | None = None, top: int = 10,
@@ -357,20 +392,12 @@ async def review_queue(settings: Settings, *, group: str | None = None, limit: i
     reviewer decided them, each with its reasons (:mod:`graph_trust.review.queue`: ``gather`` then
     ``rank``; ``weights`` override ``review.queue.weights`` entries). The confidence rule reads the
     confidence model when the review DB has its tables. Returns :class:`QueueItem` s."""
-    cfg = settings.review.queue
-    if weights:
-        cfg = cfg.model_copy(update={"weights": type(cfg).model_validate({"weights": {**cfg.weights, **weights}}).weights})
     with review_candidates(settings, review_db, readonly=True) as (conn, cand):
-        conf = None
-        if CONFIDENCE_TABLES[0] in conn.tables():
-            def conf(uuids: list[str]) -> dict[str, float]:
-                with confidence_ops.store(settings, review_db, readonly=True) as store:
-                    return confidence_ops.edge_confidences(store, uuids)
+        conf = confidence_ops.when_recorded(conn, functools.partial(confidence_ops.read_confidences, settings,
+                                                                    review_db))
         async with use_graph(settings, graph) as g:
-            inputs = await review_queue_mod.gather(conn, cand, g, cfg, settings.sync.tiers, group=group,
-                                                   confidences=conf)
-            ranked = review_queue_mod.rank(inputs, cfg, limit=limit or cfg.limit, group=group)
-            return await review_queue_mod.with_facts(g, ranked)
+            return await review_queue_mod.queue(conn, cand, g, settings.review.queue, settings.sync.tiers,
+                                                group=group, limit=limit, weights=weights, confidences=conf)
 
 
 def review_history(settings: Settings, target: str | None = None, *, limit: int = 50,
@@ -378,9 +405,7 @@ def review_history(settings: Settings, target: str | None = None, *, limit: int 
     """``graph-trust review history``: the audit trail of review decisions and skips, newest first
     (all, or those on one candidate id or edge uuid)."""
     with review_candidates(settings, review_db, readonly=True) as (conn, _):
-        rows = review_decisions.history(conn, target=target, limit=limit)
-        rows += review_skips.history_rows(conn, target, limit)
-        return sorted(rows, key=lambda r: (r["decided_at"], r["batch_id"]), reverse=True)[:limit]
+        return review_skips.audit_trail(conn, target, limit)
 
 
 async def review_fact(settings: Settings, target: str, *, days: int = 30, review_db: str | Path | None = None,
@@ -389,10 +414,7 @@ async def review_fact(settings: Settings, target: str, *, days: int = 30, review
     rows, competitors, episodes, confidence factors, retrieval log, flags and audit trail
     (:func:`graph_trust.review.fact.fact_view`); a NotFoundError when it names nothing."""
     with review_candidates(settings, review_db, readonly=True) as (conn, cand):
-        conf = None
-        if CONFIDENCE_TABLES[0] in conn.tables():
-            def conf(uuids: list[str]) -> dict[str, dict[str, Any]]:
-                return _confidence_behind(settings, uuids, review_db)
+        conf = confidence_ops.when_recorded(conn, functools.partial(_confidence_behind, settings, review_db=review_db))
         async with use_graph(settings, graph) as g:
             return await fact_view(conn, cand, g, target, days=days, confidence=conf, actor=actor)
 
@@ -453,21 +475,9 @@ async def _sync_demo_review(settings: Settings, rows: list[dict[str, Any]], path
     """The demo's review DB, then a full sync of it onto ``graph``. Made the first time (or with
     ``reset``) with every table (candidates, confidence, review: what the getting-started steps
     use); later demos keep everything in it (decisions, the retrieval log, flags, confidence
-    records) and add only the sample rows it lacks, so the sync applies the user's decisions."""
-    path = Path(path)
-    if reset or not path.exists():
-        tmp = path.with_suffix(".tmp")
-        tmp.unlink(missing_ok=True)
-        init_review_db(tmp)
-        insert_rows(tmp, rows)
-        if records:
-            insert_records(tmp, records)
-        os.replace(tmp, path)
-    else:
-        init_review_db(path)  # (completes an older demo's DB in place)
-        with ReviewConn.open(parse_location(path), readonly=True) as conn:  # (the sample's own schema)
-            have = {str(r[0]) for r in conn.query("SELECT id FROM candidates")}
-        insert_rows(path, [r for r in rows if str(r["id"]) not in have])
+    records) and add only the sample rows it lacks, so the sync applies the user's decisions
+    (:func:`graph_trust.sync.review_db.demo_review_db`)."""
+    demo_review_db(Path(path), rows, init=init_review_db, records=records, reset=reset)
     return await _sync_review_db(settings, path, graph)
 
 
@@ -479,25 +489,36 @@ async def demo(settings: Settings, *, limit: int = 5, embedder: str = "hashing",
                           embedder=embedder)
 
 
-async def evaluate_bundled(settings: Settings, **options: Any) -> EvalReport:
-    """The shipped evaluation set over review draws (``graph-trust eval --bundled``); ``options``
-    are :func:`graph_trust.eval.evaluate.evaluate_bundled`'s (ranks, weights, draws, ...)."""
-    return await _evaluate.evaluate_bundled(settings, sync_rows=sync_review_rows,
-                                            confidence_trust=confidence_ops.confidence_mode_trust, **options)
+async def evaluate_bundled(settings: Settings, *, ranks: list[str], weights: list[float] | None = None,
+                           sets: dict[str, Any] | None = None, draws: int = 5, noise: float = DEFAULT_NOISE,
+                           coverage: float = DEFAULT_COVERAGE, seed: int = 0, quick: bool = False,
+                           rank_consts: list[float] | None = None, progress: Progress | None = None,
+                           embedder: str = "hashing") -> EvalReport:
+    """The shipped evaluation set over ``draws`` review draws (``graph-trust eval --bundled``):
+    :func:`graph_trust.eval.evaluate.evaluate_bundled`, handed this module's sync and the trust a
+    confidence-mode sync writes."""
+    return await _evaluate.evaluate_bundled(
+        settings, sync_rows=sync_review_rows, confidence_trust=confidence_ops.confidence_mode_trust, ranks=ranks,
+        weights=weights, sets=sets, draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
+        rank_consts=rank_consts, progress=progress, embedder=embedder)
 
 
-async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, **options: Any) -> EvalReport:
-    """The user's judged queries on the configured graph (``graph-trust eval --queries --qrels``);
-    ``options`` are :func:`graph_trust.eval.evaluate.evaluate_judged`'s (ranks, weights,
-    review_db for the confidence ranking, ...)."""
-    return await _evaluate.evaluate_judged(settings, queries, qrels,
-                                           confidence_trust=confidence_ops.confidence_mode_trust, **options)
+async def evaluate_judged(settings: Settings, queries: str | Path, qrels: str | Path, *, ranks: list[str],
+                          weights: list[float] | None = None, sets: dict[str, Any] | None = None,
+                          rank_consts: list[float] | None = None, progress: Progress | None = None,
+                          review_db: str | Path | None = None) -> EvalReport:
+    """The user's judged queries on the configured graph (``graph-trust eval --queries --qrels``):
+    :func:`graph_trust.eval.evaluate.evaluate_judged`; the ``confidence`` ranking reads the review
+    DB (``review_db``, default the configured one)."""
+    return await _evaluate.evaluate_judged(
+        settings, queries, qrels, confidence_trust=confidence_ops.confidence_mode_trust, ranks=ranks,
+        weights=weights, sets=sets, rank_consts=rank_consts, progress=progress, review_db=review_db)
 
 
 async def _sync_review_db(settings: Settings, path: Path, graph: GraphConnection) -> Any:
     """A full sync of the review DB at ``path`` onto the open ``graph`` (the demo's, the eval's)."""
     try:
-        return await run_sync(settings, review_db=path, full=True, graph=graph)
+        return await _run_sync(settings, review_db=path, full=True, graph=graph)
     except RunFailedError as exc:
         if isinstance(exc.__cause__, (asyncio.CancelledError, KeyboardInterrupt)):
             # the demo or the eval was stopped: not a sync run the user must rerun or roll back
@@ -505,13 +526,18 @@ async def _sync_review_db(settings: Settings, path: Path, graph: GraphConnection
         raise
 
 
-async def evaluate_review_budget(settings: Settings, **options: Any) -> BudgetReport:
+async def evaluate_review_budget(settings: Settings, *, budgets: list[str], strategies: list[str], starts: list[str],
+                                 draws: int = 3, noise: float = DEFAULT_NOISE, coverage: float = DEFAULT_COVERAGE,
+                                 seed: int = 0, quick: bool = False, progress: Progress | None = None,
+                                 embedder: str = "hashing", unseen_share: float | None = None) -> BudgetReport:
     """Does the review queue beat random review (``graph-trust eval --bundled --review-budget``)?
-    ``options`` are :func:`graph_trust.eval.budget.evaluate_budget`'s; the simulated reviewer goes
-    through this module's own commands (search, review_queue, review_decide) and the real sync."""
+    :func:`graph_trust.eval.budget.evaluate_budget`; the simulated reviewer goes through this
+    module's own commands (search, review_queue, review_decide) and the real sync."""
     cmds = ReviewCommands(init_db=init_review_db, sync_db=_sync_review_db, search=search, queue=review_queue,
                           decide=review_decide)
-    return await evaluate_budget(settings, cmds, sync_rows=sync_review_rows, **options)
+    return await evaluate_budget(settings, cmds, sync_rows=sync_review_rows, budgets=budgets, strategies=strategies,
+                                 starts=starts, draws=draws, noise=noise, coverage=coverage, seed=seed, quick=quick,
+                                 progress=progress, embedder=embedder, unseen_share=unseen_share)
 
 
 def check_eval_extra() -> None:
@@ -564,7 +590,6 @@ __all__ = [
     "init",
     "init_review_db",
     "known_memory_types",
-    "list_runs",
     "prune",
     "record_returned",
     "relink",
@@ -578,7 +603,6 @@ __all__ = [
     "review_queue",
     "review_undo",
     "rollback",
-    "run_sync",
     "runs",
     "search",
     "search_config",

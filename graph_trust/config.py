@@ -9,23 +9,73 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from graph_trust.access.sensitivity import DEFAULT_LEVELS, SensitivityScale
-from graph_trust.confidence import composite as _conf_composite
-from graph_trust.confidence import freshness as _conf_freshness
-from graph_trust.context.redact import check_replacement
 from graph_trust.errors import ConfigError, InputError
-from graph_trust.review.db import Limits, parse_location
-from graph_trust.search.slots import relation_key
 
 DEFAULT_GRAPH = "embedded:.graph-trust/graph"
 DEFAULT_CONFIG_FILE = "graph-trust.yaml"
+
+# Defaults of settings whose packages read them too (those import them from here).
+DEFAULT_LEVELS: tuple[str, ...] = ("public", "low", "medium", "high", "hyper")  # access.levels
+# confidence.weights: the composite confidence's factor weights
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "freshness": 0.20,
+    "source": 0.20,
+    "verification": 0.15,
+    "consensus": 0.15,
+    "contradiction": 0.10,
+    "success": 0.10,
+    "context": 0.10,
+}
+# confidence.risk_thresholds: the least confidence a fact needs at each risk
+RISK_THRESHOLDS: dict[str, float] = {"low": 0.40, "medium": 0.60, "high": 0.75, "critical": 0.90}
+# confidence.half_lives: days after which a category's freshness halves (``global`` is the default
+# for any other category)
+HALF_LIVES: dict[str, float] = {
+    "infrastructure": 30,
+    "incidents": 60,
+    "deployments": 45,
+    "monitoring": 40,
+    "runbooks": 90,
+    "security": 20,
+    "team_membership": 180,
+    "agent_capabilities": 120,
+    "conversation": 7,
+    "global": 60,
+}
+
+# Checks of setting values whose rules belong to the package that reads the setting (config imports
+# only errors, so every package may import config): graph_trust/__init__.py, which runs before any
+# module of the package, hands them over with install_checks(). Each raises ValueError (or
+# ConfigError) naming what is wrong, or returns the value's normalised form.
+CHECKS = ("relation_key", "sensitivity_scale", "redaction_replacement", "review_address", "confidence_weights")
+_checks: dict[str, Callable[..., Any]] = {}
+
+
+def install_checks(**checks: Callable[..., Any]) -> None:
+    """Install the package-owned checks :data:`CHECKS` names: ``relation_key(name)`` (the normalised
+    relation name, None for none: ``graph_trust.search.slots``), ``sensitivity_scale(levels, labels)``
+    (``graph_trust.access.sensitivity.SensitivityScale.of``), ``redaction_replacement(replacement,
+    patterns)`` (why the replacement cannot be used, or None: ``graph_trust.context.redact``),
+    ``review_address(text)`` (``graph_trust.review.db.parse_location``) and
+    ``confidence_weights(weights)`` (``graph_trust.confidence.composite.check_weights``)."""
+    unknown = sorted(set(checks) - set(CHECKS))
+    if unknown:
+        raise TypeError(f"install_checks: unknown check(s) {', '.join(unknown)}")
+    _checks.update(checks)
+
+
+def _check(name: str) -> Callable[..., Any]:
+    try:
+        return _checks[name]
+    except KeyError:  # (graph_trust/__init__.py installs every check: a missing one is a bug, never a pass)
+        raise RuntimeError(f"the settings check {name} is not installed (graph_trust/__init__.py)") from None
 
 
 class _Section(BaseModel):
@@ -134,6 +184,7 @@ class RankingSettings(BaseModel):
 
     @model_validator(mode="after")
     def _one_cardinality(self) -> RankingSettings:
+        relation_key = _check("relation_key")
         for key in ("single_valued", "multi_valued"):
             if any(relation_key(n) is None for n in getattr(self, key)):
                 raise ValueError(f"{key}: a relation name is empty")
@@ -339,17 +390,13 @@ class ReviewSettings(_Section):
     # PostgreSQL over TCP: seconds of silence before keepalive probes start (3 probes, a third of this apart)
     keepalive_idle_s: int = Field(default=30, ge=1, le=7200)
 
-    def limits(self) -> Limits:
-        """The waits of a review DB connection (:class:`graph_trust.review.db.Limits`)."""
-        return Limits(self.connect_timeout_s, self.statement_timeout_s, self.lock_timeout_s, self.keepalive_idle_s)
-
     @field_validator("url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
         if v is None:
             return None
         try:
-            parse_location(v)
+            _check("review_address")(v)
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
         return v.strip()
@@ -434,8 +481,8 @@ class RelinkSettings(_Section):
 class CompositeSettings(_Section):
     """Composite rank: ``w_trust*trust + w_recency*recency + w_relevance*relevance + w_type*type``."""
 
-    # Seed 000's formula; its weights (0.30/0.25/0.30/0.15) let trust, type and recency override
-    # relevance (below vanilla search on the bundled eval). By default relevance (the trust
+    # Weights of 0.30/0.25/0.30/0.15 let trust, type and recency override relevance (below
+    # vanilla search on the bundled eval). By default relevance (the trust
     # search's own score, which already holds the trust boost and the review rules) leads and
     # recency moves chat memories: any trust or type weight on top cost clean queries on the
     # judged sets (docs: concepts, the composite's defaults).
@@ -495,7 +542,7 @@ class AccessSettings(_Section):
     @model_validator(mode="after")
     def _scale(self) -> AccessSettings:
         try:
-            scale = SensitivityScale.of(self.levels, self.labels)
+            scale = _check("sensitivity_scale")(self.levels, self.labels)
         except ValueError as exc:
             raise ValueError(str(exc)) from None
         # stored normalized (compared case-insensitively), without validating again
@@ -616,7 +663,7 @@ class PolicySettings(_Section):
 
     @model_validator(mode="after")
     def _replacement_is_clean(self) -> PolicySettings:
-        if self.enable_redaction and (why := check_replacement(self.redaction_replacement, self.redaction_patterns)):
+        if self.enable_redaction and (why := _check("redaction_replacement")(self.redaction_replacement, self.redaction_patterns)):
             raise ValueError(why)
         return self
 
@@ -625,18 +672,18 @@ class ConfidenceSettings(_Section):
     """The confidence model: factor weights, decay, thresholds and contradiction resolution."""
 
     # the seven factor weights of the confidence composite (sum 1 +/- 0.01)
-    weights: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.DEFAULT_WEIGHTS))
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     decay: Literal["half_life", "exponential", "linear"] = "half_life"
     decay_rate: float = Field(default=0.01, gt=0.0)  # lambda of the exponential model, per day
     max_age_days: float = Field(default=365.0, gt=0.0)  # the linear model's zero
     # freshness half-life in days per fact category
-    half_lives: dict[str, float] = Field(default_factory=lambda: dict(_conf_freshness.HALF_LIVES))
+    half_lives: dict[str, float] = Field(default_factory=lambda: dict(HALF_LIVES))
     default_half_life: float = Field(default=60.0, gt=0.0)
     # uses older than this many days do not count in the success rate
     success_window_days: int = Field(default=90, ge=1)
     min_samples: int = Field(default=10, ge=1)  # below this many uses the success rate regresses to 0.5
     # risk level -> least confidence a fact needs at that risk
-    risk_thresholds: dict[str, float] = Field(default_factory=lambda: dict(_conf_composite.RISK_THRESHOLDS))
+    risk_thresholds: dict[str, float] = Field(default_factory=lambda: dict(RISK_THRESHOLDS))
     verify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
     # verifier ids whose confirmation counts at the system level
     system_verifiers: list[str] = Field(default_factory=lambda: ["system_auto_verify"])
@@ -653,7 +700,7 @@ class ConfidenceSettings(_Section):
     @field_validator("weights")
     @classmethod
     def _weights(cls, v: dict[str, float]) -> dict[str, float]:
-        return _conf_composite.check_weights(v)
+        return _check("confidence_weights")(v)
 
     @field_validator("half_lives")
     @classmethod
@@ -718,7 +765,7 @@ class Settings(_Section):
 
     @model_validator(mode="after")
     def _sensitivities_are_known(self) -> Settings:
-        scale = SensitivityScale.of(self.access.levels, self.access.labels)
+        scale = _check("sensitivity_scale")(self.access.levels, self.access.labels)
         for key, value in (("context.default_sensitivity", self.context.default_sensitivity),
                            ("context.max_sensitivity", self.context.max_sensitivity),
                            ("mcp.max_sensitivity", self.mcp.max_sensitivity)):

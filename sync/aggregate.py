@@ -1,4 +1,4 @@
-"""Entity trust from its connected edges' trust: ``max`` (the reference's rule), ``mean`` or
+"""Entity trust from its connected edges' trust: ``max`` (the default), ``mean`` or
 ``noisy_or`` (``1 - prod(1 - s)``: independent evidence accumulates, never above 1).
 
 An entity with no connected edge carrying trust above 0 gets no trust (its ``trust_score`` is

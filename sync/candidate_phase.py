@@ -17,7 +17,7 @@ from graph_trust.sync.desired import ReviewSource, load_tiers, quarantined, refr
 from graph_trust.sync.labels import unknown_sensitivity
 from graph_trust.sync.report import REPORT_LIMIT, SyncReport
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 
 def refresh(report: SyncReport, settings: Settings, store: StateStore, src: ReviewSource, graph_key: str,

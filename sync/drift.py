@@ -11,7 +11,8 @@ from typing import Any
 from graph_trust.sync.aggregate import same_score
 from graph_trust.sync.desired import touch_edges
 from graph_trust.sync.graphstate import bucket_range
-from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS
+from graph_trust.sync.store.named import run
+from graph_trust.sync.store.state import EDGE_PROPS, ENDPOINTS
 from graph_trust.sync.writer import edge_values, mark_entities_dirty, props_equal
 
 
@@ -21,9 +22,8 @@ async def endpoints_of_untrusted(con: sqlite3.Connection, graph_conn: Any, graph
     those that do) and have none on record: read from the graph, for those it still has."""
     lo, hi = bucket_range(bucket)
     trusted = {e["uuid"] for e in edges}
-    lost = [u for (u,) in con.execute(
-        "SELECT uuid FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ? "
-        "AND (source_uuid IS NULL OR target_uuid IS NULL)", (graph_key, graph, lo, hi)) if u not in trusted]
+    lost = [u for (u,) in run(
+        con, "shadow_edges_without_ends", {"graph_key": graph_key, "graph": graph, "lo": lo, "hi": hi}) if u not in trusted]
     if not lost:
         return {}
     return {r["uuid"]: (r["source_uuid"], r["target_uuid"]) for r in await graph_conn.query("edge_trust_read", uuids=lost)}
@@ -40,9 +40,8 @@ def absorb_drift(c: sqlite3.Connection, graph_key: str, source: str, graph: str,
     by a ``--full`` run) has every entity re-aggregated instead."""
     lo, hi = bucket_range(bucket)
     cols = (*EDGE_PROPS, *ENDPOINTS)
-    shadow = {row[0]: dict(zip(cols, row[1:])) for row in c.execute(
-        f"SELECT uuid, {', '.join(cols)} FROM sync_shadow WHERE graph_key = ? AND graph = ? "
-        "AND uuid >= ? AND uuid < ?", (graph_key, graph, lo, hi))}
+    where = {"graph_key": graph_key, "graph": graph, "lo": lo, "hi": hi}
+    shadow = {row[0]: dict(zip(cols, row[1:], strict=True)) for row in run(c, "shadow_in_range", where)}
     for u, pair in ends_read.items():
         if u in shadow and None in (shadow[u]["source_uuid"], shadow[u]["target_uuid"]):
             shadow[u].update(zip(ENDPOINTS, pair))
@@ -60,10 +59,9 @@ def absorb_drift(c: sqlite3.Connection, graph_key: str, source: str, graph: str,
             n += 1
             unknown |= cur is None and None in (was["source_uuid"], was["target_uuid"])
         ends.update(row.get(p) for row in (was, cur) if row is not None for p in ENDPOINTS)
-    desired = {u for (u,) in c.execute("SELECT uuid FROM sync_desired WHERE source = ? AND graph = ? AND uuid >= ? "
-                                       "AND uuid < ?", (source, graph, lo, hi))}
+    desired = {u for (u,) in run(c, "desired_in_range", {"source": source, "graph": graph, "lo": lo, "hi": hi})}
     touch_edges(c, graph_key, graph, sorted(shadow.keys() | now.keys() | desired))
     mark_entities_dirty(c, graph_key, graph, sorted(u for u in ends if u is not None))
     if unknown:
-        c.execute("INSERT OR IGNORE INTO sync_aggregate_all VALUES (?)", (graph_key,))
+        run(c, "mark_aggregate_all", {"graph_key": graph_key})
     return n

@@ -14,8 +14,8 @@ from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.overlap import PIPELINE_DEPTH, started
 from graph_trust.sync.report import SyncReport
-from graph_trust.sync.state import EDGE_PROPS, StateStore
 from graph_trust.sync.store.run_tables import RunTables
+from graph_trust.sync.store.state import EDGE_PROPS, StateStore
 from graph_trust.sync.work import WorkTable
 from graph_trust.sync.writer import (
     Change,

@@ -16,7 +16,7 @@ from graph_trust.graph.routing import Graphs
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.overlap import PIPELINE_DEPTH, started
 from graph_trust.sync.report import SyncReport
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import Change, JournaledWriter, entity_values, landed, read_range, write_range
 
 
@@ -68,8 +68,8 @@ class EntityAggregation:
             for read in reads:
                 read.cancel()
             await asyncio.gather(*reads, return_exceptions=True)
-        with self.store.tx() as c:  # everything of this graph is aggregated now
-            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ?", (self.graph_key, graph))
+        with self.store.tx():  # everything of this graph is aggregated now
+            self.store.do("clear_dirty_graph", graph_key=self.graph_key, graph=graph)
 
     async def _settle(self, limit: int) -> None:
         """Settle the oldest entity ranges in flight until at most ``limit`` remain."""
@@ -81,16 +81,14 @@ class EntityAggregation:
     async def aggregate_dirty(self, graphs: Graphs) -> None:
         """Re-aggregate the entities on the dirty list (touching edges that changed)."""
         r = self.report
-        names = [row[0] for row in self.con.execute("SELECT DISTINCT graph FROM sync_dirty WHERE graph_key = ?",
-                                                    (self.graph_key,))]
-        total = self.con.execute("SELECT count(*) FROM sync_dirty WHERE graph_key = ?", (self.graph_key,)).fetchone()[0]
+        names = [row[0] for row in self.store.rows("dirty_graphs", graph_key=self.graph_key)]
+        total = self.store.one("dirty_count", graph_key=self.graph_key)
         for graph in names:
             graph_conn = graphs(graph)
 
             def next_batch(after: str) -> list[str]:
-                return [u for (u,) in self.con.execute(
-                    "SELECT uuid FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid > ? ORDER BY uuid LIMIT ?",
-                    (self.graph_key, graph, after, self.batch_size))]
+                return [u for (u,) in self.store.rows("dirty_after", graph_key=self.graph_key, graph=graph,
+                                                      after=after, limit=self.batch_size)]
 
             # The inputs of batch k+1 are read while batch k is journaled and written (an entity's
             # inputs are its edges and its own values, which no other entity's write changes).

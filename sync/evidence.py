@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-ASCII_SPACE = " \t\n\r\x0b\x0c"  # what "empty" ignores (desired.FAST_PATH applies the same rule in SQL)
+ASCII_SPACE = " \t\n\r\x0b\x0c"  # what "empty" ignores (statements.sql's part_fast_path applies the same rule)
 
 
 def edge_uuid_of(text: Any) -> tuple[str | None, str | None]:

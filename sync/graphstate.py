@@ -15,7 +15,8 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
 
-from graph_trust.sync.state import EDGE_PROPS, ENDPOINTS
+from graph_trust.sync.store.named import run, run_many
+from graph_trust.sync.store.state import EDGE_PROPS, ENDPOINTS
 
 PREFIX = 2          # edge buckets (checksums, drill-down): 256 for hex uuids
 ENTITY_PREFIX = 1   # entity ranges of a full re-aggregation: 16 for hex uuids (fewer, larger queries)
@@ -55,14 +56,12 @@ async def edge_totals(graph_conn: Any) -> Sums:
 
 
 def shadow_checksums(con: sqlite3.Connection, graph_key: str, graph: str) -> Sums:
-    rows = con.execute(f"SELECT substr(uuid, 1, {PREFIX}), {', '.join(_TEXT_PROPS)}, count(*), total(trust_score) "
-                       "FROM sync_shadow WHERE graph_key = ? AND graph = ? GROUP BY 1, 2, 3, 4, 5", (graph_key, graph))
+    rows = run(con, "shadow_checksums", {"prefix": PREFIX, "graph_key": graph_key, "graph": graph})
     return {tuple(r[:5]): (r[5], r[6]) for r in rows}
 
 
 def shadow_totals(con: sqlite3.Connection, graph_key: str, graph: str) -> Sums:
-    rows = con.execute(f"SELECT {', '.join(_TEXT_PROPS)}, count(*), total(trust_score) FROM sync_shadow "
-                       "WHERE graph_key = ? AND graph = ? GROUP BY 1, 2, 3, 4", (graph_key, graph))
+    rows = run(con, "shadow_totals", {"graph_key": graph_key, "graph": graph})
     return {tuple(r[:4]): (r[4], r[5]) for r in rows}
 
 
@@ -110,18 +109,11 @@ async def entity_buckets(graph_conn: Any) -> list[str]:
 def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, bucket: str, edges: list[dict]) -> None:
     """Make the shadow's rows of one bucket equal to ``edges`` (inside the caller's transaction)."""
     lo, hi = bucket_range(bucket)
-    con.execute("DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
-                (graph_key, graph, lo, hi))
+    run(con, "drop_shadow_range", {"graph_key": graph_key, "graph": graph, "lo": lo, "hi": hi})
     upsert_shadow(con, graph_key, graph, edges)
 
 
 _SHADOW_COLS = (*EDGE_PROPS, *ENDPOINTS)
-# A shadow row follows the values given; its endpoints only when given (a write knows none).
-SHADOW_UPSERT = (f"INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(_SHADOW_COLS)}) "
-                 f"VALUES (?, ?, ?, {', '.join('?' for _ in _SHADOW_COLS)}) ON CONFLICT (graph_key, graph, uuid) "
-                 "DO UPDATE SET " + ", ".join(f"{p} = excluded.{p}" for p in EDGE_PROPS) + ", "
-                 + ", ".join(f"{p} = coalesce(excluded.{p}, {p})" for p in ENDPOINTS))
-SHADOW_DELETE = "DELETE FROM sync_shadow WHERE graph_key = ? AND graph = ? AND uuid = ?"
 
 
 def upsert_shadow(con: sqlite3.Connection, graph_key: str, graph: str, edges: list[dict]) -> None:
@@ -129,8 +121,8 @@ def upsert_shadow(con: sqlite3.Connection, graph_key: str, graph: str, edges: li
     graph's reads do); edges without trust_score leave the shadow."""
     keep = [e for e in edges if e.get("trust_score") is not None]
     drop = [e for e in edges if e.get("trust_score") is None]
-    con.executemany(SHADOW_UPSERT, [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in _SHADOW_COLS)) for e in keep])
-    con.executemany(SHADOW_DELETE, [(graph_key, graph, e["uuid"]) for e in drop])
+    run_many(con, "upsert_shadow", [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in _SHADOW_COLS)) for e in keep])
+    run_many(con, "drop_shadow_edge", [(graph_key, graph, e["uuid"]) for e in drop])
 
 
 def _prop(e: dict, p: str) -> Any:

@@ -22,17 +22,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from graph_trust.access.sensitivity import SCOPE_JOIN, SensitivityScale, normalize_label, unknown_labels
-from graph_trust.sync.state import StateStore
-
-_LABELS_SQL = ("SELECT lower(trim(sensitivity)), count(*), min(id) FROM sync_candidates "
-               "WHERE source = ? AND reason IS NULL AND sensitivity IS NOT NULL AND trim(sensitivity) <> '' "
-               "GROUP BY 1")
+from graph_trust.sync.store.state import StateStore
 
 
 def unknown_sensitivity(store: StateStore, source: str, scale: SensitivityScale) -> list[dict[str, Any]]:
     """``[{label, count, example}]`` of the labels ``scale`` does not know among ``source``'s usable
     candidates (quarantined rows excluded), most frequent first."""
-    return unknown_labels(store.con.execute(_LABELS_SQL, (source,)), scale)
+    return unknown_labels(store.rows("unknown_label_counts", source=source), scale)
 
 
 def unknown_sensitivity_hint(items: list[dict[str, Any]]) -> str | None:

@@ -23,13 +23,7 @@ from graph_trust.config import Settings
 from graph_trust.errors import InputError, StateStoreError
 from graph_trust.sync.report import REPORT_LIMIT, PruneReport
 from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.state import StateStore, now_iso
-
-_BOUNDARY = ("SELECT seq FROM sync_runs WHERE graph_key = ? AND dry_run = 0 "
-             "ORDER BY seq DESC LIMIT 1 OFFSET ?")
-_OLDER = ("SELECT run_id, status FROM sync_runs WHERE graph_key = ? AND seq < ? "
-          "AND run_id NOT IN (SELECT run_id FROM sync_pruned) ORDER BY seq")
-_PENDING = "SELECT DISTINCT run_id FROM sync_journal WHERE graph_key = ? AND state = 'pending'"
+from graph_trust.sync.store.state import StateStore, now_iso
 
 
 def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: bool = False) -> PruneReport:
@@ -41,8 +35,7 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
     store = StateStore.for_settings(settings)
     try:
         report.state_store_bytes_before = _size(store)
-        graphs = store.con.execute("SELECT graph_key, graph FROM sync_runs WHERE seq IN "
-                                   "(SELECT max(seq) FROM sync_runs GROUP BY graph_key) ORDER BY graph_key").fetchall()
+        graphs = store.rows("writing_graphs")
         for graph_key, display in graphs:
             if dry_run:
                 _prune_graph(store, graph_key, report)
@@ -51,8 +44,8 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
                     _prune_graph(store, graph_key, report)
         if vacuum and not dry_run:
             try:  # in WAL mode VACUUM writes the new file into the log: copy it back and truncate both
-                store.con.execute("VACUUM")
-                store.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                store.do("vacuum")
+                store.do("checkpoint_truncate")
             except sqlite3.Error as exc:
                 raise StateStoreError(
                     f"state store {store.path}: VACUUM failed ({exc}); the old runs are pruned all the same, "
@@ -66,12 +59,11 @@ def prune(settings: Settings, *, keep: int = 30, dry_run: bool = False, vacuum: 
 
 
 def _prune_graph(store: StateStore, graph_key: str, report: PruneReport) -> None:
-    con = store.con
-    boundary = con.execute(_BOUNDARY, (graph_key, report.keep - 1)).fetchone()
+    boundary = store.one("prune_boundary", graph_key=graph_key, offset=report.keep - 1)
     if boundary is None:  # fewer writing runs than ``keep``
         return
-    pending = {r[0] for r in con.execute(_PENDING, (graph_key,))}
-    for run_id, status in con.execute(_OLDER, (graph_key, boundary[0])).fetchall():
+    pending = set(store.runs_with_pending_rows(graph_key))
+    for run_id, status in store.rows("runs_before", graph_key=graph_key, seq=boundary):
         if status == "running":
             report.skipped.append({"run_id": run_id, "reason": "still marked running (the next sync settles it)"})
         elif run_id in pending:
@@ -82,15 +74,14 @@ def _prune_graph(store: StateStore, graph_key: str, report: PruneReport) -> None
 
 def _prune_run(store: StateStore, run_id: str, report: PruneReport) -> None:
     if report.dry_run:
-        journal = store.con.execute("SELECT count(*) FROM sync_journal WHERE run_id = ?", (run_id,)).fetchone()[0]
-        quarantine = store.con.execute("SELECT count(*) FROM sync_quarantine WHERE run_id = ?",
-                                       (run_id,)).fetchone()[0]
+        journal = store.one("journal_rows", run_id=run_id)
+        quarantine = store.one("quarantine_rows", run_id=run_id)
     else:
         store.recount([run_id])  # its counters stay listed: counted from the journal once more, first
-        with store.tx() as c:
-            journal = c.execute("DELETE FROM sync_journal WHERE run_id = ?", (run_id,)).rowcount
-            quarantine = c.execute("DELETE FROM sync_quarantine WHERE run_id = ?", (run_id,)).rowcount
-            c.execute("INSERT INTO sync_pruned VALUES (?, ?)", (run_id, now_iso()))
+        with store.tx():
+            journal = store.changed("delete_journal", run_id=run_id)
+            quarantine = store.changed("delete_quarantine", run_id=run_id)
+            store.do("mark_pruned", run_id=run_id, at=now_iso())
     report.runs_pruned += 1
     if len(report.pruned) < REPORT_LIMIT:
         report.pruned.append(run_id)

@@ -25,10 +25,11 @@ import decimal
 import functools
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -37,7 +38,7 @@ from graph_trust.config import ReviewSettings
 from graph_trust.errors import ReviewDBError
 from graph_trust.review.candidates import open_candidates
 from graph_trust.review.db import Location, ReviewConn, init_hint, run_script
-from graph_trust.sync.state import now_iso
+from graph_trust.sync.store.state import now_iso
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
@@ -90,6 +91,27 @@ def insert_rows(where: str | Path | Location, rows: list[dict[str, Any]]) -> int
     with ReviewConn.open(where) as conn:
         conn.write(lambda c: c.executemany(sql, values))
     return len(rows)
+
+
+def demo_review_db(path: Path, rows: list[dict[str, Any]], *, init: Callable[[Path], Any],
+                   records: dict[str, list[dict[str, Any]]] | None = None, reset: bool = False) -> None:
+    """The demo's review DB at ``path``: made the first time (or with ``reset``) by ``init`` (every
+    table), with ``rows`` and ``records``, and moved into place atomically; later it keeps
+    everything in it (decisions, the retrieval log, flags, confidence records), is completed in
+    place by ``init`` and gets only the sample ``rows`` whose id it lacks."""
+    if reset or not path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        init(tmp)
+        insert_rows(tmp, rows)
+        if records:
+            insert_records(tmp, records)
+        os.replace(tmp, path)
+        return
+    init(path)  # (completes an older demo's DB in place)
+    with ReviewConn.open(path, readonly=True) as conn:  # (the sample's own schema)
+        have = {str(r[0]) for r in conn.query("SELECT id FROM candidates")}
+    insert_rows(path, [r for r in rows if str(r["id"]) not in have])
 
 
 def insert_records(where: str | Path | Location, tables: dict[str, list[dict[str, Any]]]) -> dict[str, int]:

@@ -50,8 +50,8 @@ from graph_trust.sync.runs.identity import config_hash, graph_key
 from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.runs.recovery import recover_dead_runs
 from graph_trust.sync.shadow_refresh import ShadowRefresh
-from graph_trust.sync.state import StateStore, now_iso
 from graph_trust.sync.store.run_tables import RunTables
+from graph_trust.sync.store.state import StateStore, now_iso
 from graph_trust.sync.vector_recheck import recheck_indexes
 from graph_trust.sync.work import WorkTable
 from graph_trust.sync.writer import JournaledWriter

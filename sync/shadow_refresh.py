@@ -13,8 +13,8 @@ from graph_trust.graph.routing import Graphs
 from graph_trust.sync import graphstate
 from graph_trust.sync.drift import absorb_drift, endpoints_of_untrusted
 from graph_trust.sync.report import SyncReport
-from graph_trust.sync.state import EDGE_PROPS, StateStore
 from graph_trust.sync.store.run_tables import RunTables
+from graph_trust.sync.store.state import EDGE_PROPS, StateStore
 
 
 class ShadowRefresh:

@@ -31,11 +31,12 @@ from graph_trust.sync.policy import policy_of
 from graph_trust.sync.report import REPORT_LIMIT, VerifyReport
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runs.identity import graph_key
-from graph_trust.sync.state import COMPARED_PROPS, EDGE_PROPS, StateStore
+from graph_trust.sync.store.named import run, run_many
+from graph_trust.sync.store.run_tables import RunTables
+from graph_trust.sync.store.state import COMPARED_PROPS, EDGE_PROPS, StateStore
 from graph_trust.sync.writer import edge_values, props_equal
 
 # The columns of a parsed review row (besides its id) that decide what sync writes.
-_ROW = ("graph", "edge_uuid", "status", "memory_type", "sensitivity", "scope", "reason")
 KINDS = ("edge_missing_trust", "edge_wrong_trust", "edge_stale_trust", "entity_wrong_trust", "entity_stale_trust")
 
 
@@ -66,10 +67,9 @@ async def verify_graph(g: Any, settings: Settings, store: StateStore, review: Re
     con = store.con
     # ... and the review DB as it is
     missed, quarantined = _read_review_db(store, src)
-    names = ({r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.desired")} | {g.database} |
-             {r[0] for r in con.execute("SELECT DISTINCT graph FROM sync_shadow WHERE graph_key = ?", (graph_id,))})
-    unknown = graphs.absent(r[0] for r in con.execute("SELECT DISTINCT graph FROM temp.review_rows "
-                                                      "WHERE graph IS NOT NULL"))
+    names = ({r[0] for r in run(con, "exact_desired_graphs")} | {g.database} |
+             {r[0] for r in run(con, "shadow_graphs", {"graph_key": graph_id})})
+    unknown = graphs.absent(r[0] for r in run(con, "review_rows_graphs"))
     found = _Findings(examples)
     edges_checked, unmatched = await _check_edges(con, graphs, names, found)
     entities_checked = await _check_entities(con, graphs, names, settings.sync.aggregation, found)
@@ -103,13 +103,8 @@ def _read_review_db(store: StateStore, src: ReviewSource) -> tuple[list[str], in
     rows the state store's copy has otherwise (none, unless the review DB changed since the copy's
     refresh) and how many rows are quarantined."""
     exact_candidates(store, src)
-    differs = " OR ".join(f"c.{col} IS NOT r.{col}" for col in _ROW)
-    missed = [r[0] for r in store.con.execute(
-        f"SELECT r.id FROM temp.review_rows r LEFT JOIN sync_candidates c ON c.source = r.source AND c.id = r.id "
-        f"WHERE c.id IS NULL OR {differs} UNION SELECT c.id FROM sync_candidates c WHERE c.source = :s AND NOT EXISTS "
-        "(SELECT 1 FROM temp.review_rows r WHERE r.source = c.source AND r.id = c.id) ORDER BY 1",
-        {"s": src.key})]
-    return missed, store.con.execute("SELECT count(*) FROM temp.review_rows WHERE reason IS NOT NULL").fetchone()[0]
+    missed = [r[0] for r in store.rows("copy_differs", s=src.key)]
+    return missed, store.one("review_rows_quarantined")
 
 
 class _Aggregate:
@@ -139,31 +134,20 @@ async def _check_entities(con, graphs: Graphs, names: set[str], method: str, fou
     checked = 0
     for graph in sorted(names):
         graph_conn = graphs(graph)
-        con.execute("DROP TABLE IF EXISTS temp.want")
-        con.execute("CREATE TEMP TABLE want (uuid TEXT PRIMARY KEY, score REAL)")
         con.create_aggregate("trust_aggregate", 1, _Aggregate.of(method))
-        con.execute(  # each edge once per endpoint; a self-loop once
-            "INSERT INTO temp.want SELECT entity, trust_aggregate(score) FROM (SELECT source_uuid AS entity, "
-            "trust_score AS score FROM temp.actual WHERE graph = :g UNION ALL SELECT target_uuid, trust_score "
-            "FROM temp.actual WHERE graph = :g AND target_uuid IS NOT source_uuid) WHERE entity IS NOT NULL "
-            "GROUP BY entity", {"g": graph})
-        con.execute("DROP TABLE IF EXISTS temp.have")
-        con.execute("CREATE TEMP TABLE have (uuid TEXT PRIMARY KEY, score REAL)")
+        RunTables(con).new_want_and_have(graph)
         buckets = await graphstate.entity_bucket_counts(graph_conn)
         checked += sum(buckets.values())
         for b in buckets:
             lo, hi = graphstate.bucket_range(b)
-            con.executemany("INSERT OR REPLACE INTO temp.have VALUES (?, ?)",
-                            [(r["uuid"], r["trust_score"]) for r in
+            run_many(con, "note_have", [(r["uuid"], r["trust_score"]) for r in
                              await graph_conn.query("entities_with_trust_in_range", lo=lo, hi=hi)])
-        for uuid, have, want in con.execute("SELECT h.uuid, h.score, w.score FROM temp.have h "
-                                            "LEFT JOIN temp.want w ON w.uuid = h.uuid ORDER BY h.uuid").fetchall():
+        for uuid, have, want in run(con, "have_and_want").fetchall():
             if want is None:
                 found.note("entity_stale_trust", {"graph": graph, "uuid": uuid, "have": have})
             elif not same_score(want, float(have)):
                 found.note("entity_wrong_trust", {"graph": graph, "uuid": uuid, "have": have, "want": want})
-        lacking = con.execute("SELECT w.uuid, w.score FROM temp.want w WHERE w.score IS NOT NULL AND NOT EXISTS "
-                              "(SELECT 1 FROM temp.have h WHERE h.uuid = w.uuid) ORDER BY w.uuid").fetchall()
+        lacking = run(con, "want_lacking").fetchall()
         for i in range(0, len(lacking), 1000):  # (an endpoint that is not an Entity node is no drift)
             chunk = dict(lacking[i:i + 1000])
             for r in await graph_conn.query("entity_trust_inputs", uuids=list(chunk)):
@@ -176,24 +160,16 @@ async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -
     """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
     trust; returns (edges checked, scored candidates whose edge the graph does not have: what
     sync reports as unmatched)."""
-    con.execute("DROP TABLE IF EXISTS temp.actual")
-    con.execute(f"CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, {', '.join(EDGE_PROPS)}, source_uuid TEXT, "
-                "target_uuid TEXT, PRIMARY KEY (graph, uuid))")
+    RunTables(con).new_actual()
     checked = 0
     for graph in sorted(names):
         async for _, edges in graphstate.iter_trusted_edges(graphs(graph)):
-            con.executemany(f"INSERT OR REPLACE INTO temp.actual VALUES (?, ?, {', '.join('?' for _ in EDGE_PROPS)}, ?, ?)",
-                            [(graph, e["uuid"], *edge_values(e).values(), e.get("source_uuid"), e.get("target_uuid"))
+            run_many(con, "note_actual", [(graph, e["uuid"], *edge_values(e).values(), e.get("source_uuid"), e.get("target_uuid"))
                              for e in edges])
             checked += len(edges)
-    cols = ", ".join(f"a.{p}" for p in EDGE_PROPS)
     # SQLite keeps the rows that may differ (values compared as stored: a superset of what
     # props_equal, which compares text, finds); Python decides on those few
-    for row in con.execute(f"SELECT a.graph, a.uuid, {cols}, d.score, d.status, d.memory_type, d.sensitivity, d.scope "
-                           "FROM temp.actual a LEFT JOIN temp.desired d ON d.graph = a.graph AND d.edge_uuid = a.uuid "
-                           "WHERE d.score IS NULL OR a.trust_score IS NULL OR abs(a.trust_score - d.score) > 1e-9 "
-                           "OR a.trust_status IS NOT d.status OR a.memory_type IS NOT d.memory_type "
-                           "OR a.sensitivity IS NOT d.sensitivity OR a.scope IS NOT d.scope ORDER BY a.graph, a.uuid"):
+    for row in run(con, "actual_differs"):
         graph, uuid = row[0], row[1]
         have = dict(zip(EDGE_PROPS, row[2:9]))
         want = dict(zip(COMPARED_PROPS, row[9:]))
@@ -203,9 +179,7 @@ async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -
             found.note("edge_wrong_trust", {"graph": graph, "uuid": uuid,
                                             "have": {p: have[p] for p in COMPARED_PROPS}, "want": want})
     unmatched: list[tuple[str, str]] = []
-    missing = con.execute("SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS "
-                          "(SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) "
-                          "ORDER BY d.graph, d.edge_uuid").fetchall()
+    missing = run(con, "desired_missing").fetchall()
     for i in range(0, len(missing), 1000):
         by_graph: dict[str, list] = {}
         for graph, uuid, score in missing[i:i + 1000]:
@@ -219,11 +193,6 @@ async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -
                     unmatched.append((graph, uuid))
     if not unmatched:
         return checked, 0
-    con.execute("DROP TABLE IF EXISTS temp.unmatched_edges")
-    con.execute("CREATE TEMP TABLE unmatched_edges (graph TEXT, uuid TEXT, PRIMARY KEY (graph, uuid))")
-    con.executemany("INSERT INTO temp.unmatched_edges VALUES (?, ?)", unmatched)
-    # (CROSS JOIN: one pass over the rows, each looked up in the unmatched edges' key)
-    candidates = con.execute("SELECT count(*) FROM temp.review_rows c CROSS JOIN temp.unmatched_edges u ON "
-                             "u.graph = c.graph AND u.uuid = c.edge_uuid JOIN temp.tiers t ON t.status = c.status "
-                             "WHERE c.reason IS NULL AND t.score IS NOT NULL").fetchone()[0]
+    RunTables(con).new_unmatched_edges(unmatched)
+    candidates = run(con, "unmatched_scored_rows").fetchone()[0]
     return checked, candidates

@@ -22,8 +22,9 @@ from typing import Any, NamedTuple
 
 from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.sync.aggregate import same_score
-from graph_trust.sync.graphstate import SHADOW_DELETE, SHADOW_UPSERT, bucket_range, upsert_shadow
-from graph_trust.sync.state import EDGE_PROPS, ENTITY_PROPS, StateStore
+from graph_trust.sync.graphstate import bucket_range, upsert_shadow
+from graph_trust.sync.store.named import run, run_many
+from graph_trust.sync.store.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
 _EMPTY_ENTITY = dict.fromkeys(ENTITY_PROPS)
 
@@ -80,42 +81,6 @@ def journal_json(values: dict[str, Any]) -> str:
 
 
 _ABSENT = journal_json(dict.fromkeys(EDGE_PROPS))  # the journal's "no trust properties"
-
-
-def _json_object(exprs: dict[str, str]) -> str:
-    """SQLite ``json_object`` of ``{prop: SQL expression}`` (keys sorted, as :func:`journal_json`)."""
-    return "json_object(" + ", ".join(f"'{p}', {exprs[p]}" for p in sorted(exprs)) + ")"
-
-
-# Edges without trust_score holding properties sync owns (``edges_with_foreign_props``), per run.
-FOREIGN_PROPS_TABLE = ("CREATE TEMP TABLE IF NOT EXISTS foreign_props (graph TEXT, uuid TEXT, "
-                       f"{', '.join(EDGE_PROPS)}, PRIMARY KEY (graph, uuid))")
-_RUN_VALUES = {"trust_run_id": ":run", "trust_updated_at": ":now"}
-_JOURNAL_WORK = f"""
-INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
-SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
-       CASE WHEN s.uuid IS NOT NULL THEN {_json_object({p: f"s.{p}" for p in EDGE_PROPS})}
-            WHEN f.uuid IS NOT NULL THEN {_json_object({p: f"f.{p}" for p in EDGE_PROPS})}
-            ELSE :absent END,
-       CASE WHEN w.trust_score IS NULL THEN :absent
-            ELSE {_json_object({p: _RUN_VALUES.get(p, f"w.{p}") for p in EDGE_PROPS})} END,
-       'pending'
-FROM temp.work w
-LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = w.graph AND s.uuid = w.uuid
-LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
-WHERE w.rowid BETWEEN :lo AND :hi
-"""
-_NOT_MISSING = "uuid NOT IN (SELECT value FROM json_each(:missing))"
-_SHADOW_FROM_WORK = f"""
-INSERT INTO sync_shadow (graph_key, graph, uuid, {', '.join(EDGE_PROPS)})
-SELECT :graph_key, graph, uuid, {', '.join(_RUN_VALUES.get(p, p) for p in EDGE_PROPS)} FROM temp.work
-WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND {_NOT_MISSING}
-ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET {', '.join(f"{p} = excluded.{p}" for p in EDGE_PROPS)}
-"""
-_SHADOW_CLEARED_FROM_WORK = f"""
-DELETE FROM sync_shadow WHERE graph_key = :graph_key AND graph = :graph AND {_NOT_MISSING} AND uuid IN (
-    SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL)
-"""
 
 
 def edge_values(row: dict[str, Any]) -> dict[str, Any]:
@@ -250,9 +215,8 @@ class JournaledWriter:
 
     def _settle(self, c, batch: int, voided: list[str]) -> None:
         """The batch's rows become ``applied``, those of ``voided`` (not in the graph) ``void``."""
-        c.execute("UPDATE sync_journal SET state = 'applied' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
-        c.executemany("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ? AND uuid = ?",
-                      [(self.run_id, batch, u) for u in voided])
+        run(c, "settle_batch", {"run_id": self.run_id, "batch": batch})
+        run_many(c, "void_in_batch", [(self.run_id, batch, u) for u in voided])
 
     def begin_edges(self, graph: str, changes: list[Change]) -> int:
         """Step 1: journal the batch as pending (committed before any write); returns its number."""
@@ -301,8 +265,8 @@ class JournaledWriter:
         ``temp.foreign_props``, the new ones from the row and the run (no per-row Python)."""
         self.batches += 1
         with self._tx() as c:
-            c.execute(FOREIGN_PROPS_TABLE)
-            c.execute(_JOURNAL_WORK, {"run": self.run_id, "batch": self.batches, "graph_key": self.graph_key, "now": now,
+            run(c, "create_foreign_props")
+            run(c, "journal_work", {"run": self.run_id, "batch": self.batches, "graph_key": self.graph_key, "now": now,
                                       "absent": _ABSENT, "lo": lo, "hi": hi})
         return self.batches
 
@@ -314,8 +278,8 @@ class JournaledWriter:
 
         def apply(c) -> None:
             self._settle(c, batch, missing)
-            c.execute(_SHADOW_FROM_WORK, params)
-            c.execute(_SHADOW_CLEARED_FROM_WORK, params)
+            run(c, "shadow_from_work", params)
+            run(c, "shadow_cleared_from_work", params)
 
         self._deferred.append(apply)
 
@@ -327,8 +291,7 @@ class JournaledWriter:
         with self._tx() as c:
             if batch is not None:
                 self._settle(c, batch, [])
-            c.executemany("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid = ?",
-                          [(self.graph_key, graph, u) for u in done])
+            run_many(c, "undirty_entity", [(self.graph_key, graph, u) for u in done])
 
     def mark_range(self, graph: str, bucket: str, old: dict[str, dict]) -> tuple[str, int, dict[str, dict]]:
         """``--full`` aggregation of one uuid range, step 1: journal the range's trusted entities
@@ -345,10 +308,9 @@ class JournaledWriter:
         bucket, batch, _ = begun
         lo, hi = bucket_range(bucket)
         with self._tx() as c:
-            c.execute("UPDATE sync_journal SET state = 'void' WHERE run_id = ? AND batch = ?", (self.run_id, batch))
+            run(c, "void_batch", {"run_id": self.run_id, "batch": batch})
             insert_journal(c, self.run_id, batch, self.graph_key, graph, "entity", written, "applied")
-            c.execute("DELETE FROM sync_dirty WHERE graph_key = ? AND graph = ? AND uuid >= ? AND uuid < ?",
-                      (self.graph_key, graph, lo, hi))
+            run(c, "undirty_range", {"graph_key": self.graph_key, "graph": graph, "lo": lo, "hi": hi})
         return len(written)
 
 
@@ -373,10 +335,7 @@ async def write_range(graph_conn: Any, bucket: str, method: str, run_id: str, ol
 
 def insert_journal(c, run_id: str, batch: int, graph_key: str, graph: str, kind: str, changes: list[Change],
                    state: str) -> None:
-    c.executemany(
-        "INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(run_id, batch, graph_key, graph, kind, ch.uuid, journal_json(ch.old), journal_json(ch.new), state)
+    run_many(c, "add_journal", [(run_id, batch, graph_key, graph, kind, ch.uuid, journal_json(ch.old), journal_json(ch.new), state)
          for ch in changes])
 
 
@@ -394,12 +353,12 @@ def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None
         if not set(map(type, rest)) <= _SHADOW_TEXT:
             rest = [v if v is None or type(v) is str else str(v) for v in rest]
         rows.append((graph_key, graph, ch.uuid, float(score), *rest, *ch.endpoints))
-    c.executemany(SHADOW_UPSERT, rows)
-    c.executemany(SHADOW_DELETE, drops)
+    run_many(c, "upsert_shadow", rows)
+    run_many(c, "drop_shadow_edge", drops)
 
 
 def mark_entities_dirty(c, graph_key: str, graph: str, uuids: list[str]) -> None:
-    c.executemany("INSERT OR IGNORE INTO sync_dirty VALUES (?, ?, ?)", [(graph_key, graph, u) for u in uuids])
+    run_many(c, "mark_dirty", [(graph_key, graph, u) for u in uuids])
 
 
 async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
@@ -408,9 +367,7 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
     Each pending element is read back: if the graph holds the new values the row becomes
     ``applied`` (and the shadow follows), otherwise ``void``. Returns rows settled.
     """
-    con = store.con
-    rows = con.execute("SELECT seq, run_id, batch, graph, kind, uuid, old_json, new_json FROM sync_journal "
-                       "WHERE graph_key = ? AND state = 'pending' ORDER BY seq", (graph_key,)).fetchall()
+    rows = store.rows("pending_rows", graph_key=graph_key)
     by_key: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}
     for row in map(PendingRow._make, rows):
         if row.kind == "entity_range":
@@ -427,7 +384,7 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
                 with store.tx() as c:
                     for seq, uuid, new in chunk:
                         ok = uuid in current and current[uuid] == {p: new.get(p) for p in VALIDITY}
-                        c.execute("UPDATE sync_journal SET state = ? WHERE seq = ?", ("applied" if ok else "void", seq))
+                        run(c, "settle_row", {"state": "applied" if ok else "void", "seq": seq})
                 continue
             if kind == "edge":
                 current = {r["uuid"]: r for r in await graph_conn.query("edge_trust_read", uuids=uuids)}
@@ -439,7 +396,7 @@ async def recover(store: StateStore, graphs: Any, graph_key: str) -> int:
                 for seq, uuid, new in chunk:
                     cur = current.get(uuid)
                     ok = cur is not None and props_equal(cur, new, props)
-                    c.execute("UPDATE sync_journal SET state = ? WHERE seq = ?", ("applied" if ok else "void", seq))
+                    run(c, "settle_row", {"state": "applied" if ok else "void", "seq": seq})
                     if kind == "edge" and cur is not None:
                         upsert_shadow(c, graph_key, graph, [cur])
                         mark_entities_dirty(c, graph_key, graph,
@@ -470,10 +427,10 @@ async def _recover_range(store: StateStore, graph_conn: Any, graph_key: str, row
                for u in sorted(set(old) | set(cur))
                if not props_equal(old.get(u, _EMPTY_ENTITY), cur.get(u, _EMPTY_ENTITY), ENTITY_PROPS)]
     with store.tx() as c:
-        c.execute("UPDATE sync_journal SET state = 'void' WHERE seq = ?", (row.seq,))
+        run(c, "settle_row", {"state": "void", "seq": row.seq})
         insert_journal(c, row.run_id, row.batch, graph_key, row.graph, "entity", changes, "applied")
 
 
-__all__ = ["FOREIGN_PROPS_TABLE", "VALIDITY", "VALIDITY_KIND", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
+__all__ = ["VALIDITY", "VALIDITY_KIND", "BatchResult", "Change", "JournaledWriter", "edge_values", "entity_values",
            "finished_first", "journal_json", "landed", "props_equal", "read_range", "read_validity", "recover", "write_edge_rows",
            "write_edges", "write_entities", "write_range", "write_validity"]

@@ -113,7 +113,7 @@ def copy_recipe(recipe, limit: int):
 
 
 def reference_recipe(recipe, limit: int):
-    """A private copy of a trust recipe with seed 002's exact formula (``profile: reference``)."""
+    """A private copy of a trust recipe with the additive formula alone (``profile: reference``)."""
     return copy_recipe(recipe, limit).model_copy(update={"profile": "reference"})
 
 

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from hypothesis import Phase
+from hypothesis import HealthCheck, Phase
 from hypothesis import settings as hypothesis_settings
 
 from graph_trust.config import Settings, load_settings
@@ -19,11 +19,20 @@ from graph_trust.graph.embedded import EmbeddedServer
 
 GRAPH_FIXTURES = frozenset({"falkor_server", "bolt_server"})
 
+# The suite runs two workers on two cores, often beside other work: no example fails on time and
+# no health check fires on how fast examples are generated (a load-dependent verdict is a flaky
+# one; a test says what it asserts, never how long it took). Tests that set their own settings
+# keep them, on top of this profile.
+hypothesis_settings.register_profile("suite", deadline=None,
+                                     suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("suite")
+
 if "MUTANT_UNDER_TEST" in os.environ:
     # Under mutmut (docs/development.md, "Mutation testing") every run draws the same examples, so
     # the scores table is reproducible; no example fails on time (a slow mutant is not a caught one),
     # and a failing example is not shrunk (the failure is all a mutation run needs).
-    hypothesis_settings.register_profile("mutation", derandomize=True, deadline=None, database=None,
+    hypothesis_settings.register_profile("mutation", parent=hypothesis_settings.get_profile("suite"),
+                                         derandomize=True, database=None,
                                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
     hypothesis_settings.load_profile("mutation")
 

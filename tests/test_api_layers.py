@@ -1,6 +1,8 @@
-"""Layers point one way: the CLI calls only the library entry point (``graph_trust.api``); search,
-context, demo and evaluation do not import the sync job; project modules are imported at module
-level (an import inside a function hides an edge); module-level imports form no cycle.
+"""Layers point one way: settings (``graph_trust.config``) import nothing of the project but its
+errors; the CLI calls only the library entry point (``graph_trust.api``); search, context, demo
+and evaluation do not import the sync job; search does not import access; project modules are
+imported at module level (an import inside a function hides an edge); module-level imports form
+no cycle.
 
 Read from the source tree with ``ast`` (nothing is imported), so a new module is checked the
 moment it exists.
@@ -100,6 +102,38 @@ def test_cli_commands_call_only_the_api(name):
     assert not bad, f"{name} imports {bad}: route it through graph_trust.api"
 
 
+def test_config_imports_only_the_errors():
+    """Every package may import its settings: config itself sits below them all (the checks it
+    needs from a package are installed by graph_trust/__init__.py, see test_config)."""
+    found = {t for t, _, _ in _imports(MODULES["graph_trust.config"])}
+    assert found == {"graph_trust.errors"}, f"graph_trust.config imports {sorted(found - {'graph_trust.errors'})}"
+
+
+def test_the_entry_point_is_a_facade_with_real_signatures_and_one_name_each():
+    """``help(api.search)`` lists what search takes: no function of api.py hides its parameters
+    behind ``**options``; and a command has one name there (no ``sync = run_sync``)."""
+    hidden, aliases = _facade_faults(MODULES["graph_trust.api"].read_text(encoding="utf-8"))
+    assert not hidden, f"api functions taking **kwargs: {hidden}"
+    assert not aliases, f"second names in api.py: {aliases}"
+
+
+def _facade_faults(source: str) -> tuple[list[str], list[str]]:
+    """(top-level functions taking ``**kwargs``, top-level ``name = other_name`` assignments that
+    are not constants)."""
+    tree = ast.parse(source)
+    hidden = [f.name for f in tree.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.args.kwarg]
+    aliases = [a.targets[0].id for a in tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1
+               and isinstance(a.targets[0], ast.Name) and not a.targets[0].id.isupper()
+               and isinstance(a.value, ast.Name | ast.Attribute)]
+    return hidden, aliases
+
+
+def test_the_facade_check_sees_what_it_forbids():
+    planted = ("VERSION = __version__\nsync = run_sync\nstatus = index_ops.status\nlimit = 5\n"
+               "async def search(settings, q, **options): ...\ndef runs(settings, limit=50): ...\n")
+    assert _facade_faults(planted) == (["search"], ["sync", "status"])
+
+
 def test_no_function_level_imports_of_project_modules():
     hidden = [(name, t, line) for name, path in MODULES.items() if _mine(name)
               for t, top, line in _imports(path) if not top]
@@ -112,6 +146,14 @@ def test_search_context_demo_and_eval_do_not_import_the_sync_job():
            if _mine(name) and not name.startswith(above)
            for t, _, line in _imports(path) if t == "graph_trust.sync" or t.startswith("graph_trust.sync.")]
     assert not bad, f"the search side imports the sync job: {bad}"
+
+
+def test_search_does_not_import_access():
+    """Access reads search records and sits above search (the search a trust context sees is
+    :mod:`graph_trust.access.visible_search`); search knows nothing of who asks."""
+    bad = [(name, t, line) for name, path in MODULES.items() if name.startswith("graph_trust.search")
+           for t, _, line in _imports(path) if t == "graph_trust.access" or t.startswith("graph_trust.access.")]
+    assert not bad, f"search imports access: {bad}"
 
 
 def test_module_level_imports_have_no_cycle():

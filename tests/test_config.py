@@ -127,3 +127,35 @@ def test_one_entry_of_a_mapping_setting_keeps_the_others(tmp_path, where):
     s = load_settings(environ={}, explicit={"confidence.weights.freshness": w["freshness"],
                                             "confidence.weights.source": w["source"]})
     assert s.confidence.weights == pytest.approx(w)
+
+
+def test_every_package_check_is_installed_and_is_the_packages_own():
+    """config imports only errors: the checks whose rules live in a package are installed by
+    graph_trust/__init__.py; each one is there, and is that package's function."""
+    from graph_trust import config
+    from graph_trust.access.sensitivity import SensitivityScale
+    from graph_trust.confidence.composite import check_weights
+    from graph_trust.context.redact import check_replacement
+    from graph_trust.review.db import parse_location
+    from graph_trust.search.slots import relation_key
+
+    assert config._checks == {"relation_key": relation_key, "sensitivity_scale": SensitivityScale.of,
+                              "redaction_replacement": check_replacement, "review_address": parse_location,
+                              "confidence_weights": check_weights}
+    with pytest.raises(TypeError, match="unknown check"):
+        config.install_checks(spelling=relation_key)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("search.single_valued", ["depends on", " "], "config key search: single_valued: a relation name is empty"),
+    ("access.levels", ["low", "LOW"], "config key access: levels must be distinct, non-blank names"),
+    ("access.labels", {"internal": "secret"}, "config key access: label 'internal' must name one of the levels"),
+    ("context.max_sensitivity", "secret", "config key context.max_sensitivity: 'secret' is not a sensitivity"),
+    ("policy.redaction_replacement", "a@b.io", "config key policy: email ("),
+    ("review.url", "mysql://db", "config key review.url: review DB address mysql://... is neither a path"),
+    ("confidence.weights", {"freshness": 1.0}, "config key confidence.weights: weights need exactly freshness"),
+])
+def test_package_checks_fail_at_load_naming_the_key_and_source(key, value, message):
+    with pytest.raises(ConfigError) as exc:
+        load_settings(overrides={key: value}, environ={}, override_sources={key: "--flag"})
+    assert str(exc.value).startswith(message) and str(exc.value).endswith("[from --flag]"), str(exc.value)

@@ -1,4 +1,4 @@
-"""Per-request trust override, with its policy and audit (seed 000, "User Overrides").
+"""Per-request trust override, with its policy and audit.
 
 A request may force one trust value for every record of a retrieval. Policy:
 

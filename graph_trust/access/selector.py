@@ -1,5 +1,5 @@
 """Competing facts: several candidates with the same subject and predicate, different objects
-("backup runs at 2am" vs "3am"). Seed 001's multi-solution selector.
+("backup runs at 2am" vs "3am"): which one to show, and how sure that choice is.
 
 Each candidate gets three signals in [0, 1]:
 

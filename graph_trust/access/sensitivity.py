@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_LEVELS: tuple[str, ...] = ("public", "low", "medium", "high", "hyper")
+from graph_trust.config import DEFAULT_LEVELS
 
 
 def normalize_label(value: Any) -> str | None:

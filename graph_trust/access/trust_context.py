@@ -1,4 +1,4 @@
-"""Trust context: who may see which records (seed 001, graduated exposure).
+"""Trust context: who may see which records, graduated by sensitivity (shown, redacted, withheld).
 
 Sensitivity levels come from the configured scale (:mod:`graph_trust.access.sensitivity`:
 ``access.levels``, default ``public < low < medium < high < hyper``, and ``access.labels``, custom
@@ -9,7 +9,7 @@ property, else its group; an empty scope list in the context allows every scope.
 
 For each record: out of scope or unknown sensitivity -> denied; level <= ``max_sensitivity``
 -> visible; exactly one level above -> visible redacted (:func:`redact`); higher -> denied.
-``authenticated`` and ``actor_id`` are carried for attribution, as in the reference; they do
+``authenticated`` and ``actor_id`` are carried for attribution; they do
 not change what is visible (map authentication to ``max_sensitivity`` when building the
 context). :meth:`TrustContext.unrestricted` sees everything, unknown sensitivities included.
 
@@ -149,7 +149,7 @@ class TrustContext:
 
 
 def require_context(ctx: TrustContext | None) -> TrustContext:
-    """``ctx``, or :class:`MissingTrustContextError` (the reference's ``ErrNilTrust``)."""
+    """``ctx``, or :class:`MissingTrustContextError` (a missing context never means "see everything")."""
     if ctx is None:
         raise MissingTrustContextError(
             "a trust context is required for access-controlled retrieval "

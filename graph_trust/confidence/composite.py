@@ -1,7 +1,7 @@
 """The composite confidence score, its level and decision guidance by risk.
 
-``confidence = sum(weight[f] * factor[f])`` over the seven factors, with the reference's
-weights by default (freshness 0.20, source 0.20, verification 0.15, consensus 0.15,
+``confidence = sum(weight[f] * factor[f])`` over the seven factors, with
+``confidence.weights`` (default freshness 0.20, source 0.20, verification 0.15, consensus 0.15,
 contradiction 0.10, success 0.10, context 0.10). Levels: very_high >= 0.85, high >= 0.70,
 medium >= 0.55, low >= 0.40, very_low below. Decision: act when the score meets the risk's
 threshold (low 0.40, medium 0.60, high 0.75, critical 0.90); within 0.1 below it, verify
@@ -15,16 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graph_trust.config import DEFAULT_WEIGHTS, RISK_THRESHOLDS
+
 FACTORS = ("freshness", "source", "verification", "consensus", "contradiction", "success", "context")
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "freshness": 0.20,
-    "source": 0.20,
-    "verification": 0.15,
-    "consensus": 0.15,
-    "contradiction": 0.10,
-    "success": 0.10,
-    "context": 0.10,
-}
 # (level, lower bound, what it means), best first.
 LEVELS: tuple[tuple[str, float, str], ...] = (
     ("very_high", 0.85, "highly reliable information: use with confidence"),
@@ -33,7 +26,6 @@ LEVELS: tuple[tuple[str, float, str], ...] = (
     ("low", 0.40, "low confidence: verify before use"),
     ("very_low", 0.0, "very low confidence: likely outdated or incorrect"),
 )
-RISK_THRESHOLDS: dict[str, float] = {"low": 0.40, "medium": 0.60, "high": 0.75, "critical": 0.90}
 VERIFY_MARGIN = 0.1
 _EPS = 1e-9  # a score printed as 0.85 counts as 0.85 despite float sums like 0.8499999999
 

@@ -1,14 +1,14 @@
-"""Consensus: do other agents assert the same fact, and how do they vote (reference factor 4).
+"""Consensus: do other agents assert the same fact, and how do they vote.
 
 Similar facts: candidates with the same subject, predicate and object (case- and
-space-insensitive) from distinct agents, the fact's own author included. The reference's
+space-insensitive) from distinct agents, the fact's own author included. The
 cluster score is ``(min(1, log(agents + 1) / log 10) + min(0.2, 0.05 * specializations)) *
 (0.8 if independent else 0.5)``. A lone fact is neutral (0.5). Choice: the cluster score never
 falls below that neutral 0.5, because the raw formula gives one agreeing agent (0.28 to 0.46)
 less than none, and agreement must not count against a fact.
 
 Votes: ``agree_weight / (agree_weight + disagree_weight + 0.001)`` where each vote weighs its
-stated confidence times the voter's credibility (reference). With votes, consensus is the mean
+stated confidence times the voter's credibility. With votes, consensus is the mean
 of the cluster score and the vote score; without agree or disagree votes it is the cluster score.
 """
 

@@ -1,4 +1,4 @@
-"""Contradictions: detection among facts and the penalty they cost (reference factor 5).
+"""Contradictions: detection among facts and the penalty they cost.
 
 Detection: facts with the same subject and predicate (compared as SQLite's ``lower(trim())``:
 ASCII case and surrounding spaces ignored) and a different object contradict. The pair is typed by what differs:
@@ -9,8 +9,7 @@ ASCII case and surrounding spaces ignored) and a different object contradict. Th
 - ``different_object`` (medium): anything else.
 
 Penalty: ``1 - min(0.8, 0.3 per contradiction the fact lost + 0.1 * severity per unresolved
-one)`` with severity low 1/3, medium 2/3, high 1 (the reference leaves the severity scale
-open). A won contradiction costs nothing.
+one)`` with severity low 1/3, medium 2/3, high 1. A won contradiction costs nothing.
 """
 
 from __future__ import annotations

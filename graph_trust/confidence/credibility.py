@@ -1,10 +1,10 @@
-"""Source credibility: who asserted a fact and how (reference factor 2).
+"""Source credibility: who asserted a fact and how.
 
 ``source = 0.5 * agent + 0.3 * role + 0.2 * source_type``. The agent part is the agent's track
-record in the fact's category (reference formula), shrunk toward its expertise level while it
+record in the fact's category, shrunk toward its expertise level while it
 has fewer than ``PRIOR_SAMPLES`` verified facts: a new agent starts at its expertise (``unknown``
-0.3), not at 0, and earns or loses trust as verifications arrive. (The reference lists both
-track record and expertise but combines only one agent term; this is how both enter it.)
+0.3), not at 0, and earns or loses trust as verifications arrive: so both track record and
+expertise enter the one agent term.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class TrackRecord:
 
 
 def track_record_score(r: TrackRecord) -> float:
-    """The reference's track record: accuracy 0.6, experience 0.3, tenure 0.1, minus 0.05 per
+    """An agent's track record: accuracy 0.6, experience 0.3, tenure 0.1, minus 0.05 per
     correction issued, clipped to [0, 1]."""
     success = r.verified_correct / max(1, r.total_verified)
     experience = min(1.0, r.contributions / 100)

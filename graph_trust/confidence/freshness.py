@@ -1,4 +1,4 @@
-"""Freshness: how much a fact's age lowers trust in it (reference factor 1).
+"""Freshness: how much a fact's age lowers trust in it.
 
 Three decay models: linear (``1 - age/max_age``), exponential (``e^(-lambda*age)``) and the
 default, category half-life (``0.5^(age/half_life)``). The age counts from the newest of the
@@ -12,20 +12,8 @@ from datetime import datetime
 
 import numpy as np
 
-# Days after which a category's freshness halves (the reference's table; ``global`` is the
-# default for any other category).
-HALF_LIVES: dict[str, float] = {
-    "infrastructure": 30,
-    "incidents": 60,
-    "deployments": 45,
-    "monitoring": 40,
-    "runbooks": 90,
-    "security": 20,
-    "team_membership": 180,
-    "agent_capabilities": 120,
-    "conversation": 7,
-    "global": 60,
-}
+from graph_trust.config import HALF_LIVES  # days after which a category's freshness halves
+
 DEFAULT_HALF_LIFE = 60.0
 MODELS = ("half_life", "exponential", "linear")
 SECONDS_PER_DAY = 86400.0

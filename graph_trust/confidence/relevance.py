@@ -1,4 +1,4 @@
-"""Context relevance: how well a fact fits the asking agent's task (reference factor 7).
+"""Context relevance: how well a fact fits the asking agent's task.
 
 Weighted over the parts of the context that are given: project 0.3 (same 1.0, related 0.6),
 team 0.25 (same 1.0, shared with 0.8), category 0.2 (same 1.0, related 0.5), target systems
@@ -34,7 +34,7 @@ class FactScope:
 
 
 def relevance(fact: FactScope, ctx: Context | None) -> float:
-    """The reference's weighted match of ``fact`` to ``ctx``, in [0, 1]."""
+    """The weighted match of ``fact`` to ``ctx``, in [0, 1]."""
     if ctx is None:
         return NEUTRAL
     score = used = 0.0

@@ -1,9 +1,9 @@
-"""Contradiction resolution, in the reference's order; the first strategy that decides wins.
+"""Contradiction resolution: strategies in a fixed order; the first that decides wins.
 
 1. ``temporal``: created more than ``temporal_days`` (30) apart: the newer fact wins.
 2. ``source_credibility``: source scores more than ``credibility_gap`` (0.3) apart: the higher wins.
 3. ``consensus``: one side asserted by more than ``consensus_margin`` (2) more agents wins
-   (checked both ways; the reference checks one).
+   (checked both ways: either side may be the better supported).
 4. ``system_verification``: a pluggable hook ``hook(a_id, b_id) -> winner id | None``
    (``confidence.system_verification_hook``); None means inconclusive.
 5. ``agent_review``: none decided; flagged for review (no winner, no loser).

@@ -1,4 +1,4 @@
-"""Usage success rate: did acting on the fact work (reference factor 6).
+"""Usage success rate: did acting on the fact work.
 
 ``(successes + 0.5 * partials) / uses`` over the last 90 days; ``failure`` and ``error`` count
 as failed uses. Under 10 uses the rate regresses toward 0.5: ``rate * n/10 + 0.5 * (1 - n/10)``;

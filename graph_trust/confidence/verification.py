@@ -1,4 +1,4 @@
-"""Verification: how a fact has been checked (reference factor 3).
+"""Verification: how a fact has been checked.
 
 Levels and base scores: unverified 0.3, self 0.5 (only the fact's author confirmed it), peer
 0.7 (one other agent), multiple 0.85 (two to four others), consensus 0.95 (five or more
@@ -7,8 +7,8 @@ ground-truth verifier). Each verifier after the first adds 0.05, at most 0.2, ca
 
 Verdicts: ``confirmed``, ``still_valid`` and ``partially_valid`` confirm; ``outdated`` and
 ``incorrect`` refute. Only each verifier's latest verdict counts. When the fact's most recent
-verdict refutes it the level is ``refuted`` (0.0): the reference leaves refutation to other
-factors, but a fact its last checker called wrong must not keep a verification boost.
+verdict refutes it the level is ``refuted`` (0.0): a fact its last checker called wrong must
+not keep a verification boost.
 
 Review decisions are verifications too (:data:`REVIEW_VERDICTS`), by the verifier
 :data:`REVIEWER`, at the decision's time (the candidate row's ``updated_at``): ``promoted``

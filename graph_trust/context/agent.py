@@ -13,7 +13,7 @@
 7. ranking, trim to ``max_results``, then layers;
 8. the text block or JSON (:mod:`graph_trust.context.format`).
 
-This is reference 001's order (trust, salience, selection, rank, limit): access control and
+The order (trust, salience, selection, rank, limit) matters: access control and
 the salience filter run before selection and trimming, so a denied or non-salient record never
 takes a slot, and the best *eligible* fact of a competing group is the one shown. When what
 survives does not fill ``max_results``, :func:`build_context` searches again with a wider window

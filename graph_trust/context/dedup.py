@@ -27,7 +27,7 @@ def normalize(text: str) -> str:
 
 
 def normalized_hash(text: str) -> str:
-    """First 16 hex characters of the SHA-256 of :func:`normalize` (the reference's key)."""
+    """First 16 hex characters of the SHA-256 of :func:`normalize`."""
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()[:16]
 
 

@@ -1,6 +1,6 @@
 """Output for an agent's context: the ``## Trusted Memory Context`` block and a JSON form.
 
-Text (seed 000's provider format), one line per kept record in layer order::
+Text, one line per kept record in layer order::
 
     ## Trusted Memory Context
     - [instruction|trust:90%] Always respond in English

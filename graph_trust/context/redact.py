@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from graph_trust.config import PolicySettings
+
 DEFAULT_PATTERNS: dict[str, str] = {
     "ssn": r"\b\d{3}-\d{2}-\d{4}\b",
     "card": r"\b(?:\d{4}[ -]?){3}\d{4}\b",  # 16 digits, plain or in fours with spaces or dashes
@@ -34,7 +36,7 @@ class Redactor:
         self._custom = [re.compile(p) for p in custom] if enabled else []
 
     @classmethod
-    def from_settings(cls, policy) -> Redactor:  # noqa: ANN001 - PolicySettings (config imports this module)
+    def from_settings(cls, policy: PolicySettings) -> Redactor:
         return cls(policy.redaction_patterns, policy.redaction_replacement, policy.enable_redaction)
 
     def matches(self, text: str) -> bool:

@@ -1,5 +1,5 @@
 """``get_context``: trust search, the trust stages, then the retrieval policy, with a cache,
-a per-caller rate limit and the reference's error policies.
+a per-caller rate limit and an error policy per failure (below).
 
 Flow: check the arguments (a bad one raises: :class:`~graph_trust.errors.InputError` or
 :class:`~graph_trust.errors.ConfigError`) -> open the graph -> the groups (a scoped caller
@@ -256,7 +256,7 @@ class ContextService:
         def fail(code: str, fallback: str, reason: str) -> Payload:
             return self._finish(Payload([], Metadata(fallback=fallback, error_code=code, reason=reason)), pol, started)
 
-        try:  # the reference's INVALID_QUERY: the turn goes on without memory
+        try:  # INVALID_QUERY: the turn goes on without memory
             query = check_query(query, pol.max_query_chars, "policy.max_query_chars")
         except InputError as exc:
             return fail("INVALID_QUERY", "skip", str(exc))

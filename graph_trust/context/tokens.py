@@ -2,7 +2,7 @@
 
 ``policy.token_counter``:
 
-- ``chars4`` (default): ``ceil(characters / 4)``, the reference's estimate;
+- ``chars4`` (default): ``ceil(characters / 4)``, a rough estimate that needs no tokenizer;
 - ``tokenizer:PATH``: a Hugging Face ``tokenizer.json`` file, counted with the ``tokenizers``
   library (extra ``tokenizer``); nothing is downloaded, the file must be on disk;
 - ``tiktoken:ENCODING``: an OpenAI encoding through ``tiktoken``, if its file is already cached;
@@ -25,7 +25,7 @@ KEY = "config key policy.token_counter"
 
 
 def chars4(text: str) -> int:
-    """The reference's estimate: one token per four characters, rounded up."""
+    """A rough estimate: one token per four characters, rounded up."""
     return math.ceil(len(text) / 4)
 
 

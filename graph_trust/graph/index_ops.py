@@ -19,7 +19,7 @@ from graph_trust.graph import index_recall, vector_store
 from graph_trust.graph import vector_index as vi
 from graph_trust.graph.connection import GraphConnection, open_graph
 from graph_trust.graph.recall_store import RecallStore, store_path
-from graph_trust.graph.routing import existing_groups
+from graph_trust.graph.routing import existing_groups, listed
 
 Progress = Callable[[str, int, int | None], None]
 KINDS = ("edge", "node")
@@ -36,8 +36,7 @@ async def graphs_of(conn: GraphConnection, groups: list[str] | None) -> list[str
     known = await existing_groups(conn, among=set(groups) if groups else None)
     unknown = [g for g in groups or [] if g not in known]
     if unknown:
-        shown = ", ".join(sorted(await existing_groups(conn))[:10]) or "none"
-        raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {shown})")
+        raise InputError(f"unknown group {unknown[0]!r} (groups in this graph: {listed(await existing_groups(conn))})")
     return list(groups or known)
 
 

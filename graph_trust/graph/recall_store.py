@@ -22,7 +22,7 @@ from urllib.parse import quote
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
 
-FILE = "state.sqlite3"  # the sync state store's file (graph_trust.sync.state)
+FILE = "state.sqlite3"  # the sync state store's file (graph_trust.sync.store.state)
 BUSY_TIMEOUT_MS = 30_000
 
 SCHEMA = """

@@ -149,3 +149,11 @@ class Graphs:
         if name not in self._by_name:
             self._by_name[name] = self.g.for_group(name) if self.exists(name) else AbsentGraph(self.g, name)
         return self._by_name[name]
+
+
+def listed(groups: Collection[str], shown: int = 10) -> str:
+    """Group names for an error message: the first ``shown`` in sorted order, then how many more
+    (so a long list is cut visibly, never silently)."""
+    names = sorted(groups)
+    more = f" (and {len(names) - shown} more)" if len(names) > shown else ""
+    return (", ".join(names[:shown]) or "none") + more

@@ -1,19 +1,21 @@
 """The MCP server (``graph-trust mcp``, stdio, the official ``mcp`` SDK; extra ``mcp``).
 
-Two tools for agents:
+Its tools for agents (:func:`build_server`):
 
-- ``search_facts(query, limit, group)``: trust-boosted search with each hit's explanation,
-  after access control (denied facts take no slot: the search window widens past them; one
-  level above the clearance is shown as ``[REDACTED]``) and PII redaction;
+- ``search_facts(query, limit, group, min_confidence)``: trust-boosted search with each hit's
+  explanation, after access control (denied facts take no slot: the search window widens past
+  them; one level above the clearance is shown as ``[REDACTED]``) and PII redaction;
+  ``min_confidence`` keeps only the facts the review DB scores at least that;
 - ``get_context(query, format, group)``: the retrieval policy's payload (``format="payload"``)
   or its system-prompt block (``format="prompt"``);
-- the confidence model's operator tools on the review DB (``review.path``), answering as the
-  CLI commands of the same names do (:mod:`graph_trust.sync.confidence.ops`, handed in by
-  ``graph_trust.api.serve_mcp``: this module sits beside the api and does not import sync): ``confidence``,
-  ``verify_fact``, ``record_usage``, ``vote``, ``contradictions``, ``stale``, ``credibility``;
-  ``search_facts`` takes ``min_confidence``;
-- ``flag_fact(id, reason)``: put a fact in the review queue with this server's agent as the
-  flagger (agents flag, people decide: no tool promotes or rejects).
+- seven confidence tools on the configured review DB, answering as the CLI commands of the same
+  names do (:mod:`graph_trust.sync.confidence.ops`, handed in by ``graph_trust.api.serve_mcp``:
+  this module sits beside the api and does not import sync): ``confidence``, ``verify_fact``,
+  ``record_usage``, ``vote``, ``contradictions``, ``stale``, ``credibility``;
+- with the review side handed in (:class:`McpReview`, as ``graph-trust mcp`` does):
+  ``flag_fact(id, reason)`` puts a fact in the review queue with this server's agent as the
+  flagger, and ``skip_fact(id, reason)`` records that the agent looked at a fact and did not
+  decide it (agents flag and skip, people decide: no tool promotes or rejects).
 
 The facts ``search_facts`` and ``get_context`` return are counted in the retrieval log (interface
 ``mcp``) by the callables :func:`graph_trust.api.serve_mcp` hands in (:class:`McpReview`).

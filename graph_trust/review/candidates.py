@@ -11,7 +11,7 @@ from pathlib import Path
 from graph_trust.config import ReviewSettings, review_location
 from graph_trust.errors import ReviewDBError
 from graph_trust.graph.queries import check_identifier
-from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
+from graph_trust.review.db import Limits, Location, ReviewConn, init_hint, parse_location
 
 REQUIRED = ("id", "status", "evidence_refs_json", "updated_at")
 OPTIONAL = ("group_id", "memory_type", "sensitivity", "scope", "confidence",
@@ -36,7 +36,7 @@ def location_of(where: str | Path | Location | None, review: ReviewSettings) -> 
     raw = where if where is not None else review_location(review)
     if raw is None:
         raise ReviewDBError("no review DB given: pass --review-db PATH|URL, set GRAPH_TRUST_REVIEW_DB or review.url")
-    return raw if isinstance(raw, Location) else parse_location(raw, review.limits())
+    return raw if isinstance(raw, Location) else parse_location(raw, Limits.of(review))
 
 
 def resolve_table(conn: ReviewConn, review: ReviewSettings) -> CandidateTable:

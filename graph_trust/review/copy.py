@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graph_trust.errors import ReviewDBError
-from graph_trust.review.db import ReviewConn, init_hint
+from graph_trust.errors import InputError, ReviewDBError
+from graph_trust.review.db import Location, ReviewConn, init_hint
 
 BATCH = 5000
 
@@ -122,4 +122,12 @@ def _copy_table(src: ReviewConn, dst: ReviewConn, table: str) -> TableCopy:
     return out
 
 
-__all__ = ["CopyReport", "TableCopy", "copy_tables"]
+def check_distinct(src: Location, dst: Location) -> None:
+    """An InputError when ``src`` and ``dst`` are the same review DB (the same SQLite file, however
+    named, or the same PostgreSQL address): a copy onto itself would copy nothing and say so."""
+    same = src.path.resolve() == dst.path.resolve() if src.path and dst.path else src.display == dst.display
+    if src.dialect == dst.dialect and same:
+        raise InputError(f"review copy: the source and the destination are the same review DB ({src})")
+
+
+__all__ = ["CopyReport", "TableCopy", "check_distinct", "copy_tables"]

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
+from graph_trust.config import ReviewSettings
 from graph_trust.errors import ConfigError, ReviewDBError
 from graph_trust.review import conninfo
 
@@ -61,6 +62,11 @@ class Limits:
     statement_timeout_s: float = 60.0
     lock_timeout_s: float = LOCK_TIMEOUT_S
     keepalive_idle_s: int = 30
+
+    @classmethod
+    def of(cls, review: ReviewSettings) -> Limits:
+        """The waits the ``review`` settings section sets."""
+        return cls(review.connect_timeout_s, review.statement_timeout_s, review.lock_timeout_s, review.keepalive_idle_s)
 
     @property
     def answer_within_s(self) -> float:

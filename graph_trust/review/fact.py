@@ -22,6 +22,7 @@ from graph_trust.review.graph_read import edge_detail, edge_facts, episodes, sub
 from graph_trust.review.log import returns_of
 from graph_trust.review.schema import missing_tables
 from graph_trust.review.skips import history_rows as skip_rows
+from graph_trust.search.slots import slot_key
 
 ROW_FIELDS = ("id", "status", "updated_at", "group_id", "subject", "predicate", "object", "fact")
 EPISODE_CHARS = 2000  # an episode's content shown, at most
@@ -94,10 +95,13 @@ async def fact_view(conn: ReviewConn, cand: CandidateTable, graph: Any, target: 
 
 
 async def _competitors(conn: ReviewConn, cand: CandidateTable, graph: Any, edge: dict[str, Any]) -> list[dict[str, Any]]:
-    """The other edges of the fact's slot (same subject entity and relation), with their fact,
-    validity and review rows: the values a reviewer chooses between."""
-    slot = [r for r in await subject_edges(graph, [edge["uuid"]], edge.get("group_id"))
-            if r["uuid"] != edge["uuid"] and r["predicate"] == edge["predicate"]]
+    """The other edges of the fact's slot (:func:`graph_trust.search.slots.slot_key`: same subject
+    entity and relation), with their fact, validity and review rows: the values a reviewer
+    chooses between."""
+    rows = await subject_edges(graph, [edge["uuid"]], edge.get("group_id"))
+    key = next((slot_key(r["subject_uuid"], r["predicate"]) for r in rows if r["uuid"] == edge["uuid"]), None)
+    slot = [r for r in rows if key is not None and r["uuid"] != edge["uuid"]
+            and slot_key(r["subject_uuid"], r["predicate"]) == key]
     if not slot:
         return []
     uuids = [r["uuid"] for r in slot]

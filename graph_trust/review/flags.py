@@ -8,12 +8,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graph_trust.errors import InputError, NotFoundError
+from graph_trust.errors import ConfigError, InputError, NotFoundError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
 from graph_trust.review.decisions import EdgeFact, cited_by, named, need_review_tables, now_iso, statuses_by_id
 
 MAX_REASON = 2000
+
+
+def acting_agent(agent: str | None, tool: str, records: str) -> str:
+    """``agent`` (the one named, else the server's ``mcp.agent``), or a ConfigError saying that
+    ``tool`` records who ``records`` and how to name one."""
+    if agent is None:
+        raise ConfigError(f"{tool} records who {records}: set mcp.agent in the server's config "
+                          "(or start it with `graph-trust mcp --agent NAME`)")
+    return agent
 
 
 def flag(conn: ReviewConn, cand: CandidateTable, target: str, reason: str, *, agent: str,
@@ -65,4 +74,4 @@ def open_flags(conn: ReviewConn) -> list[dict[str, Any]]:
         "WHERE resolved_at IS NULL ORDER BY id")]
 
 
-__all__ = ["flag", "open_flags"]
+__all__ = ["acting_agent", "flag", "open_flags"]

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph_trust.review.decisions import EdgeFact
+from graph_trust.config import Settings
+from graph_trust.graph.connection import use_graph
+from graph_trust.review.candidates import CandidateTable
+from graph_trust.review.db import ReviewConn
+from graph_trust.review.decisions import EdgeFact, unknown_targets
 
 CHUNK = 5000  # uuids per query
 
@@ -105,5 +109,20 @@ async def episodes(g: Any, uuids: list[str], group: str | None = None) -> list[d
         left = [u for u in left if u not in found]
     return [found[u] for u in dict.fromkeys(uuids) if u in found]
 
+async def uncited_edge_facts(settings: Settings, conn: ReviewConn, cand: CandidateTable, ids: list[str], *,
+                             group: str | None = None, graph: Any = None) -> dict[str, EdgeFact]:
+    """Uuid -> :class:`EdgeFact` of the ``ids`` that are neither a candidate id nor an edge uuid a
+    candidate cites (a reviewer or an agent named an edge from search), read from ``graph`` (else
+    the configured one; in ``group``'s graph, or in any). The graph is opened only when some id
+    needs it, so a decision on known candidates works without one."""
+    missing = unknown_targets(conn, cand, ids)
+    if not missing:
+        return {}
+    async with use_graph(settings, graph) as g:
+        return await edge_facts(g, missing, group)
 
-__all__ = ["all_edges", "edge_detail", "edge_facts", "episodes", "existing_edges", "subject_edges"]
+
+
+__all__ = ["all_edges", "edge_detail", "edge_facts", "episodes", "existing_edges", "subject_edges",
+           "uncited_edge_facts"]
+

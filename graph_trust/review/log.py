@@ -33,7 +33,7 @@ from graph_trust.clients.factory import make_embedder
 from graph_trust.clients.probe import embed_texts
 from graph_trust.config import ReviewSettings, Settings, review_location
 from graph_trust.errors import GraphTrustError
-from graph_trust.review.db import Location, ReviewConn, init_hint, parse_location
+from graph_trust.review.db import Limits, Location, ReviewConn, init_hint, parse_location
 from graph_trust.review.schema import INTERFACES, missing_tables
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class RetrievalLog:
         where = review_location(review)
         if not review.log or where is None:
             return None
-        return cls(parse_location(where, review.limits()), batch=review.log_batch, flush_s=review.log_flush_s,
+        return cls(parse_location(where, Limits.of(review)), batch=review.log_batch, flush_s=review.log_flush_s,
                    retention_days=review.log_retention_days, log_queries=review.log_queries, **kw)
 
     # --- recording (the caller's thread: no I/O) ------------------------------------------------
@@ -315,7 +315,7 @@ def query_source(settings: Settings, where: Location | str | None = None,
 
     async def embedded(group: str | None) -> list[list[float]]:
         try:
-            with ReviewConn.open(parse_location(where, settings.review.limits()) if isinstance(where, str) else where,
+            with ReviewConn.open(parse_location(where, Limits.of(settings.review)) if isinstance(where, str) else where,
                                  readonly=True) as conn:
                 texts = recent_queries(conn, group, settings.vector_index.check_queries)
         except GraphTrustError as exc:

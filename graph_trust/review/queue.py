@@ -193,4 +193,24 @@ async def with_facts(graph: Any, items: list[QueueItem]) -> list[QueueItem]:
     return items
 
 
-__all__ = ["QueueItem", "gather", "guard_records", "rank", "review_rows", "with_facts"]
+def with_weights(cfg: ReviewQueueSettings, weights: dict[str, float] | None) -> ReviewQueueSettings:
+    """``cfg`` with ``weights`` overriding entries of ``review.queue.weights`` (validated like the
+    config: an unknown rule or a bad weight is an error)."""
+    if not weights:
+        return cfg
+    return cfg.model_copy(update={"weights": type(cfg).model_validate({"weights": {**cfg.weights, **weights}}).weights})
+
+
+async def queue(conn: ReviewConn, cand: CandidateTable, graph: Any, cfg: ReviewQueueSettings,
+                tiers: dict[str, float | None], *, group: str | None = None, limit: int | None = None,
+                weights: dict[str, float] | None = None,
+                confidences: Callable[[list[str]], dict[str, float]] | None = None) -> list[QueueItem]:
+    """The queue as ``graph-trust review queue`` lists it: :func:`gather`, :func:`rank` (``limit``
+    items, default ``review.queue.limit``; ``weights`` as :func:`with_weights`), then
+    :func:`with_facts`."""
+    cfg = with_weights(cfg, weights)
+    inputs = await gather(conn, cand, graph, cfg, tiers, group=group, confidences=confidences)
+    return await with_facts(graph, rank(inputs, cfg, limit=limit or cfg.limit, group=group))
+
+
+__all__ = ["QueueItem", "gather", "guard_records", "queue", "rank", "review_rows", "with_facts", "with_weights"]

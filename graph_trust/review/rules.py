@@ -107,7 +107,7 @@ class Exposure:
     per_slot: float
     per_search: float
     subject_use: dict[str, float]
-    subject_slots: dict[str, set[str]]
+    subject_slots: dict[str, set[SlotKey | None]]
     mean_degree: float
     by_uuid: dict[str, SlotEdge]
 
@@ -139,12 +139,12 @@ def exposure(inp: QueueInputs, cfg: ReviewQueueSettings) -> Exposure:
         return inp.cache[key]
     uses = inp.uses
     subject_use: dict[str, float] = {}
-    subject_slots: dict[str, set[str]] = {}
+    subject_slots: dict[str, set[SlotKey | None]] = {}
     for e in inp.slots:
         u = uses.get(e.uuid)
         if u is not None:
             subject_use[e.subject_uuid] = subject_use.get(e.subject_uuid, 0.0) + u.weighted
-        subject_slots.setdefault(e.subject_uuid, set()).add(e.predicate)
+        subject_slots.setdefault(e.subject_uuid, set()).add(slot_key(e.subject_uuid, e.predicate))
     n_slots = sum(len(p) for p in subject_slots.values())
     n_searches = searches(uses)
     if n_searches > 0:

@@ -16,8 +16,9 @@ from typing import Any
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
 from graph_trust.review.candidates import CandidateTable
 from graph_trust.review.db import ReviewConn
-from graph_trust.review.decisions import Batch, Decided, cited_by, named, now_iso, statuses_by_id
+from graph_trust.review.decisions import Batch, Decided, cited_by, history, named, now_iso, statuses_by_id
 from graph_trust.review.decisions import _batch_id as decision_batch_id
+from graph_trust.review.decisions import undo as undo_decisions
 from graph_trust.review.schema import missing_tables
 
 PREFIX = "skip-"
@@ -120,6 +121,13 @@ def history_rows(conn: ReviewConn, target: str | None, limit: int) -> list[dict[
             for r in rows]
 
 
+def audit_trail(conn: ReviewConn, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """``graph-trust review history``: decisions (:func:`graph_trust.review.decisions.history`) and
+    skips with their undos, newest first, all or those on one candidate id or edge uuid."""
+    rows = history(conn, target=target, limit=limit) + history_rows(conn, target, limit)
+    return sorted(rows, key=lambda r: (r["decided_at"], r["batch_id"]), reverse=True)[:limit]
+
+
 def open_skips(conn: ReviewConn, inputs: Any, *, days: float, now: datetime | None = None) -> dict[str, dict[str, Any]]:
     """Queue key -> the newest skip still holding it back: made within ``days`` of ``now``, not
     undone, and with no new evidence since (module docstring). ``inputs`` are the queue's gathered
@@ -163,4 +171,13 @@ def open_skips(conn: ReviewConn, inputs: Any, *, days: float, now: datetime | No
     return out
 
 
-__all__ = ["PREFIX", "history_rows", "is_skip_batch", "open_skips", "skip", "undo"]
+def undo_batch(conn: ReviewConn, cand: CandidateTable, *, actor: str, reason: str, batch_id: str | None = None,
+               force: bool = False) -> Batch:
+    """``graph-trust review undo``: take back the skip batch ``batch_id`` names (:func:`undo`), else
+    a decision batch (:func:`graph_trust.review.decisions.undo`: the actor's own latest, or ``batch_id``)."""
+    if is_skip_batch(batch_id):
+        return undo(conn, actor=actor, reason=reason, batch_id=batch_id)
+    return undo_decisions(conn, cand, actor=actor, reason=reason, batch_id=batch_id, force=force)
+
+
+__all__ = ["PREFIX", "audit_trail", "history_rows", "is_skip_batch", "open_skips", "skip", "undo", "undo_batch"]

@@ -250,7 +250,7 @@ def _ranked(
 def _order_competitors(records: Sequence[MemoryRecord], a: CompositeArrays, keep: np.ndarray, timed: bool,
                        verified_trust: float, keys: Mapping[str, Any] | None) -> np.ndarray:
     """``keep`` with competing edges reordered by evidence. ``keys`` maps an edge uuid to its
-    competitor key (search's :func:`graph_trust.search.trust_search.competitor_keys`, which leaves out
+    competitor key (search's :func:`graph_trust.search.pool_facts.competitor_keys`, which leaves out
     relations that hold several values); without it, the :func:`graph_trust.search.slots.slot_key` of
     a record's subject and relation name."""
     if keys is not None:

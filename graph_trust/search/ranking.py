@@ -2,7 +2,8 @@
 (:mod:`graph_trust.search.rules`), and an explanation per item of the score it got.
 
 ``rank_pool`` is what :func:`graph_trust.search.trust_search.trust_search` calls for each
-scope (edges, nodes); the rules' settings are its keyword arguments.
+scope (edges, nodes), with the rules' parameters made once from the settings
+(:meth:`~graph_trust.search.rules.base.RuleParams.of`) and the pool's facts.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import numpy as np
 
 from graph_trust.search import rules
 from graph_trust.search.fusion import FusedPool, ranks_of, sanitize_trust
+from graph_trust.search.pool_facts import PoolFacts
 from graph_trust.search.rules.base import (
     BOOST_FORMS,
     SUPERSEDED,
     BoostForm,
     NegativePolicy,
-    RankState,
     RelationMode,
     RuleParams,
 )
@@ -71,61 +72,29 @@ class Ranked:
     relation: np.ndarray | None = None  # relation bonus per item (None: off)
     scored: np.ndarray | None = None  # each item's score before a rule moved it
     moved: Sequence[str | None] | None = None  # the rule that moved each item (None: none)
+    facts: PoolFacts | None = None  # what the rules read about the pool
 
 
-def rank_pool(
-    pool: FusedPool,
-    trust_values: Sequence[Any],
-    weight: float,
-    eligible: np.ndarray | None = None,
-    min_score: float = 0.0,
-    *,
-    form: BoostForm = "additive",
-    min_boost_trust: float = 0.0,
-    negative: Sequence[str | None] | None = None,
-    negative_policy: NegativePolicy | None = None,
-    competitors: Sequence[Any] | None = None,
-    stamps: np.ndarray | None = None,
-    reorder: bool = True,
-    relation_weight: float = 0.0,
-    relation_cap: float | None = None,
-    relation_mode: RelationMode = "sum",
-    relation_window: int | None = None,
-    twins: Sequence[Any] | None = None,
-) -> Ranked:
-    """Boost the whole pool, then order it by the ranking rules (:data:`graph_trust.search.rules.ORDER`).
-    Items with ``fused < min_score`` are dropped. The scores follow the order.
-
-    ``negative`` holds, per item, why it is demoted (None: not): such items get no boost and
-    are treated by ``negative_policy`` (default: sunk below every other item). ``competitors``
-    (per item, its competitor key or None) turns on the competitor rule, by trust and
-    then by ``stamps`` when given (``reorder``); items with negative evidence take no part.
-    ``relation_weight`` adds to each item without negative evidence that share of the fused
-    scores of the other members of its group (:func:`relation_bonus`). ``twins`` (per item, its
-    statement key: the competitor key and the target, or None) marks duplicates: a rejected or
-    expired item that a competitor without negative evidence states word for word (same
-    target) yields to its competitors instead of taking the penalty, since the evidence holds
-    its statement (reviewers reject duplicates; a noisy review rejects a correct paraphrase),
-    and keeps its share of the relation bonus (it gets no trust boost).
+def rank_pool(pool: FusedPool, trust_values: Sequence[Any], params: RuleParams,
+              facts: PoolFacts | None = None) -> Ranked:
+    """Boost the whole pool, then order it by the ranking rules (:data:`graph_trust.search.rules.ORDER`),
+    with ``params`` (:meth:`RuleParams.of` the settings) over ``facts`` (the pool's items and
+    settings, :class:`~graph_trust.search.pool_facts.PoolFacts`: each rule computes what it reads
+    from them; :meth:`PoolFacts.given` hands the rules arrays). Items with ``fused <
+    params.min_score`` are dropped, and with ``drop`` negative evidence the items carrying it.
+    The scores follow the order.
     """
-    if form not in BOOST_FORMS:
-        raise ValueError(f"unknown boost form {form!r} (choose from {', '.join(BOOST_FORMS)})")
+    if params.form not in BOOST_FORMS:
+        raise ValueError(f"unknown boost form {params.form!r} (choose from {', '.join(BOOST_FORMS)})")
+    facts = facts or PoolFacts.given()
     trust = sanitize_trust(trust_values, pool.uuids)
-    neg = None if negative is None else np.fromiter((n is not None for n in negative), dtype=bool,
-                                                    count=len(negative))
-    if neg is not None and not neg.any():
-        neg = None
-    policy = negative_policy or NegativePolicy()
-    params = RuleParams(weight=weight, form=form, min_boost_trust=min_boost_trust, negative_policy=policy,
-                        reorder=reorder, relation_weight=relation_weight, relation_cap=relation_cap,
-                        relation_mode=relation_mode, relation_window=relation_window)
-    state = rules.run(RankState(pool, trust, eligible, negative, neg, competitors, twins, stamps), params)
+    state = rules.run(rules.start(pool, trust, facts), params)
     idx = state.order
-    keep = pool.fused[idx] >= min_score
-    if neg is not None and policy.drop:
-        keep &= ~neg[idx]
-    return Ranked(pool, trust, state.boosts, state.final, idx[keep], ranks_of(pool.fused), negative, state.relation,
-                  state.scored, state.moved)
+    keep = pool.fused[idx] >= params.min_score
+    if state.neg is not None and params.negative_policy.drop:
+        keep &= ~state.neg[idx]
+    return Ranked(pool, trust, state.boosts, state.final, idx[keep], ranks_of(pool.fused), state.negative,
+                  state.relation, state.scored, state.moved, facts)
 
 
 def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | None = None) -> list[Explanation]:
@@ -133,6 +102,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
     pool = ranked.pool
     rows = {m: pool.ranks[i] for i, m in enumerate(pool.methods)}
     picks = ranked.order if positions is None else positions
+    missing = None if ranked.facts is None else ranked.facts.missing
     out = []
     for rank, i in enumerate(picks, start=1):
         t = ranked.trust[i]
@@ -153,6 +123,7 @@ def explain(ranked: Ranked, texts: Sequence[str], positions: Sequence[int] | Non
                 relation_bonus=0.0 if ranked.relation is None else float(ranked.relation[i]),
                 moved_by=moved,
                 score_before_move=None if moved is None else float(ranked.scored[i]),
+                missing_identifier=None if missing is None else missing[i],
             )
         )
     return out
@@ -164,5 +135,5 @@ def _rank1(row: np.ndarray | None, i: int) -> int | None:
     return int(row[i]) + 1
 
 
-__all__ = ["BOOST_FORMS", "SUPERSEDED", "BoostForm", "Explanation", "NegativePolicy", "Ranked", "RelationMode",
-           "explain", "rank_pool"]
+__all__ = ["BOOST_FORMS", "SUPERSEDED", "BoostForm", "Explanation", "NegativePolicy", "PoolFacts", "Ranked",
+           "RelationMode", "RuleParams", "explain", "rank_pool"]

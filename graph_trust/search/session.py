@@ -18,7 +18,7 @@ from graph_trust.clients.offline import make_graphiti
 from graph_trust.config import Settings
 from graph_trust.errors import InputError
 from graph_trust.graph.connection import GraphConnection, open_graph
-from graph_trust.graph.routing import existing_groups
+from graph_trust.graph.routing import existing_groups, listed
 
 
 @asynccontextmanager
@@ -43,10 +43,9 @@ async def resolve_groups(conn: GraphConnection, groups: list[str] | None,
             groups = [g for g in groups if g in known or g in allowed]
         unknown = [g for g in groups if g not in known]
         if unknown:
-            listed = await existing_groups(conn, among=allowed or None)  # the error lists those in scope
-            shown = ", ".join(sorted(listed)[:10]) or "none"
+            shown = await existing_groups(conn, among=allowed or None)  # the error lists those in scope
             raise InputError(f"unknown group {unknown[0]!r} (groups in this graph{' in your scope' if allowed else ''}: "
-                             f"{shown})")
+                             f"{listed(shown)})")
         return list(groups)
     known = await existing_groups(conn)
     if conn.backend.graph_per_group:

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
@@ -40,33 +39,25 @@ from graphiti_core.search.search_filters import SearchFilters
 from pydantic import Field
 
 from graph_trust.clients.probe import check_query_embedder
-from graph_trust.config import CompetitorOrder, RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
+from graph_trust.config import RankingSettings, SearchSettings, TrustWeight, checked_value, env_setting
 from graph_trust.errors import InputError
 from graph_trust.graph import routing
 from graph_trust.graph.reviewed_slots import reviewed_slot_rows
 from graph_trust.search import bm25, fusion, ranking
 from graph_trust.search.cosine import Candidates, CosineStage, cosine_candidates
 from graph_trust.search.fulltext import searchable
+from graph_trust.search.pool_facts import PoolFacts, relations_of
 from graph_trust.search.ranking import Explanation
-from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, SlotKey, learn_relations, relation_key
-from graph_trust.search.topic import missing_identifiers
+from graph_trust.search.rules.base import RuleParams
+from graph_trust.search.slots import ALL_SINGLE, LEARNED_FROM, Relations, learn_relations, relation_key
 
-# The defaults live in graph_trust.config (one source); these names keep existing imports working.
-_DEFAULTS = RankingSettings()
-DEFAULT_TRUST_WEIGHT = _DEFAULTS.trust_weight  # chosen by the bundled eval (docs: ranking); seed 002 used 0.15
-DEFAULT_BOOST_FORM: ranking.BoostForm = _DEFAULTS.boost_form
-DEFAULT_MIN_BOOST_TRUST = _DEFAULTS.min_boost_trust
-DEFAULT_NEGATIVE_STATUSES = tuple(_DEFAULTS.negative_statuses)
-DEFAULT_NEGATIVE_PENALTY = _DEFAULTS.negative_penalty
-DEFAULT_COMPETITORS: CompetitorOrder = _DEFAULTS.competitors
-DEFAULT_RELATION_WEIGHT = _DEFAULTS.relation_weight
 MAX_QUERY_CHARS: int = SearchSettings.model_fields["max_query_chars"].default
 # edge uuids of a candidate pool -> the trust each is ranked by instead of its stored trust_score
 TrustOverride = Callable[[list[str]], Mapping[str, float | None]]
 
 
 def env_trust_weight(environ: dict[str, str] | None = None) -> float:
-    """``GRAPHITI_TRUST_WEIGHT`` if set (validated like the config), else :data:`DEFAULT_TRUST_WEIGHT`."""
+    """``GRAPHITI_TRUST_WEIGHT`` if set (validated like the config), else ``search.trust_weight``'s default."""
     return env_setting("search.trust_weight", environ)
 
 
@@ -80,7 +71,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     fields, defaults and bounds are :class:`graph_trust.config.RankingSettings`'.
 
     ``trust_weight`` None means ``GRAPHITI_TRUST_WEIGHT`` or the default. ``boost_form``
-    ``additive`` is the reference ``rrf + trust * weight``; ``supported`` scales the boost by
+    ``additive`` is the plain ``rrf + trust * weight``; ``supported`` scales the boost by
     the item's relevance support. Trust below ``min_boost_trust`` boosts nothing.
     ``pool_multiplier`` widens each method's candidate list beyond Graphiti's ``2 * limit``.
     ``boost_expired`` lets edges whose ``invalid_at``/``expired_at`` is past keep their boost.
@@ -94,7 +85,7 @@ class TrustSearchConfig(SearchConfig, RankingSettings):
     by the newer ``valid_at`` (``trust_recency``), or not at all (``none``);
     ``relation_weight`` adds to each edge that share of its best competitor's fused score
     (``relation_mode`` ``best``) or of all of theirs (``sum``), at most ``relation_cap`` of
-    its own. ``profile`` ``reference`` is seed 002's formula alone; ``graphiti`` is Graphiti's
+    its own. ``profile`` ``reference`` is the additive formula alone; ``graphiti`` is Graphiti's
     ``search_`` (weight 0, no rule); explicit keys override the profile's.
     """
 
@@ -122,18 +113,6 @@ async def learned_relations(config: RankingSettings, routes: Sequence[tuple[Any,
                         learn_relations(rows, names, config.unreviewed_relations))
 
 
-def relations_of(config: Any) -> Relations:
-    """The :class:`~graph_trust.search.slots.Relations` a recipe or a search result carries, else
-    the recipe's (or search settings') ``single_valued`` / ``multi_valued`` / ``unreviewed_relations``
-    (every relation holds one value for anything else)."""
-    given = getattr(config, "relations", None)
-    if isinstance(given, Relations):
-        return given
-    if isinstance(config, RankingSettings):
-        return Relations.of(config.single_valued, config.multi_valued, config.unreviewed_relations)
-    return ALL_SINGLE
-
-
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(
     edge_config=EdgeSearchConfig(
         search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity],
@@ -154,7 +133,7 @@ class TrustSearchResults(SearchResults):
 
     edge_explanations: list[Explanation] = Field(default_factory=list)
     node_explanations: list[Explanation] = Field(default_factory=list)
-    trust_weight: float = DEFAULT_TRUST_WEIGHT
+    trust_weight: float = RankingSettings.model_fields["trust_weight"].default
     # per scope and graph searched by cosine: {"kind", "graph", "stage" (index | scan), "reason"}
     cosine_stages: list[dict[str, str]] = Field(default_factory=list)
     # the Relations the search used (which relations hold one value, and why): the later stages
@@ -199,48 +178,6 @@ def check_query(query: Any, max_chars: int = MAX_QUERY_CHARS, setting: str = "se
         raise InputError("the search query has no searchable text (only control, format or unassigned characters "
                          "and underscores)")
     return text
-
-
-def _timestamp(value: Any) -> float:
-    """Seconds since the epoch of a datetime or ISO string (naive is UTC); NaN for anything else."""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return math.nan
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
-    return math.nan
-
-
-def _is_past(value: Any, now: datetime) -> bool:
-    t = _timestamp(value)
-    return not math.isnan(t) and t <= now.timestamp()
-
-
-def _invalidated(edges: Sequence[Any]) -> np.ndarray:
-    """Edges whose ``invalid_at`` or ``expired_at`` is in the past."""
-    now = datetime.now(UTC)
-    return np.fromiter((_is_past(e.invalid_at, now) or _is_past(e.expired_at, now) for e in edges),
-                       dtype=bool, count=len(edges))
-
-
-def negative_evidence(items: Sequence[Any], kind: str, config: TrustSearchConfig,
-                      invalidated: np.ndarray | None = None) -> list[str | None] | None:
-    """Per item, why it is demoted: its ``trust_status`` when that is a negative status, else
-    ``"invalidated"`` for an edge past its ``invalid_at``/``expired_at`` (``demote_invalidated``);
-    None when nothing in the pool is."""
-    statuses = set(config.negative_statuses)
-    out: list[str | None] = []
-    for i, x in enumerate(items):
-        status = (x.attributes or {}).get("trust_status") if statuses else None
-        if isinstance(status, str) and status in statuses:
-            out.append(status)
-        elif kind == "edge" and config.demote_invalidated and invalidated is not None and invalidated[i]:
-            out.append("invalidated")
-        else:
-            out.append(None)
-    return out if any(n is not None for n in out) else None
 
 
 async def _method_lists(kind: str, driver: Any, query: str, vector: list[float] | None, group_ids: list[str] | None,
@@ -376,65 +313,21 @@ async def _scope_pool(kind: str, driver: Any, cross_encoder: Any, query: str, ve
     return _Pool.scored(items, scores)
 
 
-def competitor_keys(edges: Sequence[Any], relations: Relations = ALL_SINGLE) -> list[SlotKey | None]:
-    """Each edge's competing slot (:func:`graph_trust.search.slots.slot_key` of its source entity
-    and relation name, Graphiti's contradiction key); None without either, or when ``relations``
-    says the relation holds several values (its facts never compete)."""
-    return [relations.competing_slot(getattr(e, "source_node_uuid", None), getattr(e, "name", None)) for e in edges]
-
-
-def statement_keys(edges: Sequence[Any], competitors: Sequence[tuple[str, str] | None]) -> list[tuple | None]:
-    """Each edge's statement key: its competitor key and its target entity (None without either):
-    edges with one key say the same thing in other words."""
-    return [None if k is None or not isinstance(getattr(e, "target_node_uuid", None), str)
-            else (*k, e.target_node_uuid) for e, k in zip(edges, competitors, strict=True)]
-
-
-def _competition(items: Sequence[Any], kind: str, config: TrustSearchConfig
-                 ) -> tuple[list[Any] | None, np.ndarray | None, list[Any] | None]:
-    """(competitor keys, valid_at stamps, statement keys) for :func:`graph_trust.search.ranking.rank_pool`,
-    or Nones."""
-    if kind != "edge" or (config.competitors == "none" and config.relation_weight == 0.0
-                          and config.negative_lone_places is None):
-        return None, None, None
-    stamps = None
-    if config.competitors == "trust_recency":
-        stamps = np.array([_timestamp(e.valid_at or e.created_at) for e in items], dtype=np.float64)
-    keys = competitor_keys(items, relations_of(config))
-    return keys, stamps, statement_keys(items, keys)
-
-
 def _rank(pool: _Pool, kind: str, weight: float, config: TrustSearchConfig, rrf_scored: bool,
           trust_override: TrustOverride | None = None, query: str = ""
           ) -> tuple[list[Any], list[float], list[Explanation]]:
     items = pool.items
-    texts = [(x.fact if kind == "edge" else x.name) for x in items]
+    facts = PoolFacts(items, kind, config, query)
     trust_values = [x.attributes.get("trust_score") if x.attributes else None for x in items]
     if trust_override is not None and kind == "edge" and items:
         given = trust_override([x.uuid for x in items])
         trust_values = [given[x.uuid] if x.uuid in given else v for x, v in zip(items, trust_values, strict=True)]
-    invalidated = _invalidated(items) if kind == "edge" else None
-    eligible = None if invalidated is None or config.boost_expired else ~invalidated
-    missing = missing_identifiers(query, texts) if kind == "edge" and config.topic_guard else None
-    if missing is not None:
-        on_topic = np.fromiter((m is None for m in missing), dtype=bool, count=len(missing))
-        eligible = on_topic if eligible is None else eligible & on_topic
-    min_score = config.reranker_min_score if rrf_scored else -math.inf
-    keys, stamps, twins = _competition(items, kind, config)
-    ranked = ranking.rank_pool(
-        pool.fused, trust_values, weight, eligible, min_score, form=config.boost_form,
-        min_boost_trust=config.min_boost_trust, negative=negative_evidence(items, kind, config, invalidated),
-        negative_policy=ranking.NegativePolicy(config.negative_penalty, config.drop_negative,
-                                              config.negative_lone_places, config.negative_competed,
-                                              frozenset(config.negative_superseded)),
-        competitors=keys, stamps=stamps, reorder=config.competitors != "none",
-        relation_weight=config.relation_weight, relation_cap=config.relation_cap,
-        relation_mode=config.relation_mode, twins=twins,
-        relation_window=(config.relation_window or config.limit) if config.relation_scope == "limit" else None)
+    params = RuleParams.of(config, weight=weight, shown=config.relation_window or config.limit,
+                           min_score=config.reranker_min_score if rrf_scored else -math.inf)
+    ranked = ranking.rank_pool(pool.fused, trust_values, params, facts)
     top = ranked.order[: config.limit]
-    explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid) if e.cosine_rank else None,
-                            missing_identifier=None if missing is None else missing[i])
-                    for i, e in zip(top, ranking.explain(ranked, texts, top), strict=True)]
+    explanations = [replace(e, cosine_stage=pool.stages.get(e.uuid) if e.cosine_rank else None)
+                    for e in ranking.explain(ranked, facts.texts, top)]
     return [items[i] for i in top], [float(ranked.final[i]) for i in top], explanations
 
 
@@ -459,7 +352,7 @@ async def trust_search(
     ``config`` defaults to :data:`EDGE_HYBRID_SEARCH_RRF_TRUST`; a plain Graphiti
     ``SearchConfig`` is accepted and gets the default trust settings. It is copied, never
     mutated. ``trust_weight`` overrides the config's (which defaults to
-    ``GRAPHITI_TRUST_WEIGHT`` or :data:`DEFAULT_TRUST_WEIGHT`). ``trust_override`` ranks the
+    ``GRAPHITI_TRUST_WEIGHT`` or ``search.trust_weight``'s default). ``trust_override`` ranks the
     pool's facts by other trust values than their stored ``trust_score`` (edge uuids -> value;
     facts it leaves out keep theirs): how ``graph-trust eval`` ranks what a sync in
     ``sync.trust_mode: confidence`` would write, on the same graph state. On FalkorDB each group

@@ -20,6 +20,7 @@ from typing import Any
 from graph_trust.confidence.composite import RISK_THRESHOLDS
 from graph_trust.config import Settings
 from graph_trust.errors import InputError, NotFoundError, ReviewDBError
+from graph_trust.sync.confidence.schema import TABLES
 from graph_trust.sync.confidence.store import ConfidenceStore
 from graph_trust.sync.confidence.trust import confidence_behind
 from graph_trust.sync.policy import Policy
@@ -113,6 +114,33 @@ def edge_confidences(store: ConfidenceStore, edge_uuids: Iterable[str]) -> dict[
     ids, _, scores = store.scores(sorted({i for ids in by_edge.values() for i in ids}))
     score = dict(zip(ids, (float(x) for x in scores), strict=True))
     return {u: max(score[i] for i in ids) for u, ids in by_edge.items()}
+
+
+@contextmanager
+def search_confidences(settings: Settings, review_db: str | Path | None = None, *, scope: str = "edges",
+                       ) -> Iterator[Callable[[list[str]], dict[str, float]]]:
+    """What a search with ``search.min_confidence`` is handed: edge uuids -> :func:`edge_confidences`
+    of the review DB (``review_db``, default the configured one), opened once, read-only, before the
+    search (a missing one fails first), closed on exit. Without a threshold, or for a search of
+    entities (``scope``), nothing is filtered, and nothing is opened or read."""
+    if settings.search.min_confidence is None or scope != "edges":
+        yield lambda uuids: {}
+        return
+    with store(settings, review_db, readonly=True) as s:
+        yield lambda uuids: edge_confidences(s, uuids)
+
+
+def read_confidences(settings: Settings, review_db: str | Path | None, edge_uuids: list[str]) -> dict[str, float]:
+    """:func:`edge_confidences` of the review DB (``review_db``, default the configured one), opened
+    read-only for this one read."""
+    with store(settings, review_db, readonly=True) as s:
+        return edge_confidences(s, edge_uuids)
+
+
+def when_recorded(conn: Any, read: Callable[[list[str]], Any]) -> Callable[[list[str]], Any] | None:
+    """``read`` when the review DB ``conn`` is open on holds the confidence tables, else None (the
+    review queue's confidence rule and the fact view then read no confidence)."""
+    return read if TABLES[0] in conn.tables() else None
 
 
 

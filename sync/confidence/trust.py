@@ -1,5 +1,5 @@
 """``sync.trust_mode: confidence``: every candidate's confidence, computed in one set-wise pass,
-kept in the state store (``sync_confidence``) for ``desired.BLENDED_SQL`` to blend in SQL.
+kept in the state store (``sync_confidence``) for ``part_score_blended`` to blend in SQL.
 
 Change detection covers the confidence too: an edge whose candidate's confidence moved by more
 than ``EPSILON`` since the last run is touched (``sync_touched``), so a new verification, vote or
@@ -20,14 +20,12 @@ from graph_trust.confidence.composite import FACTORS, composite_many
 from graph_trust.config import Settings
 from graph_trust.sync.confidence.cache import gather_all
 from graph_trust.sync.confidence.store import ConfidenceStore
-from graph_trust.sync.desired import BLENDED_SQL
+from graph_trust.sync.desired import insert_desired
 from graph_trust.sync.review_db import ReviewDB
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.run_tables import RunTables
+from graph_trust.sync.store.state import StateStore
 
 EPSILON = 1e-9  # a confidence that moved by no more than this leaves its edge alone
-# the candidates on the edges whose winner's confidence may have moved (cf. desired.TOUCHED_ROWS)
-CONF_EDGE_ROWS = ("temp.conf_edges x CROSS JOIN sync_candidates c INDEXED BY sync_candidates_edge "
-                  "ON c.source = x.source AND c.graph = x.graph AND c.edge_uuid = x.uuid")
 
 
 def blend_of(settings: Settings) -> float:
@@ -41,7 +39,7 @@ def quantized(scores: np.ndarray, step: float) -> np.ndarray:
 
 
 def blended(tier: float | None, confidence: float | None, weight: float) -> float | None:
-    """The trust_score ``desired.BLEND`` gives a winner with this tier and confidence (Python twin of
+    """The trust_score ``part_score_blended`` gives a winner with this tier and confidence (Python twin of
     the SQL, for ``graph-trust confidence ID`` and the tests): ``tier * (1 - w + w * confidence)`` for
     a positive tier; a tier of 0 or none (unscored) is returned as it is."""
     if tier is None or tier <= 0 or not weight:
@@ -124,8 +122,7 @@ def store_confidence(store: StateStore, source: str, ids: list[str], scores: np.
     (``ReviewSource.params``), their desired trust recomputed now, after ``refresh_candidates``.
     Returns how many candidates' confidence changed."""
     new = dict(zip(ids, scores.tolist(), strict=True))  # (an id read twice: the last, as SQLite's upsert kept it)
-    con = store.con
-    old = dict(con.execute("SELECT id, confidence FROM sync_confidence WHERE source = ?", (source,)))
+    old = dict(store.rows("confidences", source=source))
     before = np.array([old.pop(i, np.nan) for i in new], dtype=float)  # what stays in ``old`` left the review DB
     after = np.fromiter(new.values(), dtype=float, count=len(new))
     moved_at = np.flatnonzero(np.isnan(before) | (np.abs(after - before) > EPSILON))
@@ -135,19 +132,16 @@ def store_confidence(store: StateStore, source: str, ids: list[str], scores: np.
     changed = len(upsert) + len(gone)
     if not changed:
         return 0
-    with store.tx() as c:
-        c.executemany("DELETE FROM sync_confidence WHERE source = ? AND id = ?", [(source, i) for i in gone])
-        c.executemany("INSERT OR REPLACE INTO sync_confidence VALUES (?, ?, ?)", [(source, i, v) for i, v in upsert])
+    with store.tx():
+        store.do_many("forget_confidence", [(source, i) for i in gone])
+        store.do_many("store_confidence", [(source, i, v) for i, v in upsert])
         if touch:
-            c.execute("DROP TABLE IF EXISTS temp.conf_edges")
-            c.execute("CREATE TEMP TABLE conf_edges (source TEXT, graph TEXT, uuid TEXT, PRIMARY KEY (source, graph, uuid))")
-            c.execute("INSERT OR IGNORE INTO temp.conf_edges SELECT c.source, c.graph, c.edge_uuid FROM json_each(?) j CROSS "
-                      "JOIN sync_candidates c ON c.source = ? AND c.id = j.value WHERE c.edge_uuid IS NOT NULL",
-                      (json.dumps([i for i, _ in upsert] + gone), source))
-            c.execute("INSERT OR IGNORE INTO sync_touched SELECT * FROM temp.conf_edges")
+            RunTables(store.con).new_conf_edges()
+            store.do("note_conf_edges", ids=json.dumps([i for i, _ in upsert] + gone), source=source)
+            store.do("touch_conf_edges")
             if params is not None:
-                c.execute("DELETE FROM sync_desired WHERE (source, graph, uuid) IN (SELECT * FROM temp.conf_edges)")
-                c.execute("INSERT INTO sync_desired " + BLENDED_SQL.format(source_rows=CONF_EDGE_ROWS, where=""), params)
+                store.do("forget_desired_of_conf_edges")
+                insert_desired(store.con, params, blend=float(params["cw"]), rows="conf_edge_rows")
     return changed
 
 

@@ -55,7 +55,8 @@ from graph_trust.sync.relink.matching import (
     settle_claims,
 )
 from graph_trust.sync.relink.report import RelinkReport, report_counts
-from graph_trust.sync.state import StateStore, new_run_id
+from graph_trust.sync.store.relink_journal import JournalStore
+from graph_trust.sync.store.state import StateStore, new_run_id
 
 log = logging.getLogger(__name__)
 
@@ -275,7 +276,7 @@ def _record_and_write(settings: Settings, db: Any, report: RelinkReport, matched
     if changes and not report.dry_run:
         report.written, report.conflicts = relink_store.apply_relinks(db, run_id, changes, report_counts(report), settings)
     else:
-        with relink_store.JournalStore(settings) as store:
+        with JournalStore(settings) as store:
             store.record(run_id, db, report_counts(report))
     if report.quarantined:
         store = StateStore.for_settings(settings)

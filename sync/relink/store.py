@@ -15,44 +15,28 @@ rollback sets it to now again), on an SQLite or a PostgreSQL review DB. A run:
 4. updates the rows and commits the review DB in one transaction; marks the run ``ok``.
 
 A crash between 3 and 4 leaves a ``pending`` run whose journal is harmless: rollback restores
-only rows that still hold the run's new JSON. Tables (state store, created if missing):
-``relink_runs(run_id, started_at, finished_at, status, review_db, table_name, id_column,
-evidence_column, counts_json, updated_column)`` and ``relink_journal(run_id, seq, candidate_id,
-old_json, new_json)``.
+only rows that still hold the run's new JSON. The journal's tables belong to the state store
+(:mod:`graph_trust.sync.store.relink_journal`); this module speaks SQL to the review DB only.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from graph_trust.config import Settings, review_location, state_path
-from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError, StateStoreError
+from graph_trust.config import Settings, review_location
+from graph_trust.errors import InputError, NotFoundError, ReviewDBError, RollbackConflictError
 from graph_trust.review.db import Location, ReviewConn, parse_location
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.relink.evidence_json import relinked_evidence_json
 from graph_trust.sync.relink.matching import RelinkCandidate
 from graph_trust.sync.review_db import ReviewDB
 from graph_trust.sync.runs.kinds import RunKind
-from graph_trust.sync.state import StateStore, connect_state, now_iso
+from graph_trust.sync.store.relink_journal import JournalStore, list_runs
+from graph_trust.sync.store.state import now_iso
 
 FIELDS = ("id", "subject", "predicate", "object", "fact", "evidence_refs_json", "group_id")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS relink_runs (
-    run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,
-    review_db TEXT NOT NULL, table_name TEXT NOT NULL, id_column TEXT NOT NULL,
-    evidence_column TEXT NOT NULL, counts_json TEXT, updated_column TEXT
-);
-CREATE TABLE IF NOT EXISTS relink_journal (
-    run_id TEXT NOT NULL, seq INTEGER NOT NULL, candidate_id TEXT NOT NULL,
-    old_json TEXT NOT NULL, new_json TEXT NOT NULL, PRIMARY KEY (run_id, seq)
-);
-"""
-
 
 def _write_error(err: ReviewDBError) -> ReviewDBError:
     text = str(err)
@@ -168,86 +152,6 @@ def _apply(db: ReviewDB, run_id: str, changes: list[tuple[str, str, str]], count
     return len(journal), conflicts
 
 
-class JournalStore:
-    """relink_runs / relink_journal in the state store (``state_path(settings, 'state.sqlite3')``)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.path = state_path(settings, "state.sqlite3")
-        self.con = connect_state(self.path)  # sync's pragmas (WAL, busy timeout) and tables
-        try:
-            self.con.executescript(SCHEMA)
-        except sqlite3.Error as exc:
-            self.con.close()
-            raise StateStoreError(f"state store {self.path}: {exc}") from None
-
-    def close(self) -> None:
-        self.con.close()
-
-    def __enter__(self) -> JournalStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def begin(self, run_id: str, db: ReviewDB, counts: dict[str, int], journal: list[tuple[str, str, str]]) -> None:
-        try:
-            with self.con:
-                self.con.execute("BEGIN")
-                self.con.execute(
-                    "INSERT INTO relink_runs VALUES (?, ?, NULL, 'pending', ?, ?, ?, ?, ?, ?)",
-                    (run_id, now_iso(), db.identity, db.table, db.columns["id"],
-                     db.columns["evidence_refs_json"], json.dumps(counts, sort_keys=True),
-                     db.columns.get("updated_at")),
-                )
-                self.con.executemany(
-                    "INSERT INTO relink_journal VALUES (?, ?, ?, ?, ?)",
-                    [(run_id, k, cid, old, new) for k, (cid, old, new) in enumerate(journal)],
-                )
-        except sqlite3.Error as exc:
-            raise StateStoreError(f"state store {self.path}: {exc}") from None
-
-    def record(self, run_id: str, db: ReviewDB, counts: dict[str, Any]) -> None:
-        """A run that wrote nothing (dry run, or nothing to relink)."""
-        self.begin(run_id, db, counts, [])
-        self.finish(run_id, "ok")
-
-    def finish(self, run_id: str, status: str) -> None:
-        with self.con:
-            self.con.execute("UPDATE relink_runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, now_iso(), run_id))
-
-    def run(self, run_id: str) -> dict | None:
-        row = self.con.execute(
-            "SELECT run_id, started_at, finished_at, status, review_db, table_name, id_column, evidence_column, counts_json, "
-            "updated_column "
-            "FROM relink_runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            return None
-        keys = ("run_id", "started_at", "finished_at", "status", "review_db", "table_name", "id_column",
-                "evidence_column", "counts", "updated_column")
-        out = dict(zip(keys, row, strict=True))
-        out["counts"] = json.loads(out["counts"] or "{}")
-        return out
-
-    def runs(self) -> list[dict]:
-        ids = [r[0] for r in self.con.execute("SELECT run_id FROM relink_runs ORDER BY started_at, run_id")]
-        return [self.run(i) for i in ids]
-
-    def journal(self, run_id: str) -> list[tuple[str, str, str]]:
-        return list(self.con.execute(
-            "SELECT candidate_id, old_json, new_json FROM relink_journal WHERE run_id = ? ORDER BY seq", (run_id,)))
-
-    def later_runs_touching(self, run: dict, ids: set[str]) -> list[str]:
-        rows = self.con.execute(
-            "SELECT DISTINCT r.run_id FROM relink_runs r JOIN relink_journal j ON j.run_id = r.run_id "
-            "WHERE r.started_at >= ? AND r.run_id != ? AND r.review_db = ? AND r.status = 'ok'",
-            (run["started_at"], run["run_id"], run["review_db"])).fetchall()
-        out = []
-        for (rid,) in rows:
-            if ids & {cid for cid, _, _ in self.journal(rid)}:
-                out.append(rid)
-        return out
-
-
 def rollback(settings: Settings, run_id: str, *, force: bool = False) -> dict[str, Any]:
     """Restore the evidence JSON that relink run ``run_id`` replaced, byte for byte.
 
@@ -311,20 +215,6 @@ def _rollback(store: JournalStore, run_id: str, force: bool, settings: Settings)
             raise _write_error(exc) from None
     store.finish(run_id, "rolled_back")
     return {"run_id": run_id, "restored": restored, "already": False, "conflicts": conflicts}
-
-
-def list_runs(settings: Settings, limit: int) -> list[dict[str, Any]]:
-    """The newest ``limit`` relink runs (dry runs too), newest first, as ``graph-trust runs`` rows."""
-    store = StateStore.for_settings(settings)  # (creates no relink table: a store relink never used lists none)
-    try:
-        if store.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'relink_runs'").fetchone() is None:
-            return []
-        cur = store.con.execute("SELECT run_id, started_at, finished_at, status, counts_json FROM relink_runs "
-                                "ORDER BY started_at DESC LIMIT ?", (limit,))
-        return [{"run_id": r[0], "kind": "relink", "started_at": r[1], "ended_at": r[2], "status": r[3],
-                 "counts": json.loads(r[4] or "{}"), "journal_pruned_at": None} for r in cur]
-    finally:
-        store.close()
 
 
 async def _rollback_run(settings: Settings, run_id: str, force: bool, graph: Any) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 What a run wrote is what its journal says it wrote, whatever stopped it: a batch settled after
 Ctrl-C, a batch a later run's recovery found landed, a run killed outright. So these counters
 are never tallied in memory; they are counted from the run's ``sync_journal`` rows in the
-transaction that records the run's end (:meth:`~graph_trust.sync.state.StateStore.finish_run`),
+transaction that records the run's end (:meth:`~graph_trust.sync.store.state.StateStore.finish_run`),
 again whenever recovery settles rows the run left ``pending``, before ``prune`` deletes the
 journal, and live while a run is still running or has rows pending (``graph-trust runs``).
 """
@@ -12,27 +12,14 @@ from __future__ import annotations
 
 import sqlite3
 
-# kind of run -> (counter, SQL over one run's journal rows)
-_APPLIED = "state = 'applied' AND kind = '{}'"
-_NEW_SCORE = "json_extract(new_json, '$.trust_score')"
-COUNTERS: dict[str, tuple[tuple[str, str], ...]] = {
-    "sync": (
-        ("batches", "count(DISTINCT batch)"),
-        ("edges_set", f"sum({_APPLIED.format('edge')} AND {_NEW_SCORE} IS NOT NULL)"),
-        ("edges_cleared", f"sum({_APPLIED.format('edge')} AND {_NEW_SCORE} IS NULL)"),
-        ("entities_updated", f"sum({_APPLIED.format('entity')})"),
-        ("trusted_restored", f"sum({_APPLIED.format('validity')})"),
-        ("journal_pending", "sum(state = 'pending')"),
-    ),
-    "rollback": (
-        ("edges_restored", f"sum({_APPLIED.format('edge')})"),
-        ("entities_restored", f"sum({_APPLIED.format('entity')})"),
-        ("invalidations_restored", f"sum({_APPLIED.format('validity')})"),
-        ("journal_pending", "sum(state = 'pending')"),
-    ),
+from graph_trust.sync.store.named import run
+
+# kind of run -> its counters, in the order its statement (journal_counts_KIND) gives them
+COUNTERS: dict[str, tuple[str, ...]] = {
+    "sync": ("batches", "edges_set", "edges_cleared", "entities_updated", "trusted_restored", "journal_pending"),
+    "rollback": ("edges_restored", "entities_restored", "invalidations_restored", "journal_pending"),
 }
-_SQL = {kind: "SELECT " + ", ".join(f"coalesce({expr}, 0)" for _, expr in cols)
-        + " FROM sync_journal WHERE run_id = ?" for kind, cols in COUNTERS.items()}
+_STATEMENT = {"sync": "journal_counts_sync", "rollback": "journal_counts_rollback"}
 
 
 def journal_counts(con: sqlite3.Connection, run_id: str, kind: str) -> dict[str, int]:
@@ -44,11 +31,10 @@ def journal_counts(con: sqlite3.Connection, run_id: str, kind: str) -> dict[str,
     ``invalidations_restored``; ``journal_pending``: rows whose outcome no one has read back yet
     (a run killed outright: the next sync or rollback on the graph settles them). Empty for
     other kinds."""
-    sql = _SQL.get(kind)
-    if sql is None:
+    if kind not in COUNTERS:
         return {}
-    row = con.execute(sql, (run_id,)).fetchone()
-    return {name: int(v) for (name, _), v in zip(COUNTERS[kind], row, strict=True)}
+    row = run(con, _STATEMENT[kind], {"run_id": run_id}).fetchone()
+    return {name: int(v) for name, v in zip(COUNTERS[kind], row, strict=True)}
 
 
 def is_final(kind: str, counts: dict) -> bool:

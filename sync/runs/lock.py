@@ -18,7 +18,7 @@ from pathlib import Path
 
 from graph_trust.errors import LockHeldError, StateStoreError
 from graph_trust.graph.embedded import _proc_start_time
-from graph_trust.sync.state import now_iso
+from graph_trust.sync.store.state import now_iso
 
 log = logging.getLogger(__name__)
 

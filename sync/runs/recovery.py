@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph_trust.graph.routing import Graphs
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import recover
 
 DEAD_RUN_ERROR = "the process running it stopped before it finished (journal settled)"

@@ -24,7 +24,7 @@ from graph_trust.sync.report import RollbackReport
 from graph_trust.sync.runs.identity import config_hash, graph_key
 from graph_trust.sync.runs.lock import sync_lock
 from graph_trust.sync.runs.recovery import recover_dead_runs
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import (
     VALIDITY_KIND,
     Change,
@@ -34,17 +34,6 @@ from graph_trust.sync.writer import (
     mark_entities_dirty,
     read_validity,
 )
-
-CONFLICTS_SQL = """
-SELECT j2.run_id, r2.kind, count(*) AS n
-FROM sync_journal j1
-JOIN sync_journal j2 ON j2.graph_key = j1.graph_key AND j2.kind = j1.kind AND j2.graph = j1.graph
-                     AND j2.uuid = j1.uuid AND j2.state = 'applied'
-JOIN sync_runs r2 ON r2.run_id = j2.run_id
-WHERE j1.run_id = :run AND j1.state = 'applied' AND r2.seq > :seq AND r2.status != 'rolled_back'
-  AND NOT (r2.kind = 'rollback' AND r2.target_run IN (SELECT run_id FROM sync_runs WHERE status = 'rolled_back'))
-GROUP BY j2.run_id, r2.kind ORDER BY min(r2.seq)
-"""
 
 
 async def rollback_sync(settings: Settings, run_id: str, *, force: bool = False, graph: Any = None) -> RollbackReport:
@@ -63,8 +52,7 @@ async def rollback_sync(settings: Settings, run_id: str, *, force: bool = False,
         if run["journal_pruned_at"]:
             raise InputError(f"run {run_id} can no longer be rolled back: `graph-trust prune` deleted its journal "
                              f"on {run['journal_pruned_at']}")
-        if store.con.execute("SELECT 1 FROM sync_journal WHERE run_id = ? AND state IN ('applied', 'pending') "
-                             "LIMIT 1", (run_id,)).fetchone() is None:
+        if store.one("journal_touched", run_id=run_id) is None:
             why = f" ({run['status']}: {run['error']})" if run["status"] != "ok" and run["error"] else ""
             raise InputError(f"run {run_id} changed nothing on the graph{why}: nothing to roll back")
         async with use_graph(settings, graph) as g:
@@ -82,7 +70,7 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
     with sync_lock(settings.state_dir, key, g.address.display):
         await recover_dead_runs(store, g, key)
         conflicts = [{"run_id": r, "kind": k, "elements": n}
-                     for r, k, n in store.con.execute(CONFLICTS_SQL, {"run": run["run_id"], "seq": run["seq"]})]
+                     for r, k, n in store.rows("rollback_conflicts", run=run["run_id"], seq=run["seq"])]
         if conflicts and not force:
             listed = ", ".join(f"{c['run_id']} ({c['elements']} element(s))" for c in conflicts)
             raise RollbackConflictError(
@@ -94,9 +82,7 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
         writer = JournaledWriter(store, new_id, key)
         graphs = Graphs(g)
         try:
-            rows = store.con.execute(
-                "SELECT graph, kind, uuid, old_json FROM sync_journal WHERE run_id = ? AND state = 'applied' "
-                "ORDER BY kind, graph, uuid", (run["run_id"],)).fetchall()
+            rows = store.rows("applied_changes", run_id=run["run_id"])
             batch_size = settings.sync.batch_size
             i = 0
             while i < len(rows):
@@ -135,6 +121,6 @@ async def _rollback(g: Any, settings: Settings, store: StateStore, run: dict, fo
         counts = store.finish_run(new_id, "ok")  # counted from its journal
         report.edges_restored, report.entities_restored, report.invalidations_restored = (
             counts["edges_restored"], counts["entities_restored"], counts["invalidations_restored"])
-        with store.tx() as c:
-            c.execute("UPDATE sync_runs SET status = 'rolled_back' WHERE run_id = ?", (run["run_id"],))
+        with store.tx():
+            store.do("mark_rolled_back", run_id=run["run_id"])
         return report

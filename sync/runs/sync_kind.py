@@ -9,7 +9,7 @@ from graph_trust.config import Settings
 from graph_trust.sync.runs.kinds import RunKind
 from graph_trust.sync.runs.lock import holder_gone
 from graph_trust.sync.runs.rollback import rollback_sync
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 
 def list_sync_runs(settings: Settings, limit: int) -> list[dict[str, Any]]:

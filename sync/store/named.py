@@ -5,8 +5,11 @@ keeps the Cypher). Code runs them by name; none of it holds SQL text of its own.
 from __future__ import annotations
 
 import re
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 _NAME = re.compile(r"^-- name: ([a-z_]+)\s*$", re.MULTILINE)
 
@@ -24,12 +27,36 @@ def statements() -> dict[str, str]:
     return out
 
 
-def sql(name: str) -> str:
-    """The statement ``name`` (KeyError naming it when there is none)."""
+def sql(name: str, **parts: str) -> str:
+    """The statement ``name`` (KeyError naming it when there is none); ``parts`` fill the
+    ``{placeholders}`` of a template (names of tables and columns, never values)."""
     try:
-        return statements()[name]
+        text = statements()[name]
     except KeyError:
         raise KeyError(f"no statement {name!r} in the state store's statements.sql") from None
+    while parts and "{" in text:  # (a part may hold placeholders of its own)
+        text, before = text.format(**parts), text
+        if text == before:
+            break
+    return text
 
 
-__all__ = ["sql", "statements"]
+def part(name: str) -> str:
+    """The fragment ``part_NAME`` of ``statements.sql``, for a template's placeholder."""
+    return sql(f"part_{name}")
+
+
+Params = Mapping[str, Any] | Sequence[Any]
+
+
+def run(con: sqlite3.Connection, name: str, params: Params = (), **parts: str) -> sqlite3.Cursor:
+    """Execute the statement ``name`` on ``con`` (in the caller's transaction, if any)."""
+    return con.execute(sql(name, **parts), params)
+
+
+def run_many(con: sqlite3.Connection, name: str, params: Iterable[Params], **parts: str) -> sqlite3.Cursor:
+    """Execute the statement ``name`` once per parameter set."""
+    return con.executemany(sql(name, **parts), params)
+
+
+__all__ = ["part", "run", "run_many", "sql", "statements"]

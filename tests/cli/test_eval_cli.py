@@ -17,7 +17,7 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
-    # Negative evidence, competitor ordering and the relation bonus off (seed 002's formula), so
+    # Negative evidence, competitor ordering and the relation bonus off (the additive formula alone), so
     # trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
                 "--rank-const", "1,60", "--set", "search.negative_penalty=0",

@@ -1,4 +1,4 @@
-"""The context pipeline follows reference 001's order: trust, salience, selection, rank, limit.
+"""The context pipeline runs in the order trust, salience, selection, rank, limit.
 
 The property test generates candidate pools with competing groups (same subject and
 predicate, different objects), ties in every score, salience on some records and not on

@@ -131,9 +131,9 @@ def test_a_small_budget_end_to_end(tmp_path):
     assert by[("none", "queue")]["reviewed"]["mean"] == 3 and by[("none", "random")]["reviewed"]["mean"] == 3
     assert by[("none", "queue")]["chosen_by_queue"]["mean"] + by[("none", "queue")]["filled_at_random"]["mean"] == 3
     for row in d["rows"]:
-        # every state's graph was rebuilt after its sync: vanilla ranks there as on the graph no sync wrote
-        assert row["state_vanilla_ndcg@10"] == row["vanilla_ndcg@10"], row
-        assert row["state_vanilla_wrong_first"] == row["vanilla_wrong_first"], row
+        # each state's own vanilla is Graphiti's order as the sync left the graph (no index is
+        # rebuilt; FalkorDB's fulltext order moves with the writes), reported beside the reference's
+        assert 0.0 <= row["state_vanilla_ndcg@10"]["mean"] <= 1.0 and row["state_vanilla_wrong_first"]["mean"] >= 0
         lo, hi = row["gain"]["ci95"]
         assert lo <= row["gain"]["mean"] + 1e-9 and row["gain"]["mean"] <= hi + 1e-9 or row["gain"]["queries"] == 0
     assert d["acceptance"]["evaluated"] is False  # 3 facts is not 5% of the facts

@@ -47,9 +47,21 @@ async def test_noreview_ranks_as_the_defaults_on_the_graph_without_review(graph,
                                  config=noreview, group_ids=[reviewed], trust_override=no_trust)
     theirs = await gt.trust_search(make_graphiti(graph.for_group(bare).driver, embedder=embedder), query,
                                    config=search_config(settings, limit=10), group_ids=[bare])
-    assert [e.fact for e in ours.edges] == [e.fact for e in theirs.edges]
+    # the same scores, the same facts at each score; equal scores in the documented order (by
+    # uuid, and the two graphs' uuids differ: they are derived from the group)
     assert ours.edge_reranker_scores == theirs.edge_reranker_scores
+    assert _facts_by_score(ours) == _facts_by_score(theirs)
+    for res in (ours, theirs):
+        pairs = list(zip(res.edge_reranker_scores, [e.uuid for e in res.edges], strict=True))
+        assert pairs == sorted(pairs, key=lambda t: (-t[0], t[1]))
     assert all(e.boost == 0 and e.negative in (None, "invalidated") for e in ours.edge_explanations)
+
+
+def _facts_by_score(res) -> dict[float, set[str]]:
+    out: dict[float, set[str]] = {}
+    for e, score in zip(res.edges, res.edge_reranker_scores, strict=True):
+        out.setdefault(score, set()).add(e.fact)
+    return out
 
 
 def test_noreview_is_a_ranking_of_its_own_and_never_the_recommendation():

@@ -82,3 +82,12 @@ def test_bulk_params_carry_every_row_in_each_backends_shape(rows):
     bolt = backends.by_name("neo4j").bulk_params(rows)
     assert bolt["uuids"] == [r["uuid"] for r in rows]
     assert [{"uuid": u, **bolt["by_uuid"][u]} for u in bolt["uuids"]] == rows
+
+
+@given(st.sets(st.from_regex(r"[a-z0-9_]{1,8}", fullmatch=True), max_size=30), st.integers(1, 12))
+def test_a_long_group_list_is_cut_visibly(groups, shown):
+    text = routing.listed(groups, shown)
+    names = text.split(" (and ")[0].split(", ") if groups else []
+    assert names == sorted(groups)[:shown]
+    assert text.endswith(f"(and {len(groups) - shown} more)") == (len(groups) > shown)
+    assert (text == "none") == (not groups)

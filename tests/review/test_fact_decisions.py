@@ -19,10 +19,10 @@ from graph_trust.config import ReviewSettings
 from graph_trust.review import decisions
 from graph_trust.review.candidates import open_candidates
 from graph_trust.search.records import MemoryRecord
-from graph_trust.sync.desired import ALL_ROWS, DESIRED_SQL, load_tiers, parse_row
+from graph_trust.sync.desired import desired_of, load_tiers, parse_row
 from graph_trust.sync.labels import joined_scope, strictest_sensitivity
 from graph_trust.sync.policy import Policy
-from graph_trust.sync.state import SCHEMA
+from graph_trust.sync.store.state import SCHEMA
 
 TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": 0.0, "expired": 0.0}
 SCALE = SensitivityScale.of(["public", "low", "medium", "high", "hyper"], {"internal": "low"})
@@ -50,7 +50,7 @@ def _desired(url: str) -> dict[str, tuple]:
     con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type, sensitivity, "
                     "scope, reason) VALUES ('s', ?, ?, ?, ?, ?, ?, ?, ?)",
                     [parse_row(dict(zip(names, r)), POLICY, lambda g: "g") for r in rows])
-    out = {r[2]: r[3:] for r in con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), {"source": "s"})}
+    out = {r[2]: r[3:] for r in desired_of(con, {"source": "s"})}
     con.close()
     return out
 

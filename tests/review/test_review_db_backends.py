@@ -20,8 +20,9 @@ from graph_trust.review.db import ReviewConn, parse_location, pg_sql
 from graph_trust.sync import run_sync, verify
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
-from graph_trust.sync.relink.store import JournalStore, apply_relinks, open_review_db, rollback
+from graph_trust.sync.relink.store import apply_relinks, open_review_db, rollback
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_records, insert_rows
+from graph_trust.sync.store.relink_journal import JournalStore
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -36,7 +36,7 @@ from graph_trust.sync.review_db import ReviewDB, insert_rows
 from graph_trust.sync.runner import sync_graph
 from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 BOUND_S = 1.0  # review.statement_timeout_s in these tests: no answer for 1 + 5 s closes the connection
 
@@ -89,7 +89,7 @@ async def test_a_frozen_backend_fails_a_sync_within_the_bound_and_frees_the_lock
         pass
     last = api.runs(settings, limit=1)[0]  # the run is recorded as failed, with the same one line
     assert last["status"] == "failed" and last["error"] == msg
-    report = await api.run_sync(settings, review_db=url, graph=graph)  # the server answers again: converges
+    report = await api.sync(settings, review_db=url, graph=graph)  # the server answers again: converges
     assert report.status == "ok" and report.edges_set == 3
 
 

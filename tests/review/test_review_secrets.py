@@ -204,7 +204,7 @@ async def test_the_state_store_and_runs_hold_no_password(pg_server, settings, gr
         url = f"postgresql://postgres:{quote(pw, safe='')}@/{base}?host={quote(sock, safe='/')}"
         api.init_review_db(url)
         insert_rows(url, [row("c1", uuids[FACTS[0].fact], "promoted", group)])
-        report = await api.run_sync(settings, review_db=url, graph=graph)
+        report = await api.sync(settings, review_db=url, graph=graph)
         assert report.status == "ok"
         code, out = _cli("runs", "--json", "--config", _config(tmp_path, settings))
         assert code == 0 and "Zq8Xw2Lm0P" not in out

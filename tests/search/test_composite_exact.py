@@ -27,8 +27,8 @@ from graph_trust.search.composite import (
     score_records,
     type_boost_table,
 )
+from graph_trust.search.pool_facts import competitor_keys
 from graph_trust.search.ranking import Explanation
-from graph_trust.search.trust_search import competitor_keys
 
 DAY = 24 * 3600.0
 

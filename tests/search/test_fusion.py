@@ -22,7 +22,7 @@ uuid_lists = st.lists(
 @given(uuid_lists)
 def test_weight_zero_is_graphitis_rrf(lists):
     pool = fusion.fuse(lists, ["bm25", "cosine", "bfs"][: len(lists)])
-    ranked = ranking.rank_pool(pool, [None] * len(pool.uuids), weight=0.0)
+    ranked = ranking.rank_pool(pool, [None] * len(pool.uuids), ranking.RuleParams(weight=0.0))
     uuids, scores = rrf(lists)
     assert [pool.uuids[i] for i in ranked.order] == uuids
     assert [float(ranked.final[i]) for i in ranked.order] == scores  # bitwise equal
@@ -77,7 +77,7 @@ def test_explanations_carry_ranks_and_rank_without_boost():
     lists = [["a", "b", "c"], ["c", "b"]]
     pool = fusion.fuse(lists, ["bm25", "cosine"])
     # fused: a = 1, b = 1/2 + 1/2 = 1 (tie: a first, as Graphiti), c = 1/3 + 1
-    ranked = ranking.rank_pool(pool, [None, 1.0, None], weight=0.5)
+    ranked = ranking.rank_pool(pool, [None, 1.0, None], ranking.RuleParams(weight=0.5))
     ex = ranking.explain(ranked, ["A", "B", "C"])
     by = {e.uuid: e for e in ex}
     assert [e.uuid for e in ex] == ["b", "c", "a"]
@@ -91,7 +91,7 @@ def test_explanations_carry_ranks_and_rank_without_boost():
 
 def test_min_score_filters_on_fused_score():
     pool = fusion.fuse([["a", "b", "c"]], ["bm25"])
-    ranked = ranking.rank_pool(pool, [None, None, 1.0], weight=1.0, min_score=0.5)
+    ranked = ranking.rank_pool(pool, [None, None, 1.0], ranking.RuleParams(weight=1.0, min_score=0.5))
     assert [pool.uuids[i] for i in ranked.order] == ["a", "b"]
 
 

@@ -2,7 +2,7 @@
 Graphiti's invalidation and competing facts are all present:
 
 - ``graphiti`` is exactly ``search_`` (items, order, scores), whatever the trust;
-- ``reference`` is ``search_`` at weight 0 and seed 002's additive formula above it;
+- ``reference`` is ``search_`` at weight 0 and the additive formula ``rrf + trust_score * trust_weight`` above it;
 - ``default`` moves an item away from Graphiti's order only with a reason its explanation
   names: a trust boost, a relation bonus, negative evidence or a rule that moved it.
 
@@ -149,12 +149,9 @@ def test_every_profile_ranks(profile):
     for key, value in PROFILES[profile].items():
         assert getattr(s, key) == value
     pool = fusion.fuse([["a", "b", "c", "d"], ["c", "a", "d"]], ["bm25", "cosine"])
-    ranked = ranking.rank_pool(pool, [None, 1.0, 0.0, 0.6], s.trust_weight, form=s.boost_form,
-                               min_boost_trust=s.min_boost_trust, negative=[None, None, "rejected", None],
-                               negative_policy=ranking.NegativePolicy(s.negative_penalty, s.drop_negative,
-                                                                      s.negative_lone_places),
-                               competitors=[("s", "R")] * 4, reorder=s.competitors != "none",
-                               relation_weight=s.relation_weight)
+    ranked = ranking.rank_pool(pool, [None, 1.0, 0.0, 0.6], ranking.RuleParams.of(s, weight=s.trust_weight),
+                               ranking.PoolFacts.given(negative=[None, None, "rejected", None],
+                                                       groups=[("s", "R")] * 4))
     assert sorted(ranked.order.tolist()) == [0, 1, 2, 3]
 
 

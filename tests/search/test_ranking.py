@@ -10,40 +10,40 @@ import numpy as np
 import pytest
 
 from graph_trust.search.fusion import fuse
-from graph_trust.search.ranking import Explanation, explain, rank_pool
+from graph_trust.search.ranking import Explanation, PoolFacts, RuleParams, explain, rank_pool
 from graph_trust.search.rules.base import NegativePolicy
 
 
 def test_an_unknown_form_is_one_clear_error():
     with pytest.raises(ValueError, match=r"^unknown boost form 'boosted' \(choose from additive, supported\)$"):
-        rank_pool(fuse([["a"]], ["bm25"]), [None], 0.1, form="boosted")
+        rank_pool(fuse([["a"]], ["bm25"]), [None], RuleParams(weight=0.1, form="boosted"))
 
 
 def test_min_score_keeps_items_at_exactly_the_threshold():
     pool = fuse([["a", "b", "c"]], ["bm25"], rank_const=60)  # 1/60, 1/61, 1/62
-    r = rank_pool(pool, [None] * 3, 0.0, min_score=1 / 61)
+    r = rank_pool(pool, [None] * 3, RuleParams(weight=0.0, min_score=1 / 61))
     assert r.order.tolist() == [0, 1]
-    assert rank_pool(pool, [None] * 3, 0.0).order.tolist() == [0, 1, 2]
+    assert rank_pool(pool, [None] * 3, RuleParams(weight=0.0)).order.tolist() == [0, 1, 2]
 
 
 def test_negative_all_none_is_no_negative_evidence():
     pool = fuse([["a", "b"]], ["bm25"])
-    r = rank_pool(pool, [1.0, None], 0.5, negative=[None, None])
+    r = rank_pool(pool, [1.0, None], RuleParams(weight=0.5), PoolFacts.given(negative=[None, None]))
     assert r.boosts.tolist() == [0.5, 0.0] and r.negative == [None, None] and r.order.tolist() == [0, 1]
 
 
 def test_drop_removes_negative_items_and_the_default_sinks_them():
     pool = fuse([["a", "b", "c"]], ["bm25"])
-    sunk = rank_pool(pool, [None] * 3, 0.0, negative=["rejected", None, None])
+    sunk = rank_pool(pool, [None] * 3, RuleParams(weight=0.0), PoolFacts.given(negative=["rejected", None, None]))
     assert sunk.order.tolist() == [1, 2, 0] and sunk.final.tolist() == [0.0, 0.5, 1 / 3]
-    dropped = rank_pool(pool, [None] * 3, 0.0, negative=["rejected", None, None],
-                        negative_policy=NegativePolicy(drop=True))
+    dropped = rank_pool(pool, [None] * 3, RuleParams(weight=0.0, negative_policy=NegativePolicy(drop=True)),
+                        PoolFacts.given(negative=["rejected", None, None]))
     assert dropped.order.tolist() == [1, 2]
 
 
 def test_explain_every_field_at_rank_const_60():
     pool = fuse([["a", "b", "c"], ["b", "a"], ["c"]], ["bm25", "cosine", "bfs"], rank_const=60)
-    r = rank_pool(pool, [None, 1.0, 0.5], 0.1, form="supported")
+    r = rank_pool(pool, [None, 1.0, 0.5], RuleParams(weight=0.1, form="supported"))
     ex = explain(r, ["A", "B", "C"])
     by = {e.uuid: e for e in ex}
     b = by["b"]
@@ -63,13 +63,15 @@ def test_explain_every_field_at_rank_const_60():
 
 def test_explain_without_method_rows_and_with_the_relation_bonus():
     pool = fuse([["a", "b", "c"]], ["bfs"], rank_const=60)
-    r = rank_pool(pool, [None] * 3, 0.0, competitors=["g", "g", None], relation_weight=0.5)
+    r = rank_pool(pool, [None] * 3, RuleParams(weight=0.0, relation_weight=0.5),
+                  PoolFacts.given(groups=["g", "g", None]))
     ex = {e.uuid: e for e in explain(r, ["A", "B", "C"])}
     assert ex["a"].bm25_rank is None and ex["a"].cosine_rank is None
     assert ex["a"].relation_bonus == pytest.approx(0.5 / 61) and ex["b"].relation_bonus == pytest.approx(0.5 / 60)
     assert ex["c"].relation_bonus == 0.0 and isinstance(ex["c"].relation_bonus, float)
     assert ex["a"].final == pytest.approx(1 / 60 + 0.5 / 61)
-    off = {e.uuid: e for e in explain(rank_pool(pool, [None] * 3, 0.0, competitors=["g", "g", None]),
+    off = {e.uuid: e for e in explain(rank_pool(pool, [None] * 3, RuleParams(weight=0.0),
+                                                PoolFacts.given(groups=["g", "g", None])),
                                       ["A", "B", "C"])}
     assert [off[u].relation_bonus for u in "abc"] == [0.0, 0.0, 0.0]
 
@@ -82,7 +84,7 @@ def test_explain_names_the_rule_that_moved_an_item_and_its_score_before():
     trust[1] = 0.9  # a verified competitor below u0 takes its slot
     groups = [None] * n
     groups[0] = groups[1] = "g"
-    r = rank_pool(pool, trust, 0.0, competitors=groups)
+    r = rank_pool(pool, trust, RuleParams(weight=0.0), PoolFacts.given(groups=groups))
     ex = explain(r, uuids)
     assert [e.uuid for e in ex[:3]] == ["u1", "u0", "u2"]
     assert ex[0].moved_by == "competitors" and ex[0].score_before_move == pool.fused[1]
@@ -95,7 +97,7 @@ def test_explain_names_the_rule_that_moved_an_item_and_its_score_before():
 def test_ranked_carries_the_pool_trust_and_ranks_without_boost():
     n = 18
     pool = fuse([[f"u{i}" for i in range(n)]] * 2, ["bm25", "cosine"])
-    r = rank_pool(pool, [None] * (n - 1) + [1.0], 10.0)
+    r = rank_pool(pool, [None] * (n - 1) + [1.0], RuleParams(weight=10.0))
     assert r.pool is pool and np.isnan(r.trust[0]) and r.trust[-1] == 1.0
     assert r.rank_without_boost.tolist() == list(range(1, n + 1)) and r.order.tolist() == [n - 1] + list(range(n - 1))
     assert r.relation is None and r.moved is None
@@ -104,7 +106,7 @@ def test_ranked_carries_the_pool_trust_and_ranks_without_boost():
 def test_an_invalid_trust_warning_names_the_item_by_uuid(caplog):
     pool = fuse([["a", "b"]], ["bm25"])
     with caplog.at_level(logging.WARNING, logger="graph_trust.search.fusion"):
-        r = rank_pool(pool, ["high", 0.5], 0.1)
+        r = rank_pool(pool, ["high", 0.5], RuleParams(weight=0.1))
     assert [rec.getMessage() for rec in caplog.records] == [
         "invalid trust_score on 1 item(s): a='high' (not a number, ignored)"]
     assert np.isnan(r.trust[0]) and r.boosts.tolist() == [0.0, pytest.approx(0.05)]
@@ -112,15 +114,16 @@ def test_an_invalid_trust_warning_names_the_item_by_uuid(caplog):
 
 def test_explain_says_why_an_item_was_demoted():
     pool = fuse([["a", "b", "c"]], ["bm25"], rank_const=60)
-    r = rank_pool(pool, [None] * 3, 0.0, negative=["rejected", None, "invalidated"])
+    r = rank_pool(pool, [None] * 3, RuleParams(weight=0.0),
+                  PoolFacts.given(negative=["rejected", None, "invalidated"]))
     assert [(e.uuid, e.negative) for e in explain(r, ["A", "B", "C"])] == [
         ("b", None), ("a", "rejected"), ("c", "invalidated")]
 
 
 def test_drop_and_min_score_both_apply():
     pool = fuse([["a", "b", "c", "d"]], ["bm25"])  # 1, 1/2, 1/3, 1/4
-    r = rank_pool(pool, [None] * 4, 0.0, min_score=1 / 3, negative=[None, "rejected", None, None],
-                  negative_policy=NegativePolicy(drop=True))
+    r = rank_pool(pool, [None] * 4, RuleParams(weight=0.0, min_score=1 / 3, negative_policy=NegativePolicy(drop=True)),
+                  PoolFacts.given(negative=[None, "rejected", None, None]))
     assert r.order.tolist() == [0, 2]
 
 
@@ -132,6 +135,7 @@ def test_rank_pool_orders_competitors_by_the_timestamps_it_is_given():
     groups[0] = groups[5] = "g"
     stamps = np.zeros(n)
     stamps[5] = 100.0  # u5 is newer than u0: with equal (no) trust it takes u0's slot
-    r = rank_pool(pool, [None] * n, 0.1, competitors=groups, stamps=stamps)
+    r = rank_pool(pool, [None] * n, RuleParams(weight=0.1), PoolFacts.given(groups=groups, stamps=stamps))
     assert r.order.tolist()[:6] == [5, 1, 2, 3, 4, 0] and r.moved[5] == "competitors"
-    assert rank_pool(pool, [None] * n, 0.1, competitors=groups).order.tolist() == list(range(n))
+    assert rank_pool(pool, [None] * n, RuleParams(weight=0.1),
+                     PoolFacts.given(groups=groups)).order.tolist() == list(range(n))

@@ -48,7 +48,7 @@ def test_weight_zero_without_negative_evidence_is_vanilla_for_every_form(lists, 
     pool, _, trust, _ = _drawn(lists, k, data)
     vanilla, scores = rrf(lists, rank_const=k)
     for form in ranking.BOOST_FORMS:
-        ranked = ranking.rank_pool(pool, trust, 0.0, form=form, min_boost_trust=0.5)
+        ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.0, form=form, min_boost_trust=0.5))
         assert [pool.uuids[i] for i in ranked.order] == vanilla
         assert [float(ranked.final[i]) for i in ranked.order] == scores
 
@@ -57,7 +57,7 @@ def test_weight_zero_without_negative_evidence_is_vanilla_for_every_form(lists, 
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.data())
 def test_additive_is_seed_002_exactly(lists, k, w, data):
     pool, _, trust, _ = _drawn(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form="additive")
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form="additive"))
     want = pool.fused + np.array([0.0 if t is None else t for t in trust]) * w
     assert np.array_equal(ranked.final, want)
 
@@ -69,7 +69,7 @@ def test_supported_never_passes_an_item_whose_fused_score_is_more_than_1_plus_w_
     only when the other's fused score is at most (1 + w) times its own, at any rank_const (an
     exact tie keeps pool order, as Graphiti's stable sort does)."""
     pool, _, trust, _ = _drawn(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form="supported")
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form="supported"))
     t = np.nan_to_num(ranked.trust, nan=0.0)
     assert np.all(ranked.boosts <= pool.fused * w * t + 1e-15)
     pos = _position(ranked)
@@ -83,7 +83,7 @@ def test_supported_never_passes_an_item_whose_fused_score_is_more_than_1_plus_w_
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), st.data())
 def test_supported_gives_nothing_to_an_item_a_relevance_method_missed(lists, k, w, data):
     pool, _, trust, _ = _drawn(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form="supported")
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form="supported"))
     relevance_rows = [r for r, m in enumerate(pool.methods) if m != "bfs"]
     missed = (pool.ranks[relevance_rows] < 0).any(axis=0)
     assert np.all(ranked.boosts[missed] == 0.0)
@@ -93,7 +93,7 @@ def test_supported_gives_nothing_to_an_item_a_relevance_method_missed(lists, k, 
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.data())
 def test_trust_below_the_threshold_boosts_nothing(lists, k, w, form, threshold, data):
     pool, _, trust, _ = _drawn(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold)
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, min_boost_trust=threshold))
     low = np.nan_to_num(ranked.trust, nan=0.0) < threshold
     assert np.all(ranked.boosts[low] == 0.0)
     assert np.all(ranked.boosts[~low] >= 0.0)
@@ -104,7 +104,8 @@ def test_trust_below_the_threshold_boosts_nothing(lists, k, w, form, threshold, 
 def test_a_sunk_item_never_outranks_one_without_negative_evidence(lists, k, w, form, data):
     """Penalty 1: whatever its trust, relevance, the weight, the form or the RRF constant."""
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg)
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
+                               ranking.PoolFacts.given(negative=neg))
     flags = [neg[i] is not None for i in ranked.order]
     assert flags == sorted(flags)  # every clean item first
     assert all(ranked.boosts[i] == 0.0 for i in range(n) if neg[i] is not None)
@@ -117,8 +118,8 @@ def test_a_sunk_item_never_outranks_one_without_negative_evidence(lists, k, w, f
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 0.99), st.data())
 def test_a_partial_penalty_keeps_that_share_of_the_fused_score(lists, k, w, form, p, data):
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg,
-                              negative_policy=ranking.NegativePolicy(penalty=p))
+    params = ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(penalty=p))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg))
     for i in range(n):
         if neg[i] is not None:
             assert ranked.final[i] == pool.fused[i] * (1.0 - p)
@@ -130,10 +131,10 @@ def test_a_partial_penalty_keeps_that_share_of_the_fused_score(lists, k, w, form
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
 def test_drop_removes_exactly_the_items_with_negative_evidence(lists, k, w, form, data):
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg,
-                              negative_policy=ranking.NegativePolicy(drop=True))
+    params = ranking.RuleParams(weight=w, form=form, negative_policy=ranking.NegativePolicy(drop=True))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg))
     assert sorted(ranked.order.tolist()) == [i for i in range(n) if neg[i] is None]
-    kept = ranking.rank_pool(pool, trust, w, form=form)
+    kept = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form))
     assert ranked.order.tolist() == [i for i in kept.order.tolist() if neg[i] is None]
 
 
@@ -146,7 +147,8 @@ def test_calibrate_matches_the_real_ordering_for_both_forms(weight, k, methods, 
     lists = [[f"u{q}" for q in range(1, r + 1)] for _ in range(methods)]
     pool = fusion.fuse(lists, ["bm25", "cosine", "m"][:methods], rank_const=k)
     for t in (1.0, 0.25):
-        ranked = ranking.rank_pool(pool, [None] * (r - 1) + [t], weight, form=form, min_boost_trust=threshold)
+        ranked = ranking.rank_pool(pool, [None] * (r - 1) + [t],
+                                   ranking.RuleParams(weight=weight, form=form, min_boost_trust=threshold))
         final_rank = int(np.nonzero(ranked.order == r - 1)[0][0]) + 1
         best = table[r].overtakes[t]
         assert final_rank == (best if best is not None else r)
@@ -167,9 +169,10 @@ def _competing(lists, k, data):
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.sampled_from([0.0, 0.5]), st.booleans(), st.data())
 def test_competitors_share_their_slots_ordered_by_verified_trust_then_time(lists, k, w, form, threshold, timed, data):
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
-    plain = ranking.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold, negative=neg)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, min_boost_trust=threshold, negative=neg,
-                              competitors=keys, stamps=stamps if timed else None)
+    plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, min_boost_trust=threshold),
+                              ranking.PoolFacts.given(negative=neg))
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, min_boost_trust=threshold),
+                               ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps if timed else None))
     before, after = [int(i) for i in plain.order], [int(i) for i in ranked.order]
     assert sorted(before) == sorted(after)
     moving = [keys[i] is not None and (neg is None or neg[i] is None) for i in range(n)]
@@ -192,9 +195,11 @@ def test_competitors_share_their_slots_ordered_by_verified_trust_then_time(lists
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.data())
 def test_competitors_with_nothing_to_compete_change_nothing(lists, k, w, form, data):
     pool, n, trust, neg = _drawn(lists, k, data, with_negative=True)
-    plain = ranking.rank_pool(pool, trust, w, form=form, negative=neg)
-    alone = ranking.rank_pool(pool, trust, w, form=form, negative=neg, competitors=[(u, "R") for u in pool.uuids],
-                             stamps=np.arange(n, dtype=float))
+    plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
+                              ranking.PoolFacts.given(negative=neg))
+    alone = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
+                              ranking.PoolFacts.given(negative=neg, groups=[(u, "R") for u in pool.uuids],
+                                                      stamps=np.arange(n, dtype=float)))
     assert np.array_equal(plain.order, alone.order)
     assert np.array_equal(plain.final, alone.final)
 
@@ -203,9 +208,10 @@ def test_competitors_with_nothing_to_compete_change_nothing(lists, k, w, form, d
 @given(uuid_lists, rank_consts, st.floats(0.0, 1.0), forms, st.floats(0.0, 1.0), st.data())
 def test_relation_bonus_is_the_share_of_the_other_members_fused_scores(lists, k, w, form, rw, data):
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
-                              relation_weight=rw)
-    plain = ranking.rank_pool(pool, trust, w, form=form, negative=neg)
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, relation_weight=rw),
+                               ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
+    plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form),
+                              ranking.PoolFacts.given(negative=neg))
     for i in range(n):
         others = sum(pool.fused[j] for j in range(n) if j != i and keys[j] is not None and keys[j] == keys[i])
         expected = 0.0 if keys[i] is None or (neg is not None and neg[i] is not None) else rw * others
@@ -241,11 +247,11 @@ def test_a_negative_fact_never_ranks_above_a_competitor_without_negative_evidenc
     """Whatever the trust, relevance, weight, form, constant, relation bonus or lone rule."""
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
     competed = data.draw(st.sampled_from(["penalty", "yield"]))
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
-                              reorder=order != "none", relation_weight=rw, relation_cap=data.draw(
-                                  st.one_of(st.none(), st.floats(0.0, 2.0))),
-                              negative_policy=_lone_policy(data, competed),
-                              twins=data.draw(st.one_of(st.none(), st.just(_twins(keys, data)))))
+    params = ranking.RuleParams(weight=w, form=form, reorder=order != "none", relation_weight=rw,
+                                relation_cap=data.draw(st.one_of(st.none(), st.floats(0.0, 2.0))),
+                                negative_policy=_lone_policy(data, competed))
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(
+        negative=neg, groups=keys, stamps=stamps, twins=data.draw(st.one_of(st.none(), st.just(_twins(keys, data))))))
     pos = _position(ranked)
     for i in range(n):
         if neg[i] is not None:
@@ -265,9 +271,11 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
     twins = _twins(keys, data)
     policy = _lone_policy(data)
     # competitor reordering off: it moves slots by its own rule (checked above)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, negative_policy=policy,
-                              reorder=False, twins=twins)
-    plain = ranking.rank_pool(pool, trust, w, form=form, negative=[None] * n, competitors=keys, reorder=False)
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, negative_policy=policy,
+                                                               reorder=False),
+                               ranking.PoolFacts.given(negative=neg, groups=keys, twins=twins))
+    plain = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=w, form=form, reorder=False),
+                              ranking.PoolFacts.given(negative=[None] * n, groups=keys))
     after = _position(ranked)
     duplicate = {i for i in range(n) if neg[i] is not None and neg[i] not in ranking.SUPERSEDED
                  and any(twins[j] == twins[i] for j in _clean_competitors(i, keys, neg))}
@@ -299,19 +307,21 @@ def test_a_lone_negative_fact_moves_down_at_most_lone_places(lists, k, w, form, 
 def test_weight_zero_with_rules_off_is_plain_rrf_and_order_is_permutation_invariant(lists, k, data):
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
     vanilla, _ = rrf(lists, rank_const=k)
-    off = ranking.rank_pool(pool, trust, 0.0, negative=neg, competitors=keys, stamps=stamps, reorder=False,
-                           negative_policy=ranking.NegativePolicy(penalty=0.0, lone_places=0))
+    params = ranking.RuleParams(weight=0.0, reorder=False,
+                                negative_policy=ranking.NegativePolicy(penalty=0.0, lone_places=0))
+    off = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     assert [pool.uuids[i] for i in off.order] == vanilla
     # the same pool listed in another first-appearance order ranks the same where scores differ
     policy = _lone_policy(data)
-    ranked = ranking.rank_pool(pool, trust, 0.1, form="supported", negative=neg, competitors=keys, stamps=stamps,
-                              relation_weight=0.1, relation_cap=0.25, negative_policy=policy)
+    params = ranking.RuleParams(weight=0.1, form="supported", relation_weight=0.1, relation_cap=0.25,
+                                negative_policy=policy)
+    ranked = ranking.rank_pool(pool, trust, params, ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     perm = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
     shuffled = fusion.FusedPool([pool.uuids[i] for i in perm], pool.methods, pool.ranks[:, perm], pool.fused[perm],
                                 pool.rank_const)
-    again = ranking.rank_pool(shuffled, [trust[i] for i in perm], 0.1, form="supported", negative=[neg[i] for i in perm],
-                             competitors=[keys[i] for i in perm], stamps=stamps[perm], relation_weight=0.1,
-                             relation_cap=0.25, negative_policy=policy)
+    again = ranking.rank_pool(shuffled, [trust[i] for i in perm], params,
+                              ranking.PoolFacts.given(negative=[neg[i] for i in perm], groups=[keys[i] for i in perm],
+                                                      stamps=stamps[perm]))
     if len(set(np.round(ranked.final, 12))) == n and len(set(stamps.tolist())) == n:  # no ties to break
         assert [pool.uuids[i] for i in ranked.order] == [shuffled.uuids[i] for i in again.order]
 
@@ -322,8 +332,9 @@ def test_the_bounded_relation_bonus_never_passes_a_fact_with_clearly_more_releva
     """With relation_cap c (and no trust boost), a fact never passes one whose fused score exceeds
     its own by more than 1 + c, however many competitors gather behind it."""
     pool, n, trust, _, keys, _ = _competing(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, 0.0, competitors=keys, reorder=False, relation_weight=rw,
-                              relation_cap=cap)
+    ranked = ranking.rank_pool(pool, trust,
+                               ranking.RuleParams(weight=0.0, reorder=False, relation_weight=rw, relation_cap=cap),
+                               ranking.PoolFacts.given(groups=keys))
     assert np.all(ranked.relation <= cap * pool.fused + 1e-15) if ranked.relation is not None else True
     pos = _position(ranked)
     for i in range(n):
@@ -338,8 +349,9 @@ def test_the_best_mode_relation_bonus_is_the_share_of_the_best_other_member(list
     """relation_mode best: a relation stated many times gains no more than one stated twice
     with the same best statement."""
     pool, n, trust, neg, keys, stamps = _competing(lists, k, data)
-    ranked = ranking.rank_pool(pool, trust, w, form=form, negative=neg, competitors=keys, stamps=stamps,
-                              relation_weight=rw, relation_mode="best")
+    ranked = ranking.rank_pool(pool, trust,
+                               ranking.RuleParams(weight=w, form=form, relation_weight=rw, relation_mode="best"),
+                               ranking.PoolFacts.given(negative=neg, groups=keys, stamps=stamps))
     for i in range(n):
         others = [pool.fused[j] for j in range(n) if j != i and keys[i] is not None and keys[j] == keys[i]]
         expected = 0.0 if not others or (neg is not None and neg[i] is not None) else rw * max(others)
@@ -361,12 +373,14 @@ def test_a_rejected_twin_of_a_verified_statement_yields_to_it_instead_of_sinking
     same = [(*k, "15 minutes") for k in keys]
     other = [(*k, "30 minutes" if u == "rejected" else "15 minutes") for k, u in zip(keys, pool.uuids)]
     order = lambda twins: [pool.uuids[i] for i in ranking.rank_pool(  # noqa: E731
-        pool, trust, 0.05, negative=neg, negative_policy=policy, competitors=keys, twins=twins).order]
+        pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy),
+        ranking.PoolFacts.given(negative=neg, groups=keys, twins=twins)).order]
     assert order(same) == ["twin", "rejected", "a", "b", "c"]
     assert order(other) == ["twin", "a", "b", "c", "rejected"]  # another value: it sinks
     # the relation's share (relevance) stays with the duplicate; the trust boost does not
-    ranked = ranking.rank_pool(pool, trust, 0.05, negative=neg, negative_policy=policy, competitors=keys, twins=same,
-                              relation_weight=0.5, relation_mode="best")
+    ranked = ranking.rank_pool(pool, trust, ranking.RuleParams(weight=0.05, negative_policy=policy, relation_weight=0.5,
+                                                               relation_mode="best"),
+                               ranking.PoolFacts.given(negative=neg, groups=keys, twins=same))
     i = at["rejected"]
     assert ranked.boosts[i] == 0.0
     assert ranked.relation[i] == pytest.approx(0.5 * pool.fused[at["twin"]])
@@ -376,7 +390,7 @@ def test_a_rejected_twin_of_a_verified_statement_yields_to_it_instead_of_sinking
 def test_statement_keys_add_the_target_to_the_competitor_key():
     from types import SimpleNamespace as E
 
-    from graph_trust.search.trust_search import competitor_keys, statement_keys
+    from graph_trust.search.pool_facts import competitor_keys, statement_keys
     edges = [E(source_node_uuid="db", name="has_rto", target_node_uuid="15m"),
              E(source_node_uuid="db", name="HAS_RTO ", target_node_uuid="15m"),
              E(source_node_uuid="db", name="HAS_RTO", target_node_uuid="30m"),

@@ -72,9 +72,9 @@ def assert_scores_follow(scores: list[float]) -> None:
 @given(pools(), rule_settings)
 def test_trust_search_scores_never_increase_down_the_list(drawn, cfg):
     pool, data = drawn
-    weight = cfg.pop("weight")
     trust_values = data.pop("trust_values")
-    ranked = ranking.rank_pool(pool, trust_values, weight, **data, **cfg)
+    data["groups"] = data.pop("competitors")
+    ranked = ranking.rank_pool(pool, trust_values, ranking.RuleParams(**cfg), ranking.PoolFacts.given(**data))
     scores = [float(ranked.final[i]) for i in ranked.order]
     assert_scores_follow(scores)
     explained = ranking.explain(ranked, list(pool.uuids))

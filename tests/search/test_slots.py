@@ -18,9 +18,9 @@ from graph_trust.access.selector import competing_groups, resolve_competing, sel
 from graph_trust.config import CompositeSettings, load_settings
 from graph_trust.errors import ConfigError
 from graph_trust.search.composite import rank_composite
+from graph_trust.search.pool_facts import competitor_keys
 from graph_trust.search.records import MemoryRecord
 from graph_trust.search.slots import ALL_SINGLE, Relations, learn_relations, relation_key, slot_key
-from graph_trust.search.trust_search import competitor_keys
 
 NOW = datetime(2026, 10, 1, tzinfo=UTC)
 STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired", None]

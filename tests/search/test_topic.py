@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_trust.clients.hashing import HashingEmbedder
+from graph_trust.config import RankingSettings
 from graph_trust.search.topic import identifiers, missing_identifiers
-from graph_trust.search.trust_search import DEFAULT_TRUST_WEIGHT, EDGE_HYBRID_SEARCH_RRF_TRUST, _Pool, _rank
+from graph_trust.search.trust_search import EDGE_HYBRID_SEARCH_RRF_TRUST, _Pool, _rank
 
 # identifiers as ops graphs spell them: INC-3090, db-host-1, 10.0.0.5, api/v2, 8443
 PART = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=6)
@@ -103,7 +104,7 @@ def pools(draw):
 
 def _ranked(items, bm25, cosine, config):
     pool = _Pool.from_lists(["bm25", "cosine"], [list(bm25), list(cosine)], config.rank_const)
-    weight = DEFAULT_TRUST_WEIGHT if config.trust_weight is None else config.trust_weight
+    weight = RankingSettings().trust_weight if config.trust_weight is None else config.trust_weight
     found, scores, expl = _rank(pool, "edge", weight, config, True, None, QUERY)
     return [x.uuid for x in found], scores, expl
 
@@ -156,7 +157,7 @@ def test_a_promoted_fact_about_another_incident_keeps_its_place_behind_a_tie():
     assert expl[1].missing_identifier == "inc-3090" and expl[1].boost == 0.0
     off = on.model_copy(update={"topic_guard": False})
     order, scores, _ = _ranked([asked, other, filler], [asked, filler, other], [other, filler, asked], off)
-    assert order == ["other", "asked", "filler"] and math.isclose(scores[0] - scores[1], DEFAULT_TRUST_WEIGHT * 2 / 3)  # supported: 2 / (worst rank 3)
+    assert order == ["other", "asked", "filler"] and math.isclose(scores[0] - scores[1], RankingSettings().trust_weight * 2 / 3)  # supported: 2 / (worst rank 3)
 
 
 INCIDENTS = [

@@ -11,6 +11,7 @@ from graphiti_core.search.search_filters import SearchFilters
 
 from graph_trust.clients.hashing import HashingEmbedder
 from graph_trust.clients.offline import make_graphiti
+from graph_trust.config import RankingSettings
 from graph_trust.search import trust_search as gt
 
 FACTS = [
@@ -97,7 +98,7 @@ async def test_expired_edges_get_no_boost(ograph):
     assert ex[old].rank == len(res.edges)  # demoted below every edge without negative evidence
     cfg = gt.EDGE_HYBRID_SEARCH_RRF_TRUST.model_copy(update={"profile": "reference", "boost_expired": True})
     res2 = await gt.trust_search(graphiti, "payments-api owner", config=cfg, group_ids=[group])
-    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(gt.DEFAULT_TRUST_WEIGHT)
+    assert {e.uuid: e for e in res2.edge_explanations}[old].boost == pytest.approx(RankingSettings().trust_weight)
 
 
 async def test_shared_recipes_are_never_mutated(ograph):

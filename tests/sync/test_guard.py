@@ -28,7 +28,7 @@ from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.guard import superseder
 from graph_trust.sync.runs.identity import graph_key
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 from graph_trust.sync.writer import VALIDITY_KIND, Change, insert_journal, write_validity
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -15,7 +15,7 @@ from graph_trust.config import load_settings
 from graph_trust.graph.routing import Graphs
 from graph_trust.sync import guard, run_sync, verify
 from graph_trust.sync.runs.identity import graph_key
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 STATUSES = ["promoted", "corroborated", "candidate", "rejected"]
 OPS = ["G_invalidate_now", "G_invalidate_now", "G_invalidate_past", "G_invalid_only", "G_valid_again", "G_delete",

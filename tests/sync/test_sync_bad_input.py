@@ -14,7 +14,7 @@ from graph_trust.errors import LockHeldError, ReviewDBError
 from graph_trust.sync import run_sync, verify
 from graph_trust.sync.runs.identity import graph_key
 from graph_trust.sync.runs.lock import sync_lock
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 NASTY = "it's \"quoted\"\nnew line ü 日本 🚀 }) MATCH (n) DETACH DELETE n //"
 

@@ -29,7 +29,7 @@ from graph_trust.config import load_settings
 from graph_trust.errors import GraphTrustError
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.review_db import SCHEMA, insert_rows
-from graph_trust.sync.state import now_iso
+from graph_trust.sync.store.state import now_iso
 
 STATUSES = ["promoted", "corroborated", "candidate", "rejected", "expired"]
 SEEDS = int(os.environ.get("GRAPH_TRUST_CONVERGENCE_SEEDS", "6"))

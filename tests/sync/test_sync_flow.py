@@ -569,7 +569,7 @@ async def test_a_change_a_verify_read_during_a_run_reaches_the_next_run(world, m
     it reads while a run is writing is handed on as a touched edge; the run, when done, clears
     only the touched edges it worked on, so the next run writes that change."""
     from graph_trust.sync.edge_phase import EdgePhase
-    from graph_trust.sync.state import now_iso
+    from graph_trust.sync.store.state import now_iso
 
     graph, settings, db, group, u = world
     await run_sync(settings, review_db=db, graph=graph)

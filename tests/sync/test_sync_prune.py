@@ -9,7 +9,7 @@ from sync_fixtures import FACTS, build, edge_props, review_db, row, set_rows
 
 from graph_trust.errors import InputError
 from graph_trust.sync import list_runs, prune, rollback, run_sync
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 
 @pytest.fixture
@@ -43,8 +43,8 @@ async def test_prune_keeps_the_newest_runs_and_they_still_roll_back(three_runs):
     before = {r: (_rows(settings, "sync_journal", r), _rows(settings, "sync_quarantine", r)) for r in (dry, r1, r2, r3)}
     assert all(j > 0 for j, _ in (before[r1], before[r2], before[r3])) and before[dry][1] == 1
 
-    from graph_trust.sync.relink.store import JournalStore
     from graph_trust.sync.review_db import ReviewDB
+    from graph_trust.sync.store.relink_journal import JournalStore
 
     review = ReviewDB.open(db, settings.review)
     with JournalStore(settings) as relinks:  # an old relink run: its journal is relink's own

@@ -19,10 +19,10 @@ from graph_trust.errors import InputError, NotFoundError, RollbackConflictError
 from graph_trust.sync import list_runs, rollback
 from graph_trust.sync.confidence.schema import init_confidence_tables
 from graph_trust.sync.confidence.store import ConfidenceStore
-from graph_trust.sync.relink.store import JournalStore
 from graph_trust.sync.review_db import ReviewDB, init_review_db, insert_rows
 from graph_trust.sync.runs.listing import RUN_KINDS, kind_of
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.relink_journal import JournalStore
+from graph_trust.sync.store.state import StateStore
 
 KINDS = {k.name: k for k in RUN_KINDS}
 

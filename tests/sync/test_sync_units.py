@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 from graph_trust.config import Settings
 from graph_trust.sync.aggregate import aggregate
 from graph_trust.sync.desired import (
-    ALL_ROWS,
-    DESIRED_SQL,
-    FAST_PATH,
+    desired_of,
+    desired_parts,
     desired_ranges,
     load_tiers,
     parse_row,
@@ -25,7 +24,8 @@ from graph_trust.sync.desired import (
 )
 from graph_trust.sync.evidence import edge_uuid_of
 from graph_trust.sync.policy import policy_of
-from graph_trust.sync.state import SCHEMA
+from graph_trust.sync.store.named import part, sql
+from graph_trust.sync.store.state import SCHEMA
 from graph_trust.sync.writer import journal_json
 
 POLICY = policy_of(Settings())
@@ -46,7 +46,8 @@ statuses = st.sampled_from(["promoted", "corroborated", "candidate", "rejected",
 def test_sql_fast_path_agrees_with_python(text, status):
     con = sqlite3.connect(":memory:")
     load_tiers(con, POLICY)
-    ok, uuid = con.execute(f"SELECT {FAST_PATH}, CASE WHEN {FAST_PATH} THEN "
+    fast = part("fast_path")
+    ok, uuid = con.execute(f"SELECT {fast}, CASE WHEN {fast} THEN "
                            "json_extract(evidence_refs_json, '$[0].evidence_id') END "
                            "FROM (SELECT ? AS evidence_refs_json, ? AS status, 1 AS id, NULL AS group_id, NULL AS memory_type, "
                            "NULL AS sensitivity, NULL AS scope)", (text, status)).fetchone()
@@ -77,7 +78,7 @@ def test_sql_winner_is_the_policy_winner(cands):
     load_tiers(con, POLICY)
     con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status) VALUES ('s', ?, 'g', ?, ?)",
                     [(f"c{i:02d}", e, s) for i, (e, s) in enumerate(cands)])
-    got = {r[2]: (r[3], r[4]) for r in con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), {"source": "s"})}
+    got = {r[2]: (r[3], r[4]) for r in desired_of(con, {"source": "s"})}
     want = {}
     for e in {e for e, _ in cands}:
         status, _ = POLICY.winner([(s, f"c{i:02d}") for i, (x, s) in enumerate(cands) if x == e])
@@ -99,7 +100,7 @@ def test_desired_range_by_range_equals_all_at_once(cands, size):
     con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status) VALUES ('s', ?, ?, ?, ?)",
                     [(f"c{i:02d}", g, e, st_) for i, (g, e, st_) in enumerate(cands)])
     con.execute("INSERT INTO sync_desired VALUES ('s', 'g', 'stale', 1.0, 'promoted', NULL, NULL, NULL)")
-    want = sorted(con.execute(DESIRED_SQL.format(source_rows=ALL_ROWS, where=""), {"source": "s"}))
+    want = sorted(desired_of(con, {"source": "s"}))
     for graph in ("g", "h"):
         ranges = list(desired_ranges(con, "s", graph, size))
         assert ranges[0][0] is None and ranges[-1][1] is None
@@ -141,7 +142,7 @@ def test_journal_json_memo_is_exactly_json_dumps(dicts):
 def test_state_store_checkpoints_in_the_background(tmp_path):
     """Commits leave their pages in the write-ahead log (the auto-checkpoint threshold is high);
     the background checkpoint, on its own connection, copies them into the database file."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     store = StateStore(tmp_path / "state.sqlite3")
     try:
@@ -204,7 +205,7 @@ def test_unique_ids_reads_the_review_tables_declaration(tmp_path):
 def test_a_state_store_from_before_the_endpoint_columns_is_upgraded_on_open(tmp_path):
     """A state store made before the shadow recorded endpoints gains the columns when opened
     (its rows keep their values, endpoints unknown); opening it again changes nothing."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     path = tmp_path / "state.sqlite3"
     con = sqlite3.connect(path)
@@ -239,7 +240,7 @@ def _copy_after(rows: list[dict], root: Path, *, full_each: bool) -> tuple[list[
     from graph_trust.config import ReviewSettings
     from graph_trust.sync.desired import ReviewSource, refresh_candidates
     from graph_trust.sync.review_db import ReviewDB
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     db = root / "r.sqlite3"
     con = sqlite3.connect(db)
@@ -288,16 +289,15 @@ def test_a_normal_refresh_sees_every_change_whatever_updated_at_says(a, b):
 def test_joins_on_the_copy_use_its_indexes(tmp_path):
     """(sync_candidates is WITHOUT ROWID: SQLite would otherwise look an edge up by the primary key's
     first column alone, a scan of every row of the source per edge.)"""
-    from graph_trust.sync.desired import QUARANTINED_ROWS, TOUCHED_ROWS
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     store = StateStore(tmp_path / "state.sqlite3")
     load_tiers(store.con, POLICY)
     plan = " | ".join(r[3] for r in store.con.execute(
-        "EXPLAIN QUERY PLAN " + DESIRED_SQL.format(source_rows=TOUCHED_ROWS, where=""), {"source": "s"}))
+        "EXPLAIN QUERY PLAN " + sql("desired_rows", **desired_parts(0.0, "touched_rows")), {"source": "s"}))
     assert "INDEX sync_candidates_edge (source=? AND graph=? AND edge_uuid=?)" in plan, plan
     plan = " | ".join(r[3] for r in store.con.execute(
-        f"EXPLAIN QUERY PLAN SELECT count(*) FROM {QUARANTINED_ROWS} WHERE source = ? AND reason IS NOT NULL", ("s",)))
+        "EXPLAIN QUERY PLAN " + sql("count_quarantined"), {"source": "s"}))
     assert "sync_candidates_quarantined" in plan, plan
     store.close()
 
@@ -306,7 +306,7 @@ def test_a_copy_from_before_content_comparison_is_dropped_and_read_again(tmp_pat
     """A state store whose copy of the review DB predates content comparison (a rowid table
     without the raw columns) loses the copy and the sources' refresh records on open: the next
     run re-reads every row, as --full, instead of trusting a copy that may hold missed changes."""
-    from graph_trust.sync.state import StateStore
+    from graph_trust.sync.store.state import StateStore
 
     path = tmp_path / "state.sqlite3"
     con = sqlite3.connect(path)

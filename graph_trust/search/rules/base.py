@@ -5,6 +5,8 @@ A rule is ``apply(state, params) -> state``: a pure function over the pool's arr
 one entry per candidate in first-appearance order, Graphiti's tie order). It returns a new
 state and never mutates the one it was given, so each rule can be tested alone and the order
 they run in (:data:`graph_trust.search.rules.ORDER`) is the only place that ties them together.
+A rule declares the pool facts it reads (:func:`reads`, :class:`graph_trust.search.pool_facts.PoolFacts`):
+the pipeline computes those, and only those, from the pool's items and the settings.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graph_trust.config import RankingSettings
 from graph_trust.search.fusion import FusedPool
+from graph_trust.search.pool_facts import FACTS, PoolFacts
 
 BoostForm = Literal["additive", "supported"]
 RelationMode = Literal["best", "sum"]
@@ -56,6 +60,22 @@ class RuleParams:
     relation_cap: float | None = None
     relation_mode: RelationMode = "sum"
     relation_window: int | None = None  # only items this high by fused score get the bonus (None: all)
+    min_score: float = 0.0  # items fused below it are left out
+
+    @classmethod
+    def of(cls, settings: RankingSettings, *, weight: float, shown: int | None = None,
+           min_score: float = 0.0) -> RuleParams:
+        """The rules' parameters from the ranking settings (the one place they are translated):
+        ``weight`` the trust weight the search resolved (a call's, the recipe's or the
+        environment's), ``shown`` how many results it returns (the relation bonus's window under
+        ``relation_scope: limit``), ``min_score`` the reranker's minimum fused score."""
+        s = settings
+        return cls(weight=weight, form=s.boost_form, min_boost_trust=s.min_boost_trust,
+                   negative_policy=NegativePolicy(s.negative_penalty, s.drop_negative, s.negative_lone_places,
+                                                  s.negative_competed, frozenset(s.negative_superseded)),
+                   reorder=s.competitors != "none", relation_weight=s.relation_weight, relation_cap=s.relation_cap,
+                   relation_mode=s.relation_mode, relation_window=shown if s.relation_scope == "limit" else None,
+                   min_score=min_score)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +86,9 @@ class RankState:
     competitor keys ``groups``, the statement keys ``twins`` and the ``stamps`` (seconds) the
     competitor rule orders by. What rules add: ``boosts`` and ``relation`` (score terms),
     ``duplicate``/``penalized``/``placed`` (how negative evidence is treated), and, once the
-    ``sort`` rule ran, ``final``, ``sunk`` and ``order`` (pool indices, best first).
+    ``sort`` rule ran, ``final``, ``sunk`` and ``order`` (pool indices, best first). ``facts``
+    holds the pool's items and settings for a rule that reads more than the inputs above;
+    ``terms`` are score terms such a rule adds (the ``sort`` rule sums them with the others).
 
     Scores follow the order: a rule that moves items also gives each the score of the place it
     takes, so ``final`` never increases down ``order``; ``scored`` keeps what each item scored
@@ -91,6 +113,8 @@ class RankState:
     order: np.ndarray | None = None
     scored: np.ndarray | None = None
     moved: tuple[str | None, ...] | None = None
+    facts: PoolFacts | None = None
+    terms: tuple[np.ndarray, ...] = ()
 
     def moved_by(self, rule: str, items: np.ndarray, final: np.ndarray) -> tuple[str | None, ...]:
         """``moved`` with the pool ``items`` (indices) marked as moved by ``rule``."""
@@ -108,6 +132,25 @@ class RankState:
 
 
 Rule = Callable[[RankState, RuleParams], RankState]
+
+
+def reads(*facts: str) -> Callable[[Rule], Rule]:
+    """Declare the pool facts (:data:`graph_trust.search.pool_facts.FACTS`) the decorated rule
+    reads; the pipeline computes them before the rules run (:func:`graph_trust.search.rules.start`)."""
+    unknown = set(facts) - set(FACTS)
+    if unknown:
+        raise ValueError(f"unknown pool facts {sorted(unknown)} (known: {', '.join(FACTS)})")
+
+    def mark(rule: Rule) -> Rule:
+        rule.reads = facts  # type: ignore[attr-defined]
+        return rule
+
+    return mark
+
+
+def declared(rule: Rule) -> tuple[str, ...]:
+    """The pool facts ``rule`` declared it reads (:func:`reads`; none when undeclared)."""
+    return tuple(getattr(rule, "reads", ()))
 
 
 def group_ids(groups: Sequence[Any]) -> np.ndarray:

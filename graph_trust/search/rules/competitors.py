@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.search.rules.base import RankState, RuleParams
+from graph_trust.search.rules.base import RankState, RuleParams, reads
 
 
 def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.ndarray, stamps: np.ndarray | None,
@@ -46,6 +46,7 @@ def order_competitors(order_idx: np.ndarray, groups: Sequence[Any], trust: np.nd
     return out
 
 
+@reads("eligible", "neg", "groups", "stamps")
 def apply(state: RankState, params: RuleParams) -> RankState:
     if state.groups is None or not params.reorder or state.order is None:
         return state

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graph_trust.search.rules.base import RankState, RuleParams, has_competitor, superseded
+from graph_trust.search.rules.base import RankState, RuleParams, has_competitor, reads, superseded
 
 
+@reads("negative", "neg", "twins")
 def apply(state: RankState, params: RuleParams) -> RankState:
     policy = params.negative_policy
     if state.neg is None or policy.lone_places is None or policy.competed != "penalty":

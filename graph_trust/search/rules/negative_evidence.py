@@ -13,9 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from graph_trust.search.rules.base import NegativePolicy, RankState, RuleParams, has_competitor, superseded
+from graph_trust.search.rules.base import NegativePolicy, RankState, RuleParams, has_competitor, reads, superseded
 
 
+@reads("negative", "neg", "groups")
 def apply(state: RankState, params: RuleParams) -> RankState:
     neg, policy = state.neg, params.negative_policy
     if neg is None:

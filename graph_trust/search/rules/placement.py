@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_trust.search.rules.base import RankState, RuleParams, group_ids
+from graph_trust.search.rules.base import RankState, RuleParams, group_ids, reads
 
 
 def place_negative(order_idx: np.ndarray, placed: np.ndarray, negative: np.ndarray, groups: Sequence[Any] | None,
@@ -42,6 +42,7 @@ def place_negative(order_idx: np.ndarray, placed: np.ndarray, negative: np.ndarr
     return order_idx[np.argsort(key, kind="stable")]
 
 
+@reads("neg", "groups")
 def apply(state: RankState, params: RuleParams) -> RankState:
     placed, idx = state.placed, state.order
     if placed is None or not placed.any() or idx is None:

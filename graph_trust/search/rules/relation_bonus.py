@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from graph_trust.search.fusion import ranks_of
-from graph_trust.search.rules.base import RankState, RelationMode, RuleParams, group_ids
+from graph_trust.search.rules.base import RankState, RelationMode, RuleParams, group_ids, reads
 
 
 def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, eligible: np.ndarray | None = None,
@@ -47,6 +47,7 @@ def relation_bonus(fused: np.ndarray, groups: Sequence[Any], weight: float, elig
     return out if eligible is None else np.where(eligible, out, 0.0)
 
 
+@reads("eligible", "neg", "groups")
 def apply(state: RankState, params: RuleParams) -> RankState:
     if state.groups is None or params.relation_weight <= 0.0:
         return state

@@ -1,5 +1,5 @@
-"""The trust boost: ``trust_score * trust_weight`` added to each item's fused score (seed 002's
-``rrf + trust_score * trust_weight``), times the item's relevance ``support`` in the
+"""The trust boost: ``trust_score * trust_weight`` added to each item's fused score (the additive
+form, ``rrf + trust_score * trust_weight``), times the item's relevance ``support`` in the
 ``supported`` form. Absent trust, trust below ``min_boost_trust``, items with negative evidence
 and ineligible ones (past ``invalid_at``/``expired_at`` unless ``boost_expired``) get 0."""
 
@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from graph_trust.search.fusion import support
-from graph_trust.search.rules.base import RankState, RuleParams
+from graph_trust.search.rules.base import RankState, RuleParams, reads
 
 
 def boost_amounts(trust: np.ndarray, weight: float, eligible: np.ndarray | None = None,
@@ -30,6 +30,7 @@ def boost(fused: np.ndarray, trust: np.ndarray, weight: float, eligible: np.ndar
     return fused + boost_amounts(trust, weight, eligible)
 
 
+@reads("eligible", "neg")
 def apply(state: RankState, params: RuleParams) -> RankState:
     scale = support(state.pool) if params.form == "supported" else None
     boosts = boost_amounts(state.trust, params.weight, state.boostable, scale, params.min_boost_trust)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from graph_trust.search.fusion import fuse
-from graph_trust.search.ranking import rank_pool
+from graph_trust.search.ranking import PoolFacts, rank_pool
 from graph_trust.search.rules import competitors, placement
 from graph_trust.search.rules.base import NegativePolicy, RankState, RuleParams
 
@@ -108,7 +108,8 @@ def test_rank_pool_moves_a_lone_negative_item_lone_places_in_a_large_pool():
     negative = [None] * n
     negative[2] = "rejected"
     policy = NegativePolicy(lone_places=3)
-    r = rank_pool(pool, [None] * n, 0.1, negative=negative, negative_policy=policy, competitors=[None] * n)
+    r = rank_pool(pool, [None] * n, RuleParams(weight=0.1, negative_policy=policy),
+                  PoolFacts.given(negative=negative, groups=[None] * n))
     expected = [0, 1, 3, 4, 5, 2] + list(range(6, n))
     assert r.order.tolist() == expected
     assert r.final[2] == r.final[5] and r.scored[2] == pool.fused[2] and r.moved[2] == "placement"

@@ -21,7 +21,7 @@ from graph_trust.sync.confidence.schema import TABLES
 from graph_trust.sync.confidence.trust import EPSILON, store_confidence
 from graph_trust.sync.desired import load_tiers
 from graph_trust.sync.policy import policy_of
-from graph_trust.sync.state import StateStore
+from graph_trust.sync.store.state import StateStore
 
 # tables whose size grows with the review DB: a scan of one would make one fact cost the whole DB
 BIG = {"candidates", "fact_sources", "fact_verifications", "fact_usage_outcomes", "fact_votes",

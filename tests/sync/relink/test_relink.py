@@ -156,7 +156,7 @@ async def test_dry_run_writes_nothing_and_reports_the_same(graph, settings, migr
     dry = await relink(settings, review_db=str(migration.review_db), conn=graph, embedder=EMB, dry_run=True)
     assert evidence_column(migration.review_db) == before
     assert dry.written == 0 and dry.dry_run and dry.run_id.startswith("relink-")
-    from graph_trust.sync.relink.store import JournalStore
+    from graph_trust.sync.store.relink_journal import JournalStore
 
     run = JournalStore(settings).run(dry.run_id)
     assert run["status"] == "ok" and run["counts"]["dry_run"] is True

@@ -21,7 +21,8 @@ from graph_trust.errors import ReviewDBError  # noqa: E402
 from graph_trust.graph.connection import open_graph  # noqa: E402
 from graph_trust.sync.relink import relink  # noqa: E402
 from graph_trust.sync.relink import store as relink_store  # noqa: E402
-from graph_trust.sync.state import StateStore  # noqa: E402
+from graph_trust.sync.store.relink_journal import JournalStore  # noqa: E402
+from graph_trust.sync.store.state import StateStore  # noqa: E402
 
 EMB = HashingEmbedder()
 OLD = "00000000-0000-4000-8000-0000000000aa"
@@ -155,7 +156,7 @@ def test_lock_taken_between_matching_and_writing_leaves_db_and_journal_consisten
         holder.close()
         db.close()
     assert evidence_column(world["db"]) == before
-    store = relink_store.JournalStore(settings)
+    store = JournalStore(settings)
     run = store.run("run-x")
     assert run is None or run["status"] == "failed"
 

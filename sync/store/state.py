@@ -41,6 +41,7 @@ import threading
 import uuid
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -48,7 +49,7 @@ from urllib.parse import quote
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
 from graph_trust.sync.runs.counts import is_final, journal_counts
-from graph_trust.sync.store.named import sql
+from graph_trust.sync.store.named import run, sql
 
 log = logging.getLogger(__name__)
 
@@ -58,73 +59,7 @@ BUSY_TIMEOUT_MS = 30_000
 # waits for the graph (StateStore.checkpoint_in_background), so its commits rarely have to.
 WAL_AUTOCHECKPOINT_PAGES = 16384  # 64 MiB at SQLite's default 4 KiB page
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS sync_runs (
-    run_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, kind TEXT NOT NULL, graph_key TEXT NOT NULL,
-    graph TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL,
-    dry_run INTEGER NOT NULL DEFAULT 0, full INTEGER NOT NULL DEFAULT 0, counts_json TEXT,
-    config_hash TEXT, pid INTEGER, target_run TEXT, error TEXT
-);
-CREATE INDEX IF NOT EXISTS sync_runs_graph ON sync_runs (graph_key, seq);
-CREATE TABLE IF NOT EXISTS sync_journal (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, batch INTEGER NOT NULL,
-    graph_key TEXT NOT NULL, graph TEXT NOT NULL, kind TEXT NOT NULL, uuid TEXT NOT NULL,
-    old_json TEXT, new_json TEXT, state TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sync_journal_run ON sync_journal (run_id, batch, uuid);
-CREATE INDEX IF NOT EXISTS sync_journal_key ON sync_journal (graph_key, kind, graph, uuid);
-CREATE INDEX IF NOT EXISTS sync_journal_pending ON sync_journal (graph_key) WHERE state = 'pending';
-CREATE TABLE IF NOT EXISTS sync_quarantine (
-    run_id TEXT NOT NULL, candidate_id TEXT NOT NULL, reason TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sync_quarantine_run ON sync_quarantine (run_id);
-CREATE TABLE IF NOT EXISTS sync_sources (source TEXT PRIMARY KEY, refreshed_at TEXT NOT NULL, tiers_hash TEXT,
-    full_diff_pending INTEGER NOT NULL DEFAULT 0, graph_key TEXT);
-CREATE TABLE IF NOT EXISTS sync_desired (
-    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, trust_score REAL NOT NULL, trust_status TEXT,
-    memory_type TEXT, sensitivity TEXT, scope TEXT, PRIMARY KEY (source, graph, uuid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_touched (
-    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (source, graph, uuid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_unmatched (
-    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (source, graph, uuid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_candidates (
-    source TEXT NOT NULL, id TEXT NOT NULL, graph TEXT, edge_uuid TEXT, status TEXT,
-    memory_type TEXT, sensitivity TEXT, scope TEXT, reason TEXT,
-    raw_status, raw_evidence_refs_json, raw_group_id, raw_memory_type, raw_sensitivity, raw_scope,
-    PRIMARY KEY (source, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sync_candidates_edge ON sync_candidates (source, graph, edge_uuid);
-CREATE INDEX IF NOT EXISTS sync_candidates_quarantined ON sync_candidates (source, id) WHERE reason IS NOT NULL;
-CREATE TABLE IF NOT EXISTS sync_shadow (
-    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
-    trust_score REAL, trust_status TEXT, trust_run_id TEXT, trust_updated_at TEXT,
-    memory_type TEXT, sensitivity TEXT, scope TEXT, source_uuid TEXT, target_uuid TEXT,
-    PRIMARY KEY (graph_key, graph, uuid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_confidence (
-    source TEXT NOT NULL, id TEXT NOT NULL, confidence REAL NOT NULL, PRIMARY KEY (source, id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_graphs (graph_key TEXT PRIMARY KEY, scanned_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sync_aggregate_all (graph_key TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS sync_tokens (
-    source TEXT NOT NULL, graph TEXT NOT NULL, token TEXT, PRIMARY KEY (source, graph)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_guard_edges (
-    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, expired INTEGER NOT NULL,
-    invalid INTEGER NOT NULL, tag INTEGER NOT NULL, PRIMARY KEY (graph_key, graph, uuid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_guard_marks (
-    graph_key TEXT NOT NULL, graph TEXT NOT NULL, latest_json TEXT, PRIMARY KEY (graph_key, graph)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_pruned (run_id TEXT PRIMARY KEY, pruned_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sync_dirty (
-    graph_key TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL,
-    PRIMARY KEY (graph_key, graph, uuid)
-) WITHOUT ROWID;
-"""
+SCHEMA = files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")  # every table, created if missing
 
 EDGE_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at",
               "memory_type", "sensitivity", "scope")
@@ -150,11 +85,11 @@ def connect_state(path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(f"file:{quote(str(path))}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                               isolation_level=None, check_same_thread=False)
-        con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        con.execute("PRAGMA journal_mode = WAL")
-        con.execute("PRAGMA synchronous = NORMAL")
-        con.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
-        con.execute("PRAGMA cache_size = -32768")  # 32 MiB page cache: indexes of 100k+ rows stay hot
+        run(con, "set_busy_timeout", ms=str(BUSY_TIMEOUT_MS))
+        run(con, "use_wal")
+        run(con, "sync_normal")
+        run(con, "set_autocheckpoint", pages=str(WAL_AUTOCHECKPOINT_PAGES))
+        run(con, "set_cache")
         _drop_old_candidate_copy(con)
         con.executescript(SCHEMA)
         _add_columns(con)
@@ -167,36 +102,36 @@ def _drop_old_candidate_copy(con: sqlite3.Connection) -> None:
     """A copy of the review DB made by a version without content comparison (a rowid table without
     ``raw_*`` columns; it may also hold changes that version missed) is dropped with the sources'
     refresh records: the next run re-reads every review row and compares every edge, as ``--full``."""
-    row = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_candidates'").fetchone()
+    row = run(con, "candidates_table_sql").fetchone()
     if row is None or "WITHOUT ROWID" in row[0].upper():
         return
-    con.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
+    run(con, "begin_immediate")  # another process may be upgrading the same file
     try:
-        row = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_candidates'").fetchone()
+        row = run(con, "candidates_table_sql").fetchone()
         if row is not None and "WITHOUT ROWID" not in row[0].upper():
-            con.execute("DROP TABLE sync_candidates")
-            con.execute("DELETE FROM sync_sources")
+            run(con, "drop_candidates_table")
+            run(con, "forget_sources")
     except BaseException:
-        con.execute("ROLLBACK")
+        run(con, "rollback")
         raise
-    con.execute("COMMIT")
+    run(con, "commit")
 
 
 def _add_columns(con: sqlite3.Connection) -> None:
     """Bring a state store made by an earlier version up to date (``ADDED_COLUMNS``)."""
     def missing() -> list[tuple[str, str, str]]:
-        have = {(t, r[1]) for t in {a[0] for a in ADDED_COLUMNS} for r in con.execute(f"PRAGMA table_info({t})")}
+        have = {(t, r[1]) for t in {a[0] for a in ADDED_COLUMNS} for r in run(con, "table_columns", table=t)}
         return [a for a in ADDED_COLUMNS if a[:2] not in have]
 
     if missing():
-        con.execute("BEGIN IMMEDIATE")  # another process may be upgrading the same file
+        run(con, "begin_immediate")  # another process may be upgrading the same file
         try:
             for table, column, kind in missing():
-                con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                run(con, "add_column", table=table, column=column, kind=kind)
         except BaseException:
-            con.execute("ROLLBACK")
+            run(con, "rollback")
             raise
-        con.execute("COMMIT")
+        run(con, "commit")
 
 
 class StateStore:
@@ -217,17 +152,17 @@ class StateStore:
         """Copy the write-ahead log into the database file from a worker thread with its own
         connection (a passive checkpoint: it never blocks this connection's transactions).
         Join the returned thread before the process may exit."""
-        def run() -> None:
+        def checkpoint() -> None:
             try:
                 con = sqlite3.connect(f"file:{quote(str(self.path))}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
                 try:
-                    con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    run(con, "checkpoint_passive")
                 finally:
                     con.close()
             except sqlite3.Error as exc:  # the next commit's own checkpoint does it instead
                 log.debug("background checkpoint of %s: %s", self.path, exc)
 
-        thread = threading.Thread(target=run, name="state-checkpoint", daemon=True)
+        thread = threading.Thread(target=checkpoint, name="state-checkpoint", daemon=True)
         thread.start()
         return thread
 
@@ -235,17 +170,17 @@ class StateStore:
     def tx(self):
         """One IMMEDIATE transaction (committed on success, rolled back on error)."""
         try:
-            self.con.execute("BEGIN IMMEDIATE")
+            run(self.con, "begin_immediate")
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.path}: {exc}") from None
         try:
             yield self.con
         except BaseException:
-            self.con.execute("ROLLBACK")
+            run(self.con, "rollback")
             raise
         else:
             try:
-                self.con.execute("COMMIT")
+                run(self.con, "commit")
             except sqlite3.Error as exc:
                 raise StateStoreError(f"state store {self.path}: {exc}") from None
 
@@ -255,7 +190,7 @@ class StateStore:
         """Run the statement ``name`` (in the caller's transaction, if any)."""
         self.con.execute(sql(name), params)
 
-    def do_many(self, name: str, params: list[dict[str, Any]]) -> None:
+    def do_many(self, name: str, params: list[dict[str, Any]] | list[tuple]) -> None:
         """Run the statement ``name`` once per parameter set (in the caller's transaction, if any)."""
         self.con.executemany(sql(name), params)
 
@@ -263,6 +198,14 @@ class StateStore:
         """The first column of the statement's first row, or None when it has none."""
         row = self.con.execute(sql(name), params).fetchone()
         return None if row is None else row[0]
+
+    def cursor(self, name: str, **params: Any) -> sqlite3.Cursor:
+        """The statement's cursor (for rows read a batch at a time)."""
+        return self.con.execute(sql(name), params)
+
+    def changed(self, name: str, **params: Any) -> int:
+        """Run the statement ``name``; the rows it changed."""
+        return self.con.execute(sql(name), params).rowcount
 
     def rows(self, name: str, **params: Any) -> list[tuple]:
         return self.con.execute(sql(name), params).fetchall()
@@ -294,13 +237,10 @@ class StateStore:
                   config_hash: str, target_run: str | None = None, pid: int | None = None) -> tuple[str, str]:
         """Insert a running run; returns ``(run_id, started_at)``."""
         run_id, started = new_run_id(kind), now_iso()
-        with self.tx() as c:
-            seq = c.execute("SELECT coalesce(max(seq), 0) + 1 FROM sync_runs").fetchone()[0]
-            c.execute(
-                "INSERT INTO sync_runs (run_id, seq, kind, graph_key, graph, started_at, status, dry_run, full,"
-                " config_hash, pid, target_run) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
-                (run_id, seq, kind, graph_key, graph, started, int(dry_run), int(full), config_hash, pid, target_run),
-            )
+        with self.tx():
+            self.do("add_run", run_id=run_id, seq=self.one("next_run_seq"), kind=kind, graph_key=graph_key, graph=graph,
+                    started_at=started, dry_run=int(dry_run), full=int(full), config_hash=config_hash, pid=pid,
+                    target_run=target_run)
         return run_id, started
 
     def finish_run(self, run_id: str, status: str, counts: dict[str, Any] | None = None,
@@ -310,31 +250,29 @@ class StateStore:
         Returns the counts recorded."""
         with self.tx() as c:
             counts = {**(counts or {}), **self._journal_counts(c, run_id)}
-            c.execute("UPDATE sync_runs SET status = ?, ended_at = ?, counts_json = ?, error = ? WHERE run_id = ?",
-                      (status, now_iso(), json.dumps(counts, sort_keys=True), error, run_id))
+            run(c, "finish_run", {"status": status, "ended_at": now_iso(), "counts_json": json.dumps(counts, sort_keys=True),
+                                  "error": error, "run_id": run_id})
         return counts
 
     def update_counts(self, run_id: str, counts: dict[str, Any]) -> None:
         """Record a running run's counters so far (what a run killed outright is listed with; those
         counted from the journal are counted when it is listed or settled)."""
-        with self.tx() as c:
-            c.execute("UPDATE sync_runs SET counts_json = ? WHERE run_id = ? AND status = 'running'",
-                      (json.dumps(counts, sort_keys=True), run_id))
+        with self.tx():
+            self.do("update_running_counts", counts_json=json.dumps(counts, sort_keys=True), run_id=run_id)
 
     def recount(self, run_ids: list[str]) -> None:
         """Count again, from the journal, the counters of runs whose pending rows were settled."""
         for run_id in run_ids:
             with self.tx() as c:
-                row = c.execute("SELECT counts_json FROM sync_runs WHERE run_id = ?", (run_id,)).fetchone()
+                row = run(c, "run_counts", {"run_id": run_id}).fetchone()
                 if row is not None:
                     counts = {**json.loads(row[0] or "{}"), **self._journal_counts(c, run_id)}
-                    c.execute("UPDATE sync_runs SET counts_json = ? WHERE run_id = ?",
-                              (json.dumps(counts, sort_keys=True), run_id))
+                    run(c, "set_run_counts", {"counts_json": json.dumps(counts, sort_keys=True), "run_id": run_id})
 
     @staticmethod
     def _journal_counts(c: sqlite3.Connection, run_id: str) -> dict[str, int]:
         """The run's journal-derived counters (none for a dry run, which journals nothing)."""
-        row = c.execute("SELECT kind, dry_run FROM sync_runs WHERE run_id = ?", (run_id,)).fetchone()
+        row = run(c, "run_kind", {"run_id": run_id}).fetchone()
         return {} if row is None or row[1] else journal_counts(c, run_id, row[0])
 
     def _live(self, run: dict[str, Any]) -> dict[str, Any]:
@@ -345,44 +283,34 @@ class StateStore:
             run["counts"] = {**run["counts"], **journal_counts(self.con, run["run_id"], run["kind"])}
         return run
 
-    # a run, and when ``graph-trust prune`` deleted its journal (None: never)
-    _RUNS = "SELECT r.*, p.pruned_at AS journal_pruned_at FROM sync_runs r LEFT JOIN sync_pruned p USING (run_id)"
-
     def run(self, run_id: str) -> dict[str, Any] | None:
-        cur = self.con.execute(self._RUNS + " WHERE r.run_id = ?", (run_id,))
+        """One run (with when ``graph-trust prune`` deleted its journal: None, never), or None."""
+        cur = self.cursor("run_row", run_id=run_id)
         row = cur.fetchone()
         return None if row is None else self._live(_run_dict(cur.description, row))
 
     def runs(self, graph_key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        sql, params = self._RUNS, []
-        if graph_key is not None:
-            sql += " WHERE r.graph_key = ?"
-            params.append(graph_key)
-        cur = self.con.execute(sql + " ORDER BY r.seq DESC LIMIT ?", (*params, limit))
+        cur = (self.cursor("run_rows", limit=limit) if graph_key is None
+               else self.cursor("run_rows_of_graph", graph_key=graph_key, limit=limit))
         return [self._live(_run_dict(cur.description, r)) for r in cur.fetchall()]
 
     def last_ok_start(self, graph_key: str) -> str | None:
-        row = self.con.execute(
-            "SELECT started_at FROM sync_runs WHERE graph_key = ? AND kind = 'sync' AND status = 'ok' AND dry_run = 0"
-            " ORDER BY seq DESC LIMIT 1", (graph_key,)).fetchone()
-        return row[0] if row else None
+        return self.one("last_ok_start", graph_key=graph_key)
 
     def runs_with_pending_rows(self, graph_key: str) -> list[str]:
         """Runs of this graph with journal rows not yet settled."""
-        return [r[0] for r in self.con.execute(
-            "SELECT DISTINCT run_id FROM sync_journal WHERE graph_key = ? AND state = 'pending'", (graph_key,))]
+        return [r[0] for r in self.rows("runs_with_pending_rows", graph_key=graph_key)]
 
     def unfinished_runs(self, graph_key: str) -> list[str]:
         """Runs still marked running for this graph (their process died; the caller holds the lock)."""
-        return [r[0] for r in self.con.execute(
-            "SELECT run_id FROM sync_runs WHERE graph_key = ? AND status = 'running' ORDER BY seq", (graph_key,))]
+        return [r[0] for r in self.rows("unfinished_runs", graph_key=graph_key)]
 
     # -- quarantine --
 
     def add_quarantine(self, run_id: str, rows: list[tuple[str, str]]) -> None:
         if rows:
-            with self.tx() as c:
-                c.executemany("INSERT INTO sync_quarantine VALUES (?, ?, ?)", [(run_id, i, r) for i, r in rows])
+            with self.tx():
+                self.do_many("add_quarantine", [(run_id, i, r) for i, r in rows])
 
 
 def _run_dict(description, row) -> dict[str, Any]:
@@ -396,7 +324,4 @@ def _run_dict(description, row) -> dict[str, Any]:
 def distinct_graphs(con: sqlite3.Connection, table: str, key: str, value: str) -> list[str]:
     """``SELECT DISTINCT graph FROM table WHERE key = value`` as index seeks (one per graph) on the
     table's ``(key, graph, uuid)`` primary key instead of a scan of every row."""
-    return [row[0] for row in con.execute(
-        f"WITH RECURSIVE d(graph) AS (SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v) UNION ALL "
-        f"SELECT (SELECT min(graph) FROM {table} WHERE {key} = :v AND graph > d.graph) FROM d "
-        "WHERE d.graph IS NOT NULL) SELECT graph FROM d WHERE graph IS NOT NULL", {"v": value})]
+    return [row[0] for row in run(con, "distinct_graphs", {"v": value}, table=table, key=key)]
