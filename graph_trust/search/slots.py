@@ -10,10 +10,15 @@ then from review decisions (:func:`learn_relations`), then the default for relat
 reviewed (``search.unreviewed_relations``).
 
 Learning from decisions (per relation, over the review rows with a subject, predicate and
-object): a subject with two different values both verified (promoted or corroborated) proves the
-relation holds several values; a subject with one value verified and a different one rejected is
-evidence it holds one. Proof of several wins over evidence of one (a rejected value may simply
-be false), so one such subject anywhere makes the relation multi-valued.
+object), subjects are counted, not rows: a subject with two or more different values verified
+(promoted or corroborated) is evidence the relation holds several values; a subject with one value
+verified and a different one rejected is evidence it holds one. The relation holds several when at
+least :data:`MIN_MULTI_SUBJECTS` subjects show several and they are at least as many as those
+showing one (a tie goes to several: a rejected value may simply be false, a second verified value
+was checked by a person); it holds one when some subject shows one and that does not hold; with
+too little evidence either way (one subject with several values and none with one) the default for
+relations never reviewed applies. So one noisy subject (two values verified by mistake) never
+turns a relation whose facts compete into one whose facts do not.
 
 Every name is compared by :func:`relation_key`: words (split on spaces, underscores and hyphens)
 upper-cased and joined by ``_``, so ``depends on``, ``DEPENDS_ON`` and ``Depends-On`` are one
@@ -32,6 +37,7 @@ VERIFIED = frozenset({"promoted", "corroborated"})
 REJECTED = frozenset({"rejected"})
 LEARNED_FROM: tuple[str, ...] = tuple(sorted(VERIFIED | REJECTED))  # the statuses learning reads
 SlotKey = tuple[str, str]
+MIN_MULTI_SUBJECTS = 2  # subjects with several verified values it takes to learn "several values"
 
 _WORDS = re.compile(r"[\s_\-]+")
 
@@ -116,11 +122,12 @@ class Relations:
 ALL_SINGLE = Relations()
 
 
-def learn_relations(rows: Iterable[tuple[Any, Any, Any, Any]], names: Mapping[str, str] | None = None
-                    ) -> dict[str, Verdict]:
+def learn_relations(rows: Iterable[tuple[Any, Any, Any, Any]], names: Mapping[str, str] | None = None,
+                    default: Cardinality = "single") -> dict[str, Verdict]:
     """Per relation, what review decisions show (module docstring). ``rows``: (subject, predicate,
     object, status) of reviewed facts; rows without a subject, predicate or object say nothing.
-    ``names`` gives subjects and objects their display names in the reasons."""
+    ``names`` gives subjects and objects their display names in the reasons; ``default`` is the
+    cardinality of a relation whose evidence is too little (its verdict's source is ``default``)."""
     names = names or {}
     values: dict[SlotKey, dict[str, set[str]]] = {}
     shown: dict[SlotKey, str] = {}
@@ -135,14 +142,29 @@ def learn_relations(rows: Iterable[tuple[Any, Any, Any, Any]], names: Mapping[st
         display.setdefault(val, names.get(obj, str(obj)))
         by = values.setdefault(key, {"verified": set(), "rejected": set()})
         by["verified" if st in VERIFIED else "rejected"].add(val)
-    out: dict[str, Verdict] = {}
+    several: dict[str, list[str]] = {}  # relation -> one example per subject showing several values
+    one: dict[str, list[str]] = {}  # relation -> one example per subject showing one value
     for key, by in sorted(values.items()):
-        rel = key[1]
         verified, rejected = sorted(by["verified"]), sorted(by["rejected"] - by["verified"])
-        if len(verified) >= 2 and ((v := out.get(rel)) is None or v.cardinality != "multi"):
+        if len(verified) >= 2:
             vals = ", ".join(repr(display[v]) for v in verified[:3])
-            out[rel] = Verdict("multi", "review", f"{shown[key]!r} has {len(verified)} verified values ({vals})")
-        elif verified and rejected and rel not in out:
-            out[rel] = Verdict("single", "review", f"{shown[key]!r}: {display[verified[0]]!r} verified, "
-                               f"{display[rejected[0]]!r} rejected")
+            several.setdefault(key[1], []).append(f"{shown[key]!r} has {len(verified)} verified values ({vals})")
+        elif verified and rejected:
+            one.setdefault(key[1], []).append(f"{shown[key]!r}: {display[verified[0]]!r} verified, "
+                                              f"{display[rejected[0]]!r} rejected")
+    out: dict[str, Verdict] = {}
+    for rel in sorted(several.keys() | one.keys()):
+        m, s = several.get(rel, []), one.get(rel, [])
+        counts = f"{_subjects(len(m))} with several verified values, {len(s)} with one"
+        if len(m) >= MIN_MULTI_SUBJECTS and len(m) >= len(s):
+            out[rel] = Verdict("multi", "review", f"{counts} ({m[0]})")
+        elif s:
+            out[rel] = Verdict("single", "review", f"{counts} ({s[0]})")
+        else:
+            out[rel] = Verdict(default, "default", f"{counts} ({m[0]}): several values needs "
+                               f"{MIN_MULTI_SUBJECTS}; search.unreviewed_relations is {default}")
     return out
+
+
+def _subjects(n: int) -> str:
+    return f"{n} subject" if n == 1 else f"{n} subjects"

@@ -110,7 +110,7 @@ async def learned_relations(config: RankingSettings, routes: Sequence[tuple[Any,
         rows += more
         names.update(named)
     return Relations.of(config.single_valued, config.multi_valued, config.unreviewed_relations,
-                        learn_relations(rows, names))
+                        learn_relations(rows, names, config.unreviewed_relations))
 
 
 EDGE_HYBRID_SEARCH_RRF_TRUST = TrustSearchConfig(

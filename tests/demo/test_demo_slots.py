@@ -85,25 +85,27 @@ def test_context_puts_the_verified_value_first_and_no_multi_valued_competitor(de
         seen += _check_order([(m["id"], m["review_status"]) for m in policy.json()["memories"]], edges, holds,
                              f"context --policy {query!r}")
     assert seen > 0, "no single-valued slot with a verified value was shown: the test checked nothing"
-    # the demo's review decisions show that services depend on and run on several things
-    assert {"DEPENDS_ON", "RUNS_ON"} <= multi_seen
+    # the demo's review decisions show that services depend on several things; one service with two
+    # verified hosts against one with a host verified and another rejected does not make hosts several
+    assert "DEPENDS_ON" in multi_seen and "RUNS_ON" not in multi_seen
 
 
-def test_the_issue_example_shows_the_verified_host_and_no_dependency_alternatives(demo_dir):
-    # payments-api-eu's verified host (app-07) is never shown below, or as an alternative of, the
-    # unverified one (app-06); relations that hold several values (depends on, calls) never
-    # hide one another as alternatives
-    for query, must_show in (("who owns the payments api", False), ("which host does payments-api-eu run on", True)):
-        r = run_cli("context", query, *ACTOR, cwd=demo_dir)
-        assert r.code == 0, r.err
-        lines = r.out.splitlines()
-        app07 = [i for i, ln in enumerate(lines) if "app-07.eu.prod.internal" in ln]
-        app06 = [i for i, ln in enumerate(lines) if "app-06.eu.prod.internal" in ln]
-        assert app07 or not must_show, query
-        assert all(lines[i].startswith("- [fact|trust:100%]") for i in app07), query
-        assert not app06 or (app07 and app07[0] < app06[0]), query
-        assert not any(ln.strip().startswith("- alternative") and ("depends on" in ln or " calls " in ln)
-                       for ln in lines), query
+def test_the_issue_example_shows_the_verified_host_first_and_no_dependency_alternatives(demo_dir):
+    # the demo's reviews verified two hosts of one service (auth-service-eu) but also settled one host
+    # of another (image-resizer): one subject against one does not make "runs on" hold several
+    # values, so payments-api-eu's verified host comes first and the unverified one is its alternative
+    r = run_cli("context", "which host does payments-api-eu run on", *ACTOR, cwd=demo_dir)
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    app07 = [i for i, ln in enumerate(lines) if "app-07.eu.prod.internal" in ln]
+    assert app07 and all(lines[i].startswith("- [fact|trust:100%]") for i in app07)
+    app06 = [i for i, ln in enumerate(lines) if "runs on app-06.eu.prod.internal" in ln]
+    assert app06 and all(lines[i].strip().startswith("- alternative") and i > app07[0] for i in app06)
+    # and no relation holding several values is shown as an alternative in the issue's own example
+    r = run_cli("context", "who owns the payments api", *ACTOR, cwd=demo_dir)
+    assert r.code == 0, r.err
+    assert not any(ln.strip().startswith("- alternative") and ("depends on" in ln or " calls " in ln)
+                   for ln in r.out.splitlines())
 
 
 async def test_mcp_get_context_puts_the_verified_value_first(demo_dir, edges):

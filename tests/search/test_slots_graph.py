@@ -10,6 +10,7 @@ import random
 
 import pytest
 from builders import Fact
+from relation_rule import plain_rule
 from sync_fixtures import build, review_db, row, set_rows
 
 from graph_trust.clients.hashing import HashingEmbedder
@@ -41,15 +42,7 @@ def _world(seed: int) -> tuple[list[Fact], dict[str, str | None]]:
 
 
 def _rule(facts: list[Fact], status: dict[str, str | None]) -> dict[str, str]:
-    by: dict[tuple[str, str], dict[str, set[str]]] = {}
-    for f in facts:
-        st = status[f.fact]
-        if st in ("promoted", "corroborated", "rejected"):
-            d = by.setdefault((f.subject, f.predicate), {"v": set(), "r": set()})
-            d["v" if st != "rejected" else "r"].add(f.object)
-    out = {rel: "multi" for (_, rel), d in by.items() if len(d["v"]) >= 2}
-    out.update({rel: "single" for (_, rel), d in by.items() if rel not in out and d["v"] and d["r"] - d["v"]})
-    return out
+    return plain_rule([(f.subject, f.predicate, f.object, status[f.fact]) for f in facts])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -84,11 +77,15 @@ async def test_search_learns_from_synced_decisions_and_never_competes_multi_valu
             if holds == "multi":
                 assert x.relation_bonus == 0.0
     # the settled schedule holds one value; a reviewer promotes its rejected value too: after the
-    # next sync the relation holds several values, and search learns it without restarting
+    # next sync search learns again without restarting, and one subject with two verified values
+    # is too little to say the relation holds several (the default decides)
     assert expected["SCHEDULED_AT"] == "single"
+    assert res.relations.learned["SCHEDULED_AT"].source == "review"
     idx = next(i for i, f in enumerate(facts) if f.object == "03:00 UTC")
     set_rows(db, "UPDATE candidates SET status = 'promoted', updated_at = '2030-01-01T00:00:00Z' WHERE id = ?",
              (f"c{idx}",))
     await run_sync(s, review_db=db, graph=graph)
     again = await search("payments-api auth-service runs on owned by depends on")
-    assert again.relations.learned["SCHEDULED_AT"].cardinality == "multi"
+    learned = again.relations.learned["SCHEDULED_AT"]
+    assert learned.cardinality == "single" and learned.source == "default"
+    assert learned.reason.startswith("1 subject with several verified values, 0 with one ('nightly-backup' has 2")

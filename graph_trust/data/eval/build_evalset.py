@@ -38,8 +38,10 @@ import json
 import random
 import sys
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 SEED = 1414
@@ -211,12 +213,46 @@ ATTRS: dict[str, dict] = {
 CLASSES = ["clean"] * 12 + ["superseded"] * 6 + ["stale"] * 6 + ["wrong_extraction"] * 6
 
 
+class Vocabulary(NamedTuple):
+    """A domain the generator draws a set from: its groups (subjects of each kind and value
+    pools), its attributes (relation name, questions, fact wordings, related and intrusion facts;
+    ``"values": 2`` makes an attribute hold two correct values per subject, a multi-valued
+    relation), how a value is drawn and how a template is filled. ``summary`` is an entity's
+    summary (``{name}``, ``{label}``, ``{group}``)."""
+
+    name: str
+    description: str
+    groups: dict[str, dict]
+    attrs: dict[str, dict]
+    value: Callable[[str, dict, random.Random, str], str]
+    fill: Callable[..., str]
+    summary: str
+
+
+def vocabulary(name: str) -> Vocabulary:
+    """The vocabulary called ``name``: ``ops`` (the bundled set's) or ``library``
+    (:mod:`graph_trust.data.eval.vocab_library`: no entity, relation or question in common)."""
+    if name == "ops":
+        return Vocabulary("ops", "graph-trust labeled evaluation set: an operations graph in two estates",
+                          GROUPS, ATTRS, lambda a, g, r, s: _value(a, g, r, s), lambda *a: _fill(*a),
+                          "{name} ({label}) in the {group} estate.")
+    if name == "library":
+        from graph_trust.data.eval import vocab_library
+
+        return vocab_library.VOCABULARY
+    raise ValueError(f"unknown vocabulary {name!r}: one of {', '.join(VOCABULARIES)}")
+
+
+VOCABULARIES = ("ops", "library")
+
+
 class Builder:
     """Accumulates one group's entities and facts; ids are uuid5 of stable keys."""
 
-    def __init__(self, group: str, rng: random.Random):
+    def __init__(self, group: str, rng: random.Random, summary: str = "{name} ({label}) in the {group} estate."):
         self.group = group
         self.rng = rng
+        self.summary = summary
         self.entities: dict[str, dict] = {}
         self.edges: list[dict] = []
         self.verdicts: dict[str, str] = {}
@@ -225,7 +261,7 @@ class Builder:
         uid = str(uuid.uuid5(NAMESPACE, f"{self.group}/entity/{name}"))
         if uid not in self.entities:
             self.entities[uid] = {
-                "uuid": uid, "name": name, "summary": f"{name} ({label.lower()}) in the {self.group} estate.",
+                "uuid": uid, "name": name, "summary": self.summary.format(name=name, label=label.lower(), group=self.group),
                 "group_id": self.group, "labels": [label],
                 "created_at": (AS_OF - timedelta(days=400)).isoformat(),
             }
@@ -282,12 +318,15 @@ def _value(attr: str, g: dict, rng: random.Random, subject: str) -> str:
     raise ValueError(attr)
 
 
-def _other_value(attr: str, g: dict, rng: random.Random, subject: str, avoid: str) -> str:
+def _other_value(attr: str, g: dict, rng: random.Random, subject: str, avoid: str | frozenset[str],
+                 value: Callable[[str, dict, random.Random, str], str] | None = None) -> str:
+    """A value of ``attr`` other than ``avoid`` (one value or several), drawn by ``value`` (``_value``)."""
+    avoid = frozenset({avoid}) if isinstance(avoid, str) else avoid
     for _ in range(50):
-        v = _value(attr, g, rng, subject)
-        if v != avoid:
+        v = (value or _value)(attr, g, rng, subject)
+        if v not in avoid:
             return v
-    raise RuntimeError(f"no second value for {attr}")
+    raise RuntimeError(f"no other value for {attr}")
 
 
 def _fill(template: str, rng: random.Random, g: dict, s: str, v: str = "") -> str:
@@ -300,41 +339,50 @@ def _fill(template: str, rng: random.Random, g: dict, s: str, v: str = "") -> st
     return text[0].upper() + text[1:] if text[0].islower() and not text.startswith(s) else text
 
 
-def build_group(group: str, rng: random.Random, n_queries: int) -> tuple[Builder, list[dict], list[tuple]]:
-    """One group's facts, queries and qrels."""
-    g = GROUPS[group.split("-r")[0]]
-    b = Builder(group, rng)
-    pairs = [(a, s) for a, spec in ATTRS.items() for s in g[spec["kind"]]]
+def build_group(group: str, rng: random.Random, n_queries: int, vocab: Vocabulary | None = None
+                ) -> tuple[Builder, list[dict], list[tuple]]:
+    """One group's facts, queries and qrels, in ``vocab``'s domain (the bundled ``ops`` one by default)."""
+    vocab = vocab or vocabulary("ops")
+    attrs, _fill, value = vocab.attrs, vocab.fill, vocab.value
+    g = vocab.groups[group.split("-r")[0]]
+    b = Builder(group, rng, vocab.summary)
+    pairs = [(a, s) for a, spec in attrs.items() for s in g[spec["kind"]]]
     rng.shuffle(pairs)
     # One query per attribute first (every attribute is asked), then the rest at random.
     asked: list[tuple[str, str]] = []
-    for a in ATTRS:
+    for a in attrs:
         asked.append(next(p for p in pairs if p[0] == a and p not in asked))
     asked += [p for p in pairs if p not in asked][: n_queries - len(asked)]
     classes = list(CLASSES)
     rng.shuffle(classes)
     queries, qrels = [], []
     for i, ((attr, s), cls) in enumerate(zip(asked, classes, strict=True)):
-        spec = ATTRS[attr]
+        spec = attrs[attr]
         qid = f"{group[:3]}{group[len(group.split('-r')[0]):]}-{i + 1:02d}"
         key = f"{attr}/{s}"
-        v = _value(attr, g, rng, s)
+        v = value(attr, g, rng, s)
         flags = [cls]
         paraphrase = rng.random() < 0.35
         intrusion = rng.random() < 0.4
         wordings = rng.sample(spec["say"], 3 if paraphrase and rng.random() < 0.4 else 2 if paraphrase else 1)
         right = [b.fact(f"{key}/right/{j}", s, spec["kind"], spec["pred"], v, _fill(w, rng, g, s, v), "correct",
                         (5, 200)) for j, w in enumerate(wordings)]
+        values = {v}
+        for k in range(1, spec.get("values", 1)):  # a multi-valued relation: each further correct value
+            more = _other_value(attr, g, rng, s, frozenset(values), value)
+            values.add(more)
+            right += [b.fact(f"{key}/right{k}/{j}", s, spec["kind"], spec["pred"], more, _fill(w, rng, g, s, more),
+                             "correct", (5, 200)) for j, w in enumerate(rng.sample(spec["say"], len(wordings)))]
         wrong: list[str] = []
         newest = min(datetime.fromisoformat(e["valid_at"]) for e in b.edges if e["uuid"] in right)
         if cls in ("superseded", "stale"):
-            old = _other_value(attr, g, rng, s, v)
+            old = _other_value(attr, g, rng, s, frozenset(values), value)
             for j in range(rng.choice([1, 1, 2])):
                 w = rng.choice(spec["say"])
                 wrong.append(b.fact(f"{key}/old/{j}", s, spec["kind"], spec["pred"], old, _fill(w, rng, g, s, old),
                                     "outdated", (250, 900), invalid_at=newest if cls == "superseded" else None))
         elif cls == "wrong_extraction":
-            bad = _other_value(attr, g, rng, s, v)
+            bad = _other_value(attr, g, rng, s, frozenset(values), value)
             # The wrong fact often echoes the question's own words: the lexical trap.
             ask = rng.choice(spec["ask"]).format(s=s)
             w = rng.choice(spec["say"] + [f"Asked {ask}, the answer given in chat was {{v}}."])
@@ -358,31 +406,34 @@ def build_group(group: str, rng: random.Random, n_queries: int) -> tuple[Builder
             qrels.append((qid, intruder, 0))
     # Background: attributes nobody asks about, stated plainly (some with an old value too).
     for attr, s in [p for p in pairs if p not in asked]:
-        spec = ATTRS[attr]
-        v = _value(attr, g, rng, s)
+        spec = attrs[attr]
+        v = value(attr, g, rng, s)
         b.fact(f"{attr}/{s}/background", s, spec["kind"], spec["pred"], v,
                _fill(rng.choice(spec["say"]), rng, g, s, v), "correct", (5, 500))
         if rng.random() < 0.12:
-            old = _other_value(attr, g, rng, s, v)
+            old = _other_value(attr, g, rng, s, v, value)
             b.fact(f"{attr}/{s}/background-old", s, spec["kind"], spec["pred"], old,
                    _fill(rng.choice(spec["say"]), rng, g, s, old), "outdated", (300, 900))
     return b, queries, qrels
 
 
-def build(seed: int = SEED, regions: int = 0) -> dict[str, object]:
+def build(seed: int = SEED, regions: int = 0, vocabulary_name: str = "ops") -> dict[str, object]:
     """The set (graph, queries, qrels, verdicts) drawn with ``seed``: the bundled one with ``SEED``;
     another seed gives other subjects asked, classes, values, ages and wordings. ``regions`` adds
     that many regional groups, copies of the estates in turn (``infra-r1``, then ``payments-r1``,
     ``infra-r2``, ...: the same kinds of subjects, entities of their own, drawn afresh), so a judged
-    set can hold questions about a part of the graph another set of questions never searched."""
+    set can hold questions about a part of the graph another set of questions never searched.
+    ``vocabulary_name`` picks the domain (:func:`vocabulary`): ``library`` draws a set with no
+    entity, relation or question of the bundled one, for judging what was tuned on ``ops``."""
+    vocab = vocabulary(vocabulary_name)
     rng = random.Random(seed)
-    base = list(GROUPS)
+    base = list(vocab.groups)
     groups = base + [f"{base[k % len(base)]}-r{k // len(base) + 1}" for k in range(regions)]
-    graph = {"version": 1, "description": "graph-trust labeled evaluation set: an operations graph in two estates",
+    graph = {"version": 1, "description": vocab.description,
              "as_of": AS_OF.isoformat(), "groups": groups, "entities": [], "edges": []}
     queries, qrels, verdicts = [], [], {}
     for group in groups:
-        b, q, r = build_group(group, rng, len(CLASSES))
+        b, q, r = build_group(group, rng, len(CLASSES), vocab)
         graph["entities"] += sorted(b.entities.values(), key=lambda e: e["uuid"])
         graph["edges"] += b.edges
         queries += q
