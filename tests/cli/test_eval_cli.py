@@ -17,12 +17,12 @@ METHOD_KEYS = {"name", "kind", "weight", "ndcg@10", "mrr@10", "p@5", "wrong_firs
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("eval")
-    # Negative evidence, competitor ordering and the relation bonus off (the additive formula alone), so
-    # trust@0 must reproduce Graphiti's search_.
+    # Graphiti's own stages (search.profile: graphiti) with negative evidence, competitor ordering and
+    # the relation bonus off (the additive formula alone), so trust@0 must reproduce Graphiti's search_.
     r = run_cli("eval", "--bundled", "--quick", "--draws", "2", "--weights", "0,0.15", "--rank", "trust,composite",
                 "--rank-const", "1,60", "--set", "search.negative_penalty=0",
                 "--set", "search.demote_invalidated=false", "--set", "search.competitors=none",
-                "--set", "search.relation_weight=0", "--json", cwd=cwd, timeout=600)
+                "--set", "search.relation_weight=0", "--set", "search.profile=graphiti", "--json", cwd=cwd, timeout=600)
     assert r.code == 0, r.err
     return r.json()
 

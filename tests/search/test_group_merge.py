@@ -12,7 +12,7 @@ from graphiti_core.search.search_config import EdgeSearchMethod
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from test_write_order import EDGES, EMB, NODES, WORDS, answer, edge
+from test_write_order import EDGES, EMB, NODES, WORDS, answer, edge, node
 
 from graph_trust.clients.offline import make_graphiti
 from graph_trust.graph import schema
@@ -23,13 +23,10 @@ counter = iter(range(10**6))
 
 
 async def _fill(graph, settings, layout: dict[str, list[int]]) -> None:
-    from graphiti_core.nodes import EntityNode
-    from test_write_order import T0
     for group, items in layout.items():
         driver = graph.for_group(group).driver
-        for u, name in NODES:
-            await EntityNode(uuid=u, name=name, group_id=group, labels=["Entity"], summary="", created_at=T0,
-                             name_embedding=EMB.embed([name])[0].tolist()).save(driver)
+        for n in NODES:
+            await node(n, group).save(driver)
         for i in items:
             await edge(EDGES[i], group).save(driver)
     await schema.init_graph(settings, list(layout))
