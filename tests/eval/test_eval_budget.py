@@ -136,6 +136,10 @@ def test_a_small_budget_end_to_end(tmp_path):
         assert 0.0 <= row["state_vanilla_ndcg@10"]["mean"] <= 1.0 and row["state_vanilla_wrong_first"]["mean"] >= 0
         lo, hi = row["gain"]["ci95"]
         assert lo <= row["gain"]["mean"] + 1e-9 and row["gain"]["mean"] <= hi + 1e-9 or row["gain"]["queries"] == 0
+    # a start with no review writes no trust: its graph ranks as the reference graph, vanilla included
+    start = by[("none", "start")]
+    assert start["state_vanilla_ndcg@10"] == start["vanilla_ndcg@10"], start
+    assert start["state_vanilla_wrong_first"] == start["vanilla_wrong_first"], start
     assert d["acceptance"]["evaluated"] is False  # 3 facts is not 5% of the facts
     r = run_cli("eval", "--bundled", "--quick", "--draws", "1", "--review-budget", "2",
                 "--review-strategy", "random", "--review-start", "none", "--plot", "b.png", cwd=tmp_path)
