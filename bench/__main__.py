@@ -10,8 +10,9 @@
 
 Each benchmark is a module of this folder, run in its own process (so its peak resident memory
 is its own): ``bench_vector`` (trust_search with the shipped defaults against Graphiti's
-``search_``, once per size and embedder: the offline hashing one and a dense clustered one by
-default; recall@10 against an exact numpy scan, index build and check time, server memory),
+``search_``, once per size and embedder: the offline hashing one, a dense clustered one and
+WordLlama by default; recall@10 against an exact numpy scan, the store's build and refresh time,
+its memory),
 ``bench_sync`` (full and incremental sync against the raw batched write ceiling),
 ``bench_relink`` (relink against the candidate-by-edge comparison), ``bench_search`` (fusion,
 boost and explanations against graphiti-core's ``rrf`` plus a boost), ``bench_composite``
@@ -65,7 +66,7 @@ PROFILES = {
     },
 }
 PARTS = ("search", "sync", "relink", "core", "composite", "embedder", "eval")
-EMBEDDERS = ("hashing", "clustered")  # the search curve's, unless --embedders names others
+EMBEDDERS = ("hashing", "clustered", "wordllama")  # the search curve's, unless --embedders names others
 SCRIPTS = {"search": "bench_vector.py", "core": "bench_search.py"}  # the others: bench_<part>.py
 
 

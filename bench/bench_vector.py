@@ -1,14 +1,15 @@
-"""Search latency with the shipped defaults and the vector index, against Graphiti's ``search_``, at one size.
+"""Search latency with the shipped defaults (the exact vector store) or the vector index, against Graphiti's ``search_``, at one size.
 
     python bench/bench_vector.py [--edges 10000] [--embedder hashing|clustered|module:factory] [--json out.json]
-                                 [--set vector_index.m=64 ...]   # a setting instead of the shipped default
+                                 [--set vector_index.enabled=true ...]   # a setting instead of the shipped default
     python -m bench ...   # the harness: this measurement at every size and embedder of its curves
 
 In one process, on one synthetic graph (bench/synth.py: facts of an operations domain; their
 vectors from the offline ``HashingEmbedder``, from ``synth.ClusteredEmbedder``'s dense clustered
 ones, or from any embedder ``search.embedder`` accepts, ``module:factory``), with the shipped
-default settings: ``graph-trust init``'s vector indexes (HNSW parameters by size) and its recall
-check, then ``trust_search`` as ``graph-trust search`` runs it (``search.cosine: auto``) against
+default settings: ``graph-trust init``'s steps (the exact vector store; the HNSW vector indexes,
+parameters by size, and their recall check only where the settings create them:
+``--set vector_index.enabled=true``), then ``trust_search`` as ``graph-trust search`` runs it (``search.cosine: auto``) against
 Graphiti's own ``search_`` (EDGE_HYBRID_SEARCH_RRF), interleaved query by query (each query's
 calls in alternating order) over ``--rounds`` rounds: p50 and p95 and their ratios, which stage
 the default chose and why. Beside them: each candidate stage alone (BM25: Graphiti's and trust_search's; cosine: the scan
@@ -430,8 +431,8 @@ def main() -> None:
                     help="a setting instead of the shipped default, as in graph-trust's --set (repeatable), "
                          "e.g. --set vector_index.m=64 --set vector_index.ef_construction=800")
     ap.add_argument("--skip-index", action="store_true",
-                    help="build no HNSW index and run no recall check (the shipped default searches the exact store "
-                         "wherever it is built, whatever the index)")
+                    help="build no HNSW index and run no recall check even where the settings create them "
+                         "(the shipped defaults create none beside the exact store)")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args()
     try:

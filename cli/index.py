@@ -93,8 +93,9 @@ Examples:
               help="Only the edge (fact) or node (entity) index (repeatable; default both).")
 @common_options
 def rebuild(groups: tuple[str, ...], kinds: tuple[str, ...]) -> None:
-    """Rebuild each graph's exact vector store (vector_index.store) and drop and recreate its
-    vector indexes with the HNSW parameters for its current size (vector_index.m and
+    """Rebuild each graph's exact vector store (vector_index.store) and, where the settings create
+    vector indexes (vector_index.enabled; by default only with the store off), drop and recreate
+    them with the HNSW parameters for the graph's current size (vector_index.m and
     ef_construction, or by size when unset), wait until they are filled, then measure them.
     Searches keep working meanwhile: on the previous store, or a scan of the graph."""
     rt = runtime()

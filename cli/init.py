@@ -23,11 +23,12 @@ KIND_WORD = {"edge": "edges", "node": "entities"}
               help="FalkorDB: initialise this group's graph (repeatable; default every group).")
 @common_options
 def init(groups: tuple[str, ...]) -> None:
-    """Create Graphiti's indices and constraints, the relationship uuid index sync needs, and
-    HNSW vector indexes on edge and entity embeddings (dimension read from the stored ones),
-    then measure each vector index's recall@10 on its graph's own embeddings (where not
-    measured yet), and build each graph's exact vector store (vector_index.store), from which
-    search takes its exact cosine candidates (graph-trust index status).
+    """Create Graphiti's indices and constraints and the range indexes sync needs, and build each
+    graph's exact vector store (vector_index.store), from which search takes its exact cosine
+    candidates (graph-trust index status). With the store off, or vector_index.enabled true, it
+    creates HNSW vector indexes on edge and entity embeddings instead (dimension read from the
+    stored ones) and measures each one's recall@10 on its graph's own embeddings (where not
+    measured yet).
 
     Safe to run any number of times, on Neo4j and FalkorDB.
     """
@@ -39,8 +40,11 @@ def init(groups: tuple[str, ...]) -> None:
         return
     click.echo(f"initialised {out['graph']} ({out['dialect']}): {', '.join(out['graphs'])}")
     for name, kinds in out["vector_indexes"].items():
-        shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
-                          for k, v in kinds.items())
+        if all(v["status"] == "not needed" for v in kinds.values()):
+            shown = "none (not needed beside the exact vector store)"
+        else:
+            shown = ", ".join(f"{k}s {v['status']}" + (f" ({v['dimension']} dims)" if v["dimension"] else "")
+                              for k, v in kinds.items())
         click.echo(f"  vector indexes of {name}: {shown}")
         built = out.get("vector_stores", {}).get(name)
         if built and any(v["items"] is not None for v in built.values()):

@@ -245,7 +245,11 @@ class SearchSettings(_Section, RankingSettings):
 class VectorIndexSettings(_Section):
     """HNSW vector indexes ``graph-trust init`` creates on RELATES_TO.fact_embedding and Entity.name_embedding."""
 
-    enabled: bool = True  # false: graph-trust init creates no vector index (search scans)
+    # create the HNSW indexes (init, index rebuild): null (default) only where vector_index.store is
+    # false: search takes the exact store wherever it is built, and an index beside it costs build
+    # time (4,104 s at 1M edges, docs/benchmarks.md) and server memory for no search; true: always;
+    # false: never (search then scans where the store is off)
+    enabled: bool | None = None
     dimension: int | None = Field(default=None, ge=1, le=4096)  # None: read from the stored embeddings
     # HNSW parameters (docs/search.md, "Index parameters"): M and efConstruction by the graph's
     # size when null (graph_trust.graph.vector_index.SIZE_PARAMS); at 100k edges ef_runtime 200
@@ -266,6 +270,11 @@ class VectorIndexSettings(_Section):
     # graph-trust init, index rebuild and sync build the exact vector store of every graph (under
     # state_dir/vectors): search.cosine auto then takes the exact top k from it, not a scan or the index
     store: bool = True
+
+    @property
+    def creates_indexes(self) -> bool:
+        """Whether init and index rebuild create HNSW indexes (``enabled``, null: not beside the store)."""
+        return (not self.store) if self.enabled is None else self.enabled
 
 
 # The review queue's rules (graph_trust/review/rules.py), each weighed by ``review.queue.weights``.

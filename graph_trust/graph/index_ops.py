@@ -104,14 +104,19 @@ async def _rebuild_one(g: GraphConnection, settings: Settings, store: RecallStor
                        progress: Progress, queries: index_recall.QuerySource | None) -> dict[str, Any]:
     stores = await vector_store.ensure(g, settings, force=True)
     report: dict[str, Any] = {}
+    indexes = settings.vector_index.creates_indexes  # else an index made earlier stays as it is
     for kind in kinds:
         target = vi.EDGES if kind == "edge" else vi.NODES
+        if not indexes:
+            report[kind] = {"dropped": False, "status": vi.not_created(settings.vector_index), "dimension": None}
+            continue
         store.forget(g.address.display, g.database, kind)
         dropped = await vi.drop(g, target)
         report[kind] = {"dropped": dropped, **await vi.create(g, target, settings.vector_index)}
-    filled = _Filled(progress, f"filling the index ({g.database})")
-    await vi.until_ready(g, progress=filled)
-    filled(1.0)
+    if indexes:
+        filled = _Filled(progress, f"filling the index ({g.database})")
+        await vi.until_ready(g, progress=filled)
+        filled(1.0)
     measured = await index_recall.refresh(g, settings, store, progress=_labelled(progress, g.database),
                                           queries=queries)
     after = with_store(measured["kinds"], settings, g.address.display, g.database)

@@ -50,10 +50,12 @@ async def init(conn: GraphConnection, settings: Settings, groups: list[str] | No
     stores = {name: {k: {"status": v["status"], "items": v.get("items")}
                      for k, v in (await vector_store.ensure(conn.for_group(name), settings)).items()}
               for name in targets}
-    for name, kinds in recall.items():  # the stage search takes: the store wherever it is built
-        for kind, r in kinds.items():
-            r["choice"] = vector_store.choice(settings, vector_store.status(settings, conn.address.display, name,
-                                                                            kind), kind) or r["choice"]
+    for name in targets:  # the stage search takes: the store wherever it is built (and holds items)
+        for kind in vector_store.KINDS:
+            status = vector_store.status(settings, conn.address.display, name, kind)
+            choice = vector_store.choice(settings, status, kind) if status and status["items"] else None
+            if choice is not None:
+                recall.setdefault(name, {}).setdefault(kind, {"measured": False, "measurement": None})["choice"] = choice
     return {"graph": conn.address.display, "dialect": conn.dialect, "graphs": targets, "vector_indexes": vectors,
             "recall": recall, "vector_stores": stores}
 

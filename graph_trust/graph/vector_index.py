@@ -169,12 +169,13 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
     """Create the missing vector indexes of one graph (``conn``); report what exists and why not.
 
     ``settings`` is a :class:`graph_trust.config.VectorIndexSettings`. Returns
-    ``{kind: {"status": "created" | "exists" | "no embeddings" | "unsupported" | "disabled",
-    "dimension": int | None}}``.
+    ``{kind: {"status": "created" | "exists" | "no embeddings" | "unsupported" | "disabled" |
+    "not needed", "dimension": int | None}}`` (``not needed``: the exact vector store serves search,
+    :attr:`~graph_trust.config.VectorIndexSettings.creates_indexes`).
     """
     report: dict[str, Any] = {}
-    if not settings.enabled:
-        return {t.kind: {"status": "disabled", "dimension": None} for t in TARGETS}
+    if not settings.creates_indexes:
+        return {t.kind: {"status": not_created(settings), "dimension": None} for t in TARGETS}
     present = await existing(conn.driver)
     if present is None:
         return {t.kind: {"status": "unsupported", "dimension": None} for t in TARGETS}
@@ -186,6 +187,12 @@ async def ensure(conn: Any, settings: Any) -> dict[str, Any]:
     if any(v["status"] == "created" for v in report.values()):
         await until_ready(conn)
     return report
+
+
+def not_created(settings: Any) -> str:
+    """The status of an index the settings do not create: ``disabled`` (``enabled: false``) or
+    ``not needed`` (``enabled: null`` beside the exact vector store)."""
+    return "disabled" if settings.enabled is False else "not needed"
 
 
 async def create(conn: Any, target: Target, settings: Any) -> dict[str, Any]:

@@ -89,4 +89,6 @@ async def test_store_is_the_stage_wherever_built_and_says_so(graph, settings, tm
     assert scanned[0]["stage"] == "scan"
     rebuilt = run_cli("index", "rebuild", "--group", built, "--kind", "edge", *common)
     assert rebuilt.code == 0, rebuilt.err
-    assert rebuilt.out.startswith(f"{built} edges: store built (300); index created")
+    # the shipped defaults create no HNSW index beside the store (vector_index.enabled: null)
+    assert rebuilt.out.startswith(f"{built} edges: store built (300); index not needed; search uses the store")
+    assert "vector indexes of " + built + ": none (not needed beside the exact vector store)" in init.out

@@ -39,6 +39,12 @@ from graph_trust.search import trust_search as gt
 from graph_trust.search.cosine import CosineStage, _search, cosine_candidates, forget
 from graph_trust.search.ranked import search_config
 
+
+@pytest.fixture
+def settings(settings):
+    """These tests are about the HNSW indexes, which init creates beside the store only when asked."""
+    return settings.model_copy(update={"vector_index": settings.vector_index.model_copy(update={"enabled": True})})
+
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 DIM = 16
 
@@ -288,7 +294,8 @@ async def test_tie_heavy_graph_index_stage_orders_ties_by_uuid(graph, settings, 
     Graphiti's scan orders some of them otherwise, and ``search.profile: graphiti`` still
     returns exactly ``search_`` (it scans)."""
     group = f"g_{unique}"
-    s = tuned(settings, **{"search.cosine_index_min_size": 100, "vector_index.store": True})
+    s = tuned(settings, **{"search.cosine_index_min_size": 100, "vector_index.store": True,
+                           "vector_index.enabled": True})
     emb = HashingEmbedder()
     driver = graph.for_group(group).driver
     facts = ops_facts(1500, seed=11)

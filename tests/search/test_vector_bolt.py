@@ -22,6 +22,8 @@ EMB = HashingEmbedder()
 
 async def test_vector_indexes_over_bolt(bolt, bolt_settings, unique):
     group = f"v{unique}"
+    bolt_settings = bolt_settings.model_copy(update={  # the indexes: init creates them beside the store when asked
+        "vector_index": bolt_settings.vector_index.model_copy(update={"enabled": True})})
     async with open_graph(bolt_settings) as g:
         await g.settle()
         await build_graph(g.driver, EMB, FACTS, group, indices=False, vector_procedure=not bolt.arcadedb)
@@ -31,7 +33,7 @@ async def test_vector_indexes_over_bolt(bolt, bolt_settings, unique):
     if bolt.arcadedb:
         assert kinds == {"edge": {"status": "unsupported", "dimension": None},
                          "node": {"status": "unsupported", "dimension": None}}
-        assert full["recall"] == {}  # nothing to measure
+        assert not any(r["measured"] for kinds in full["recall"].values() for r in kinds.values())  # nothing to measure
     else:
         assert {v["status"] for v in kinds.values()} <= {"created", "exists"}
         assert kinds["edge"]["dimension"] == EMB.dim

@@ -27,6 +27,12 @@ from graph_trust.search import ranked
 from graph_trust.search import trust_search as gt
 from graph_trust.search.cosine import CosineStage, cosine_candidates, forget
 
+
+@pytest.fixture
+def settings(settings):
+    """These tests are about the HNSW indexes, which init creates beside the store only when asked."""
+    return settings.model_copy(update={"vector_index": settings.vector_index.model_copy(update={"enabled": True})})
+
 DIM = 16
 TYPES = ["RUNS_ON", "OWNED_BY", "DEPENDS_ON", "RARE"]  # RARE: ~3% of edges, so filters remove most
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
