@@ -17,9 +17,9 @@ import numpy as np
 import redis.exceptions as rx
 from falkordb.asyncio import FalkorDB
 from falkordb.asyncio.query_result import parse_scalar
-from redis.asyncio import ConnectionPool, Redis
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
+from redis.asyncio import ConnectionPool, Redis
 
 from graph_trust.errors import GraphConnectionError
 from graph_trust.graph.backends.base import (
