@@ -23,6 +23,7 @@ from graphiti_core.nodes import EntityNode
 from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk
 
 from graph_trust.clients.factory import BUILTIN_EMBEDDERS, embedder_named
+from graph_trust.graph.backends.falkordb import automatic_forks_paused
 
 SERVICES = ["billing", "auth", "payments", "search", "ledger", "gateway", "reports", "notify", "catalog", "orders",
             "inventory", "shipping", "identity", "metrics", "logs", "backup", "scheduler", "cache", "queue", "mail"]
@@ -105,9 +106,37 @@ def _names(facts: list[tuple[str, str, str, str]]) -> list[str]:
     return sorted({x for f in facts for x in (f[0], f[2])})
 
 
+class FloatList:
+    """A list of floats as a FalkorDB query parameter, its text made at once: falkordb-py writes
+    a parameter it does not know by ``str()``, a list element by element in Python (most of a
+    bench graph's build). The text is the one falkordb-py writes for ``floats`` (each ``repr``,
+    joined by commas), so the server gets the same query."""
+
+    def __init__(self, floats: list[float]):
+        self.text = "[" + ",".join(map(repr, floats)) + "]"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def vector_param(conn, v: np.ndarray):  # noqa: ANN001, ANN201
+    """An embedding as ``conn``'s backend takes it fastest: FalkorDB :class:`FloatList`, else a list."""
+    return FloatList(v.tolist()) if conn.dialect == "falkordb" else v.tolist()
+
+
 async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fraction: float = 0.3,
                      batch: int = 2000) -> list[str]:
-    """``build``'s graph in ``conn``'s group, written with ``UNWIND`` statements; return edge uuids."""
+    """``build``'s graph in ``conn``'s group, written with ``UNWIND`` statements; return edge
+    uuids. On graph-trust's embedded FalkorDB its automatic append-only-file rewrites wait
+    until the end (each one forks and writes the whole graph again: dozens while a large graph
+    loads)."""
+    redis = conn.driver.client.connection if conn.dialect == "falkordb" else None
+    async with automatic_forks_paused(redis, pause=conn.address.kind == "embedded"):
+        return await _write_fast(conn, embedder, n_edges, seed=seed, trust_fraction=trust_fraction, batch=batch)
+
+
+async def _write_fast(conn, embedder, n_edges: int, *, seed: int, trust_fraction: float,  # noqa: ANN001
+                      batch: int) -> list[str]:
     group_id = conn.database
     rng = random.Random(seed + 1)
     facts = synth_facts(n_edges, seed)
@@ -117,7 +146,8 @@ async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fract
         part = names[i : i + batch]
         await conn.write("bench_create_search_entities", nodes=[
             {"uuid": _uuid(group_id, "n", n), "name": n, "group_id": group_id, "summary": "", "created_at": now,
-             "name_embedding": v.tolist()} for n, v in zip(part, await embed_texts(embedder, part), strict=True)])
+             "name_embedding": vector_param(conn, v)} for n, v in zip(part, await embed_texts(embedder, part),
+                                                                       strict=True)])
     uuids = []
     for i in range(0, len(facts), batch):
         part = facts[i : i + batch]
@@ -127,7 +157,7 @@ async def build_fast(conn, embedder, n_edges: int, *, seed: int = 7, trust_fract
             trust = rng.choice([1.0, 0.6, 0.25]) if rng.random() < trust_fraction else None
             edges.append({"uuid": _uuid(group_id, "e", i + j), "source_uuid": _uuid(group_id, "n", s),
                           "target_uuid": _uuid(group_id, "n", o), "name": p, "fact": fact, "group_id": group_id,
-                          "created_at": now, "fact_embedding": v.tolist(), "trust_score": trust})
+                          "created_at": now, "fact_embedding": vector_param(conn, v), "trust_score": trust})
         await conn.write("bench_create_search_edges", edges=edges)
         uuids += [e["uuid"] for e in edges]
     return uuids

@@ -76,6 +76,12 @@ class GraphConnection:
 
     async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         """Run Cypher text (callers load it from ``cypher/``) with bounded retries."""
+        return await self.attempts(self.backend.run, self.driver, self.database, text, params, write=write)
+
+    async def attempts(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        """``await call(*args, **kwargs)`` (one request to the server) as every statement runs:
+        after the driver's index builds, retried on the backend's transient errors, a connection
+        error translated to one line."""
         await routing.index_build_done(self.driver)
         retrying = tenacity.AsyncRetrying(
             retry=tenacity.retry_if_exception_type(self.backend.transient_errors()),
@@ -84,10 +90,10 @@ class GraphConnection:
             reraise=True,
         )
 
-        async def attempt_all() -> list[dict[str, Any]]:
+        async def attempt_all() -> Any:
             async for attempt in retrying:
                 with attempt:
-                    return await self.backend.run(self.driver, self.database, text, params, write=write)
+                    return await call(*args, **kwargs)
             raise AssertionError("unreachable")
 
         return await self._guard(attempt_all)

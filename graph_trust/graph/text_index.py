@@ -54,19 +54,16 @@ def doc_text(row: dict[str, Any], kind: str) -> str:
 def write(gen: Path, docs: list[list[str]]) -> int:
     """Write the postings of ``docs`` (one term list per store row, in row order); the number of terms."""
     vocab: dict[str, int] = {}
-    term_ids: list[int] = []
-    row_ids: list[int] = []
-    for r, ts in enumerate(docs):
-        for t in ts:
-            term_ids.append(vocab.setdefault(t, len(vocab)))
-            row_ids.append(r)
+    term_ids = [vocab.setdefault(t, len(vocab)) for ts in docs for t in ts]
+    row_ids = np.repeat(np.arange(len(docs), dtype=np.int64), [len(ts) for ts in docs])
     names = np.asarray(sorted(vocab), dtype=str) if vocab else np.zeros(0, dtype="<U1")
     remap = np.empty(len(vocab), dtype=np.int64)
     for i, t in enumerate(names.tolist()):
         remap[vocab[t]] = i
-    pairs = np.stack([remap[np.asarray(term_ids, dtype=np.int64)], np.asarray(row_ids, dtype=np.int64)]) \
-        if term_ids else np.zeros((2, 0), dtype=np.int64)
-    uniq, tf = np.unique(pairs, axis=1, return_counts=True) if term_ids else (pairs, np.zeros(0, np.int64))
+    # each (term, row) pair as one integer, term major: a flat unique sorts by term, then row
+    keys = remap[np.asarray(term_ids, dtype=np.int64)] * max(1, len(docs)) + row_ids
+    flat, tf = np.unique(keys, return_counts=True)
+    uniq = np.stack(np.divmod(flat, max(1, len(docs))))
     indptr = np.searchsorted(uniq[0], np.arange(len(names) + 1)) if len(names) else np.zeros(1, np.int64)
     np.save(gen / "terms.npy", names)
     np.save(gen / "indptr.npy", indptr.astype(np.int64))

@@ -22,6 +22,7 @@ import numpy as np
 
 from graph_trust.errors import ConfigError, GraphConnectionError, GraphTrustError, InputError
 from graph_trust.graph import backends, queries
+from graph_trust.graph.backends.base import READ_BATCH, float32_column
 
 # (graphs below this many items, M, efConstruction); the last row has no bound. Below 50,000 items
 # a smaller graph per node builds about twice as fast and the recall check's wider queries cost
@@ -112,27 +113,42 @@ async def iter_vectors(conn: Any, target: Target, items: int | None = None,
 
 
 async def iter_rows(conn: Any, target: Target, items: int | None = None,
-                    progress: Callable[[int, int], None] | None = None,
+                    progress: Callable[[int, int], None] | None = None, batch: int = READ_BATCH,
                     ) -> AsyncIterator[list[dict[str, Any]]]:
-    """Every item of ``target`` holding an embedding as batches of rows (``uuid``, ``v``,
-    ``group_id``, ``created_at``) of a few thousand (the
+    """Every item of ``target`` holding an embedding as batches of rows (``uuid``, ``v``: a
+    float32 array, ``group_id``, ``created_at`` and the text fields) of about ``batch`` (the
     backend's :meth:`~graph_trust.graph.backends.base.Backend.vector_read_ranges`, each a seek
-    or a range scan of an index: memory stays one batch, and no query pages with SKIP), then what
-    the ranges miss; ``progress(i, n)`` after range ``i`` of ``n``. Raises when the reads
-    together did not see every stored embedding exactly once."""
+    or a range scan of an index: memory stays about two batches, and no query pages with SKIP),
+    then what the ranges miss; ``progress(i, n)`` after range ``i`` of ``n``. Each range's read
+    is sent before the previous range's rows are handed on, so the server prepares its reply
+    while they are processed. Raises when the reads together did not see every stored embedding
+    exactly once."""
     if items is None:
         items = await count(conn, target.kind)
-    ranges = await conn.backend.vector_read_ranges(conn, target.kind, items)
+    ranges = await conn.backend.vector_read_ranges(conn, target.kind, items, batch)
+    text = queries.load(f"{target.kind}_vectors_in_range", conn.dialect)
     seen: set[str] = set()
-    for i, (lo, hi) in enumerate(ranges, start=1):
-        rows = await conn.query(f"{target.kind}_vectors_in_range", lo=lo, hi=hi)
-        seen.update(r["uuid"] for r in rows)
-        yield rows
-        if progress is not None:
-            progress(i, len(ranges))
-    width = len(ranges[0][0]) if ranges and isinstance(ranges[0][0], str) else 1
-    rest = await conn.query(f"{target.kind}_vectors_outside_ranges", width=width, hex=list(HEX))
-    outside = [r for r in (rest[0]["rows"] if rest else []) if r is not None]
+    async with conn.backend.vector_reads(conn) as read:
+        pending = asyncio.ensure_future(read(text, {"lo": ranges[0][0], "hi": ranges[0][1]})) if ranges else None
+        try:
+            for i in range(1, len(ranges) + 1):
+                rows = await pending
+                pending = None
+                if i < len(ranges):
+                    pending = asyncio.ensure_future(read(text, {"lo": ranges[i][0], "hi": ranges[i][1]}))
+                    await asyncio.sleep(0)  # let it send its request before the rows are processed
+                seen.update(r["uuid"] for r in rows)
+                yield rows
+                if progress is not None:
+                    progress(i, len(ranges))
+        finally:
+            if pending is not None:  # the caller stopped early, or a read failed
+                pending.cancel()
+                await asyncio.gather(pending, return_exceptions=True)
+        width = len(ranges[0][0]) if ranges and isinstance(ranges[0][0], str) else 1
+        rest = await read(queries.load(f"{target.kind}_vectors_outside_ranges", conn.dialect),
+                          {"width": width, "hex": list(HEX)})
+    outside = float32_column([r for r in (rest[0]["rows"] if rest else []) if r is not None])
     seen.update(r["uuid"] for r in outside)
     total = int(rest[0]["total"]) if rest else 0
     if len(seen) != total:

@@ -13,6 +13,7 @@ import pytest
 from bolt_server import free_port
 from builders import Fact, build_graph
 from cli_helpers import run_cli
+from graphiti_core.driver.driver import GraphProvider
 from sync_fixtures import review_db
 
 from graph_trust.clients.hashing import HashingEmbedder
@@ -134,3 +135,38 @@ async def test_largest_allowed_batch_fits_one_bolt_message(bolt, bolt_settings, 
         assert len(repr(by_uuid)) + len(repr(keys)) < 4 * 2**20  # a generous upper bound on PackStream size
         assert await g.write("edge_trust_set", uuids=keys, by_uuid=by_uuid) == [{"matched": 1}]
         assert (await g.query("edge_trust_read", uuids=[edge]))[0]["scope"] == "team-data"
+
+
+async def test_the_index_build_is_awaited_to_its_last_statement(bolt_server, tmp_path):
+    """Waiting for the index build graphiti-core's driver starts (``settle``, before every
+    statement) returns only once each index statement has run, also where one fails (ArcadeDB
+    rejects the fulltext DDL): every range index exists then, and an entity written right after
+    is found through the ``created_at`` index (``node_created_since``), as through a label scan.
+    graphiti-core's own build returned at the first failure, and an entity written while a range
+    index was still being created was missing from it."""
+    import re
+    from datetime import UTC, datetime
+
+    from bolt_server import create_graphiti_fulltext_indexes
+    from builders import _save
+    from graphiti_core.graph_queries import get_range_indices
+    from graphiti_core.nodes import EntityNode
+
+    want = {re.search(r"INDEX\s+(\w+)", q).group(1) for q in get_range_indices(GraphProvider.NEO4J)}
+    for i in range(4):
+        ep = bolt_server.create_database(f"t_{uuid.uuid4().hex[:12]}") if bolt_server.arcadedb else bolt_server
+        if bolt_server.arcadedb:
+            create_graphiti_fulltext_indexes(ep)
+        settings = load_settings(overrides={"graph.uri": ep.uri, "graph.user": ep.user, "graph.password": ep.password,
+                                            "graph.database": ep.database, "state_dir": str(tmp_path / str(i))},
+                                 environ={})
+        async with open_graph(settings) as g:
+            await g.settle()
+            assert want <= {r["name"] for r in await g.query("index_names")}
+            written = [f"{uuid.uuid4()}" for _ in range(20)]
+            for u in written:
+                await _save(EntityNode(uuid=u, name=u, group_id="g", labels=["Entity"], summary="",
+                                       created_at=datetime(2026, 1, 1, tzinfo=UTC), name_embedding=[0.5, 0.5]),
+                            g.driver, vector_procedure=not bolt_server.arcadedb)
+            since = {r["uuid"] for r in await g.query("node_created_since", since=datetime(2000, 1, 1, tzinfo=UTC))}
+            assert set(written) <= since

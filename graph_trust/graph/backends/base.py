@@ -13,11 +13,13 @@ import math
 import socket
 import ssl
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+import numpy as np
 from pydantic import SecretStr
 
 from graph_trust.errors import GraphAuthError, GraphConnectionError
@@ -53,6 +55,8 @@ class Connection(Protocol):
 
     async def run_text(self, text: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]: ...
 
+    async def attempts(self, call: Any, *args: Any, **kwargs: Any) -> Any: ...
+
 
 @dataclass
 class OpenedDriver:
@@ -65,6 +69,16 @@ class OpenedDriver:
 
 
 READ_BATCH = 4000  # embeddings per read of Backend.vector_read_ranges
+# read(text, params): the rows of a read statement, its ``v`` column as float32 arrays (Backend.vector_reads)
+VectorRead = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
+
+
+def float32_column(rows: list[dict[str, Any]], column: str = "v") -> list[dict[str, Any]]:
+    """``rows`` with ``column`` (stored embeddings, lists of numbers) as float32 arrays, None kept."""
+    for r in rows:
+        if r.get(column) is not None:
+            r[column] = np.asarray(r[column], dtype=np.float32)
+    return rows
 
 
 class Backend(ABC):
@@ -183,6 +197,16 @@ class Backend(ABC):
         width = max(1, min(4, math.ceil(math.log(max(2, items / max(1, batch)), 16))))
         prefixes = [format(i, f"0{width}x") for i in range(16 ** width)]
         return [(p, p[:-1] + chr(ord(p[-1]) + 1)) for p in prefixes]
+
+    @asynccontextmanager
+    async def vector_reads(self, conn: Connection) -> AsyncIterator[VectorRead]:
+        """``read(text, params)``: the rows of a read statement whose ``v`` column holds stored
+        embeddings, that column as float32 arrays (None where null), for the reads of every
+        embedding (the exact vector store's build, the exact scan). Here the rows of
+        :meth:`Connection.run_text`, converted."""
+        async def read(text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+            return float32_column(await conn.run_text(text, params, write=False))
+        yield read
 
     def similarity(self, score: float) -> float:
         """A vector index score on Graphiti's cosine scale, ``(1 + cos) / 2``."""

@@ -52,7 +52,20 @@ class BoltBackend(Backend):
         return OpenedDriver(driver, database)
 
     async def driver_ready(self, driver: Any) -> None:
-        driver._init_task = asyncio.get_running_loop().create_task(driver.build_indices_and_constraints())
+        driver._init_task = asyncio.get_running_loop().create_task(self._build_graphiti_indices(driver))
+
+    async def _build_graphiti_indices(self, driver: Any) -> None:
+        """graphiti-core's index statements (``build_indices_and_constraints``'), each run to its
+        end before this returns. graphiti-core's own build gathers them and fails at the first
+        error while the others still run (ArcadeDB rejects the fulltext DDL at once): waiting for
+        it returned while the range indexes were still being created, and an entity written then
+        was missing from the ``created_at`` index (``node_created_since`` did not return it,
+        a label scan did). The first error, "already exists" aside, is raised after all ran."""
+        statements = get_range_indices(self.provider) + get_fulltext_indices(self.provider)
+        results = await asyncio.gather(*(driver.execute_query(s) for s in statements), return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException) and "EquivalentSchemaRuleAlreadyExists" not in str(r):
+                raise r
 
     def clone(self, driver: Any, database: str) -> Any:
         raise AssertionError("a Bolt server keeps every group in one database")

@@ -4,6 +4,7 @@ graph of its own, vector scores are distances, index DDL answers "already indexe
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import re
 import time
@@ -12,10 +13,13 @@ from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import redis.exceptions as rx
 from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.query_result import parse_scalar
 from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb_driver import FalkorDriver
+from redis.asyncio import ConnectionPool, Redis
 
 from graph_trust.errors import GraphConnectionError
 from graph_trust.graph.backends.base import (
@@ -24,6 +28,7 @@ from graph_trust.graph.backends.base import (
     Backend,
     Connection,
     OpenedDriver,
+    VectorRead,
     auth_failed,
     unreachable,
 )
@@ -35,6 +40,8 @@ if TYPE_CHECKING:
 DEFAULT_GRAPH = "default_db"  # graphiti-core FalkorDriver's default database
 _EMPTY_KEY = "Invalid graph operation on empty key"  # reading a graph that does not exist
 _FILLING = re.compile(r"(\d+)/(\d+)")  # "[Indexing] 6668/20000: UNDER CONSTRUCTION"
+READ_CHUNK = 1 << 20  # bytes per socket read of vector_reads' replies (several MB each)
+VECTORF32 = 12  # a vecf32 value in a --compact reply (falkordb-py's ResultSetScalarTypes.VALUE_VECTORF32)
 
 
 REBUILD_SUFFIX = "__graph_trust_rebuild"  # the spare copy rebuild_indexes makes
@@ -177,9 +184,59 @@ class FalkorDBBackend(Backend):
         step = max(1, math.ceil(top * batch / max(1, items)))
         return [(lo, min(top, lo + step)) for lo in range(0, top, step)]
 
+    @asynccontextmanager
+    async def vector_reads(self, conn: Connection) -> AsyncIterator[VectorRead]:
+        """Reads over connections of their own that speak RESP3, where FalkorDB sends a vecf32's
+        elements as doubles, which the reply parser (hiredis) makes floats in C, instead of the
+        decimal strings falkordb-py converts one by one in Python (over half a store build's
+        time). Same values: the float32 numbers the graph holds, exactly (both replies print
+        each with enough digits to round-trip). The other columns are parsed by falkordb-py.
+        Replies of several MB are read a MB at a time (redis-py's default: 32 KB)."""
+        pool = conn.driver.client.connection.connection_pool
+        kwargs = pool.connection_kwargs
+        resp3 = Redis.from_pool(ConnectionPool(connection_class=pool.connection_class, **{
+            **kwargs, "protocol": 3, "socket_read_size": max(kwargs.get("socket_read_size", 0), READ_CHUNK)}))
+        graph = conn.driver.client.select_graph(conn.database)
+
+        async def read(text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+            query = graph._build_params_header(params) + text  # as falkordb-py sends parameters
+            try:
+                reply = await conn.attempts(resp3.execute_command, "GRAPH.RO_QUERY", conn.database, query, "--compact")
+            except rx.ResponseError as exc:
+                if _EMPTY_KEY in str(exc):
+                    return []  # as run: a graph never written reads as an empty one
+                raise
+            return await _compact_rows(reply, graph)
+
+        try:
+            yield read
+        finally:
+            await resp3.aclose()
+
     def similarity(self, score: float) -> float:
         """FalkorDB's vector index returns a cosine distance (1 - cos)."""
         return (2.0 - score) / 2.0
+
+
+async def _compact_rows(reply: list[Any], graph: Any) -> list[dict[str, Any]]:
+    """The rows of a ``--compact`` reply as falkordb-py parses them, a vecf32 as a float32 array
+    (a column of vectors of one length converted at once: a row of one matrix each)."""
+    if isinstance(reply[-1], rx.ResponseError):  # an error while the query ran
+        raise reply[-1]
+    if len(reply) < 3:  # statistics only
+        return []
+    names, rows = [h[1] for h in reply[0]], reply[1]
+    columns: list[list[Any]] = []
+    for cells in zip(*rows, strict=True):
+        vectors = [c[1] for c in cells if c[0] == VECTORF32]
+        if vectors and len(vectors) == len(cells) and len({len(v) for v in vectors}) == 1:
+            matrix = np.fromiter(itertools.chain.from_iterable(vectors), dtype=np.float32,
+                                 count=len(vectors) * len(vectors[0])).reshape(len(vectors), len(vectors[0]))
+            columns.append(list(matrix))
+        else:
+            columns.append([np.asarray(c[1], dtype=np.float32) if c[0] == VECTORF32 else await parse_scalar(c, graph)
+                            for c in cells])
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
 def one_build_at_a_time(driver: Any, after: Any = None) -> Any:
