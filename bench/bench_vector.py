@@ -290,20 +290,24 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             min_score = cfg_v.edge_config.sim_min_score
             index_stage = default.cosine.model_copy(update={"mode": "index"})
             store_stage = default.cosine.model_copy(update={"mode": "store"})
-            view = store_view(store_stage, driver, "edge")
-            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "bm25_store": [],
-                                               "cosine_scan": [], "cosine_store": []}
+            has_store = built["edge"]["status"] != "disabled"  # --set vector_index.store=false: none
+            view = store_view(store_stage, driver, "edge") if has_store else None
+            stage_t: dict[str, list[float]] = {"bm25_graphiti": [], "bm25_trust_search": [], "cosine_scan": []}
+            if has_store:
+                stage_t |= {"bm25_store": [], "cosine_store": []}
             if not skip_index:
                 stage_t["cosine_index"] = []
             for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
                 for name, run in (("bm25_graphiti", su.edge_fulltext_search(driver, q, SearchFilters(), [GROUP], pool)),
                                   ("bm25_trust_search", edge_fulltext_candidates(driver, q, SearchFilters(), [GROUP],
                                                                                  pool)),
-                                  ("bm25_store", bm25_candidates("edge", driver, view, q, SearchFilters(), [GROUP], pool)),
+                                  *((("bm25_store", bm25_candidates("edge", driver, view, q, SearchFilters(),
+                                                                    [GROUP], pool)),) if has_store else ()),
                                   ("cosine_scan", su.edge_similarity_search(driver, v, None, None, SearchFilters(),
                                                                             [GROUP], pool, min_score)),
-                                  ("cosine_store", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
-                                                                     pool, min_score, store_stage)),
+                                  *((("cosine_store", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
+                                                                        pool, min_score, store_stage)),)
+                                    if has_store else ()),
                                   *((("cosine_index", cosine_candidates("edge", driver, v, SearchFilters(), [GROUP],
                                                                         pool, min_score, index_stage)),)
                                     if not skip_index else ())):
@@ -326,9 +330,9 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 return hits / (10 * len(vectors))
 
             recall = None if skip_index else await recall_of(index_stage)
-            store_recall = await recall_of(store_stage)
+            store_recall = await recall_of(store_stage) if has_store else None
             own_after = own_memory_mb()
-            mapped = store_mapped_mb(view)
+            mapped = store_mapped_mb(view) if has_store else None
 
             # at weight 0 with the reference settings: the default's top 10 against search_'s
             say("the default at weight 0 against search_")
@@ -341,7 +345,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 scan = await su.edge_similarity_search(driver, v, None, None, SearchFilters(), [GROUP], pool,
                                                        min_score)
                 idx = await cosine_candidates("edge", driver, v, SearchFilters(), [GROUP], pool, min_score,
-                                              store_stage)
+                                              store_stage if has_store else index_stage)
                 equal = [e.uuid for e in ours.edges] == [e.uuid for e in vanilla.edges] and (
                     ours.edge_reranker_scores == vanilla.edge_reranker_scores)
                 same += equal
@@ -353,7 +357,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
             say(f"refresh after {n_edges // 100:,} new edges (1%)")
             added = await synth.add_edges(conn, emb, max(1, n_edges // 100))
             t0 = time.perf_counter()
-            change = await view.refresh(driver, "edge")
+            change = await view.refresh(driver, "edge") if has_store else {"added": None}
             refresh_s = time.perf_counter() - t0
             after_add = []
             for q, v in zip(texts[:stage_queries], vectors[:stage_queries], strict=True):
@@ -373,7 +377,7 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                     "tie_share": edge_check["measurement"]["tie_share"],
                     "queries": edge_check["measurement"]["queries"]},
                 "choice": None if edge_check is None else edge_check["choice"], "default_stages": timed_stages,
-                "store": {"build_s": round(store_build_s, 2), "items": store_meta["items"],
+                "store": None if not has_store else {"build_s": round(store_build_s, 2), "items": store_meta["items"],
                           "library": vector_store.library(), "recall_at_10": round(store_recall, 4),
                           "vectors_mb": round(view.vectors.nbytes / 2**20, 1), "files_mb": store_files_mb(view),
                           "mapped_rss_mb": mapped, "process_rss_growth_mb": round(own_after - own_before, 1),
