@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from sync_fixtures import bulk_graph, review_db, row
+from sync_fixtures import bulk_graph, edge_props, review_db, row
 
 from graph_trust.access.sensitivity import scale_of, scope_parts
 from graph_trust.config import load_settings
@@ -238,3 +238,100 @@ async def test_every_transition_over_bolt(bolt_settings, tmp_path, unique):
     """The neo4j dialect (edge_labels_set, the scans and checksums) on ArcadeDB's Bolt endpoint."""
     async with open_graph(bolt_settings) as g:
         await _transitions(g, bolt_settings, tmp_path, f"b{unique}")
+
+
+async def _labelled_world(graph, settings, tmp_path: Path, group: str):
+    """Three edges: e0 cited only by an unscored row with labels (labels only), e1 promoted, e2 by no row."""
+    edges = await bulk_graph(graph, group, 3)
+    db = review_db(tmp_path / "review.sqlite3", [row("c0", edges[0], "rejected", group, sensitivity="high", scope="org",
+                                                      memory_type="instruction"),
+                                                  row("c1", edges[1], "promoted", group)])
+    return edges, db
+
+
+async def test_verify_sees_hand_edits_of_a_labels_only_edge(graph, settings, tmp_path, unique):
+    """No drift on a labels-only edge as sync left it; each hand edit of it is drift of its kind,
+    found and healed by the next normal run (the graph's checksums count labels-only edges)."""
+    group = f"v{unique}"
+    (e0, _, e2), db = await _labelled_world(graph, settings, tmp_path, group)
+    gg = graph.for_group(group)
+    await run_sync(settings, review_db=db, graph=graph)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.in_sync and v.edges_checked == 2, v.drift
+    edits = {"SET r.sensitivity = 'low'": "edge_wrong_trust", "SET r.scope = 'org & team-a'": "edge_wrong_trust",
+             "SET r.trust_score = 0.5, r.trust_status = 'promoted'": "edge_wrong_trust",
+             "SET r.memory_type = 'instruction'": "edge_wrong_trust",
+             "REMOVE r.sensitivity, r.scope": "edge_missing_trust"}
+    for edit, kind in edits.items():
+        await gg.run_text(f"MATCH ()-[r:RELATES_TO {{uuid: $u}}]->() {edit}", {"u": e0}, write=True)
+        v = await verify(settings, review_db=db, graph=graph)
+        assert not v.in_sync and v.drift[kind] == 1 and sum(v.drift.values()) == 1, (edit, v.drift)
+        assert v.examples[kind][0]["uuid"] == e0
+        healed = await run_sync(settings, review_db=db, graph=graph)
+        assert healed.drift_healed == 1 and (healed.edges_set, healed.edges_cleared) == (0, 1), edit
+        props = (await edge_props(graph, group))[e0]
+        assert {p: props[p] for p in ("trust_score", "trust_status", "trust_run_id", "memory_type",
+                                      "sensitivity", "scope")} == {
+            "trust_score": None, "trust_status": None, "trust_run_id": None, "memory_type": None,
+            "sensitivity": "high", "scope": "org"}, edit
+        assert (await verify(settings, review_db=db, graph=graph)).in_sync, edit
+    # labels on an edge no row cites are sync's like trust: stale, and removed by the next run
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.sensitivity = 'high'", {"u": e2}, write=True)
+    v = await verify(settings, review_db=db, graph=graph)
+    assert v.drift["edge_stale_trust"] == 1 and v.examples["edge_stale_trust"][0]["uuid"] == e2
+    await run_sync(settings, review_db=db, graph=graph)
+    assert (await edge_props(graph, group))[e2]["sensitivity"] is None
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+
+
+async def test_a_state_store_and_journal_from_before_labels_only_edges(graph, settings, tmp_path, unique):
+    """A state store whose desired state cannot hold labels-only edges (trust_score NOT NULL), with
+    the journal of a run that cleared an edge (written as before: every property absent): opened
+    again, its desired state is recomputed from a full re-read, the labels come back, and the old
+    run still rolls back exactly."""
+    group = f"m{unique}"
+    (e0, e1, _), db = await _labelled_world(graph, settings, tmp_path, group)
+    settings.sync.tiers = {**settings.sync.tiers, "rejected": 0.0}  # e0 scored 0 first, with its labels
+    first = await run_sync(settings, review_db=db, graph=graph)
+    before_old = await edge_props(graph, group)
+    settings.sync.tiers = {**settings.sync.tiers, "rejected": None}
+    state = tmp_path / "state" / "state.sqlite3"
+    con = sqlite3.connect(state)
+    with con:  # what the earlier version left: its table, and a run that cleared e0 and its labels
+        con.execute("ALTER TABLE sync_desired RENAME TO d")
+        con.execute("CREATE TABLE sync_desired (source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, "
+                    "trust_score REAL NOT NULL, trust_status TEXT, memory_type TEXT, sensitivity TEXT, scope TEXT, "
+                    "PRIMARY KEY (source, graph, uuid)) WITHOUT ROWID")
+        con.execute("INSERT INTO sync_desired SELECT * FROM d WHERE trust_score IS NOT NULL")
+        con.execute("DROP TABLE d")
+    con.close()
+    await graph.for_group(group).run_text(
+        "MATCH ()-[r:RELATES_TO {uuid: $u}]->() REMOVE " + ", ".join(f"r.{p}" for p in EDGE_PROPS), {"u": e0},
+        write=True)
+    from graph_trust.sync.store.state import StateStore
+    store = StateStore(state)
+    old_run = "sync-20260101T000000Z-0old00"
+    with store.tx() as c:
+        c.execute("INSERT INTO sync_runs (run_id, seq, kind, graph_key, graph, started_at, ended_at, status) "
+                  "SELECT ?, seq + 1, kind, graph_key, graph, started_at, started_at, 'ok' FROM sync_runs "
+                  "WHERE run_id = ?", (old_run, first.run_id))
+        c.execute("INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state) "
+                  "SELECT ?, 1, graph_key, graph, 'edge', ?, ?, ?, 'applied' FROM sync_journal WHERE run_id = ? LIMIT 1",
+                  (old_run, e0, json.dumps({p: before_old[e0].get(p) for p in EDGE_PROPS} | {
+                      "trust_updated_at": None}, sort_keys=True), json.dumps(dict.fromkeys(EDGE_PROPS)), first.run_id))
+    store.close()
+    store = StateStore(state)  # opened again: the old desired state goes, every row is read again
+    declared = store.con.execute("SELECT sql FROM sqlite_master WHERE name = 'sync_desired'").fetchone()[0]
+    assert "trust_score REAL NOT NULL" not in declared and "trust_score REAL," in declared
+    store.close()
+    again = await run_sync(settings, review_db=db, graph=graph)
+    assert again.candidates_changed == 2
+    props = (await edge_props(graph, group))[e0]
+    assert (props["trust_score"], props["sensitivity"], props["scope"]) == (None, "high", "org")
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    await rollback(settings, again.run_id, graph=graph)
+    await rollback(settings, old_run, graph=graph)  # the journal row written before: restored exactly
+    props = (await edge_props(graph, group))[e0]
+    assert {p: props[p] for p in ("trust_score", "trust_status", "sensitivity", "scope", "memory_type")} == {
+        p: before_old[e0][p] for p in ("trust_score", "trust_status", "sensitivity", "scope", "memory_type")}
+    assert (await edge_props(graph, group))[e1]["trust_score"] == 1.0
