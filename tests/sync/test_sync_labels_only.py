@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from sync_fixtures import bulk_graph, edge_props, review_db, row
+from sync_fixtures import bulk_graph, edge_props, review_db, row, set_rows
 
 from graph_trust.access.sensitivity import scale_of, scope_parts
 from graph_trust.config import load_settings
@@ -335,3 +335,30 @@ async def test_a_state_store_and_journal_from_before_labels_only_edges(graph, se
     assert {p: props[p] for p in ("trust_score", "trust_status", "sensitivity", "scope", "memory_type")} == {
         p: before_old[e0][p] for p in ("trust_score", "trust_status", "sensitivity", "scope", "memory_type")}
     assert (await edge_props(graph, group))[e1]["trust_score"] == 1.0
+
+
+async def test_access_control_still_withholds_a_labels_only_fact(graph, settings, tmp_path, unique):
+    """The reviewer moves a fact's only row to an unscored status: search sees no trust on it, and
+    callers its labels exclude still do not see it."""
+    from sync_fixtures import FACTS, build
+
+    from graph_trust import api
+    from graph_trust.access.trust_context import TrustContext
+
+    group = f"a{unique}"
+    u = (await build(graph, group))[FACTS[0].fact]
+    db = review_db(tmp_path / "review.sqlite3", [row("c1", u, "promoted", group, sensitivity="high", scope="ops")])
+    settings.review.url = str(db)
+    await run_sync(settings, review_db=db, graph=graph)
+    set_rows(db, "UPDATE candidates SET status = 'rejected'")
+    await run_sync(settings, review_db=db, graph=graph)
+    query = "billing-db backup job"
+
+    async def shown(ctx: TrustContext) -> dict:
+        out = await api.search_visible(settings, query, trust_context=ctx, groups=[group], limit=10)
+        return {r.uuid: r for r in out.records if r.kind == "edge" and r.text == FACTS[0].fact}
+
+    cleared = await shown(TrustContext("hyper", scopes=("ops",)))
+    assert u in cleared and cleared[u].trust_score is None and cleared[u].sensitivity == "high"
+    assert u not in await shown(TrustContext("medium", scopes=("ops",)))  # above the clearance
+    assert u not in await shown(TrustContext("hyper", scopes=("team-a",)))  # another scope
