@@ -1,7 +1,8 @@
 // Write an unscored state on RELATES_TO edges matched by uuid: every property sync owns is removed,
 // then the given ones other than trust_score are set (a null value leaves the property absent). Sync
-// writes a labels-only edge this way (sensitivity and scope, nothing else); a rollback restores the
-// exact properties an edge held without a trust_score.
+// writes a labels-only edge this way: sensitivity and scope with trust_run_id and trust_updated_at
+// (the run that wrote the labels: the mark that sync owns them), no trust_score, trust_status nor
+// memory_type. A rollback restores the exact properties an edge held without a trust_score.
 // FalkorDB: UNWIND over the rows, each looked up through the uuid index.
 // Parameters: $rows, a list of maps {uuid, trust_status, trust_run_id, trust_updated_at,
 // memory_type, sensitivity, scope}. Returns matched: edges written.

@@ -152,7 +152,11 @@ class EdgePhase:
                     missing.append(row[1])
                     continue
                 before = edge_values(cur)
-                if props_equal(before, new, _COMPARED) and (new["trust_score"] is not None or before == new):
+                # nothing to write: the same values on an edge sync owns (hand labels equal to a
+                # labels-only row's are still written, with the run id, so its rows decide them from
+                # now on), or a clear of an edge sync does not own (what someone else set stays)
+                if (props_equal(before, new, _COMPARED) and graphstate.owned(before) if graphstate.owned(new)
+                        else not graphstate.owned(before)):
                     r.edges_unchanged += new["trust_score"] is not None
                     continue
                 changes.append(Change(row[1], before, new, (cur.get("source_uuid"), cur.get("target_uuid"))))
@@ -190,10 +194,14 @@ def _clears(work: tuple) -> bool:
 def new_values(work: tuple, run_id: str, now: str) -> dict:
     """Every owned property an edge gets from a work row (trust_score, trust_status, memory_type,
     sensitivity, scope): its trust with this run's id and time; a labels-only row (no trust_score)
-    its sensitivity and scope and nothing else; a clearing row nothing."""
+    its sensitivity and scope with this run's id and time (the mark that sync owns them) and no
+    trust; a clearing row nothing."""
     score, status, memory_type, sensitivity, scope = work[:5]
+    if score is None and sensitivity is None and scope is None:
+        return dict.fromkeys(EDGE_PROPS)
     if score is None:
-        return {**dict.fromkeys(EDGE_PROPS), "sensitivity": sensitivity, "scope": scope}
+        return {**dict.fromkeys(EDGE_PROPS), "trust_run_id": run_id, "trust_updated_at": now,
+                "sensitivity": sensitivity, "scope": scope}
     return {"trust_score": score, "trust_status": status, "trust_run_id": run_id, "trust_updated_at": now,
             "memory_type": memory_type, "sensitivity": sensitivity, "scope": scope}
 

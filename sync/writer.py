@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.sync.aggregate import same_score
-from graph_trust.sync.graphstate import bucket_range, tracked, upsert_shadow
+from graph_trust.sync.graphstate import bucket_range, owned, upsert_shadow
 from graph_trust.sync.store.named import run, run_many
 from graph_trust.sync.store.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
@@ -352,7 +352,7 @@ def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None
     """The shadow follows the values just written (as ``upsert_shadow`` records them)."""
     rows, drops = [], []
     for ch in applied:
-        if not tracked(ch.new):
+        if not owned(ch.new):
             drops.append((graph_key, graph, ch.uuid))
             continue
         score, *rest = map(ch.new.get, EDGE_PROPS)

@@ -789,8 +789,8 @@ UPDATE sync_journal SET state = 'void' WHERE run_id = :run_id AND batch = :batch
 -- name: journal_work
 -- Journal temp.work's rows :lo..:hi (rowids) as pending edge changes of batch :batch: the previous
 -- values from the shadow or temp.foreign_props (else :absent), the new ones from the row and the run
--- (:absent when it clears; a labels-only row: its labels, nothing else). JSON objects with sorted
--- keys, as writer.journal_json writes them.
+-- (:absent when it clears; a labels-only row: its labels with the run's id and time, no trust). JSON
+-- objects with sorted keys, as writer.journal_json writes them.
 -- :run, :batch, :graph_key, :now, :absent, :lo, :hi
 INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
 SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
@@ -803,8 +803,8 @@ SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
             ELSE :absent END,
        CASE WHEN w.trust_score IS NULL AND w.sensitivity IS NULL AND w.scope IS NULL THEN :absent
             WHEN w.trust_score IS NULL THEN json_object('memory_type', NULL, 'scope', w.scope,
-                'sensitivity', w.sensitivity, 'trust_run_id', NULL, 'trust_score', NULL, 'trust_status', NULL,
-                'trust_updated_at', NULL)
+                'sensitivity', w.sensitivity, 'trust_run_id', :run, 'trust_score', NULL, 'trust_status', NULL,
+                'trust_updated_at', :now)
             ELSE json_object('memory_type', w.memory_type, 'scope', w.scope, 'sensitivity', w.sensitivity,
                 'trust_run_id', :run, 'trust_score', w.trust_score, 'trust_status', w.trust_status,
                 'trust_updated_at', :now) END,
@@ -815,12 +815,11 @@ LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
 WHERE w.rowid BETWEEN :lo AND :hi
 
 -- name: shadow_from_work
--- The shadow follows temp.work's rows :lo..:hi that set trust or labels only (no run id nor time), but
--- those of :missing (JSON list of uuids the graph did not have). :graph_key, :run, :now, :lo, :hi, :missing
+-- The shadow follows temp.work's rows :lo..:hi that set trust or labels only (both with the run's id
+-- and time), but those of :missing (JSON list of uuids the graph did not have). :graph_key, :run, :now, :lo, :hi, :missing
 INSERT INTO sync_shadow (graph_key, graph, uuid, trust_score, trust_status, trust_run_id, trust_updated_at,
     memory_type, sensitivity, scope)
-SELECT :graph_key, graph, uuid, trust_score, trust_status, CASE WHEN trust_score IS NULL THEN NULL ELSE :run END,
-    CASE WHEN trust_score IS NULL THEN NULL ELSE :now END, memory_type, sensitivity, scope FROM temp.work
+SELECT :graph_key, graph, uuid, trust_score, trust_status, :run, :now, memory_type, sensitivity, scope FROM temp.work
 WHERE rowid BETWEEN :lo AND :hi AND (trust_score IS NOT NULL OR sensitivity IS NOT NULL OR scope IS NOT NULL)
 AND uuid NOT IN (SELECT value FROM json_each(:missing))
 ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET trust_score = excluded.trust_score,
@@ -930,8 +929,8 @@ SELECT w.uuid, w.score FROM temp.want w WHERE w.score IS NOT NULL AND NOT EXISTS
 DROP TABLE IF EXISTS temp.actual
 
 -- name: create_actual
--- temp.actual: every edge carrying trust or labels (sensitivity, scope), as the graph holds it, with
--- its endpoints.
+-- temp.actual: every edge sync owns (trust_score or trust_run_id: labels-only edges included), as the
+-- graph holds it, with its endpoints.
 CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, trust_score, trust_status, trust_run_id, trust_updated_at,
     memory_type, sensitivity, scope, source_uuid TEXT, target_uuid TEXT, PRIMARY KEY (graph, uuid))
 
@@ -952,8 +951,8 @@ WHERE d.edge_uuid IS NULL OR (a.trust_score IS NULL) <> (d.score IS NULL) OR abs
    OR a.sensitivity IS NOT d.sensitivity OR a.scope IS NOT d.scope ORDER BY a.graph, a.uuid
 
 -- name: desired_missing
--- The desired edges the graph holds neither trust nor labels on: graph, uuid, score (NULL: labels
--- only), by graph, uuid.
+-- The desired edges sync does not own in the graph (neither trust_score nor trust_run_id; labels set
+-- by hand do not count): graph, uuid, score (NULL: labels only), by graph, uuid.
 SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS
 (SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) ORDER BY d.graph, d.edge_uuid
 

@@ -152,17 +152,18 @@ async def _edge_trust_clear(c: Ctx):
 
 @case("edge_labels_set")
 async def _edge_labels_set(c: Ctx):
-    """Every owned property removed, then the row's set but trust_score (a labels-only edge; a
-    rollback of what an edge held without a score)."""
+    """Every owned property removed, then the row's set but trust_score (a labels-only edge: its
+    labels with the run that wrote them; a rollback of what an edge held without a score)."""
     e1, e2 = c.e(0), c.e(1)
     await c.set_trust({e1: 0.7, e2: 0.9}, memory_type="semantic", sensitivity="low", scope="ops")
-    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"sensitivity": "high", "scope": "team-a & team-b"}
+    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "trust_updated_at": NOW, "sensitivity": "high",
+                                              "scope": "team-a & team-b"}
     rows = {e1: labels, "no-such-edge": labels}
     assert await c.g.write("edge_labels_set", uuids=list(rows), by_uuid=rows) == [{"matched": 1}]
     p1 = await c.rel(e1)
-    assert {k: p1.get(k) for k in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | {"sensitivity": "high",
-                                                                              "scope": "team-a & team-b"}
-    assert set(SYNC_PROPS) & set(p1) == {"sensitivity", "scope"} and p1["fact"] == c.edges[e1]["fact"]
+    assert {k: p1.get(k) for k in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | labels
+    assert set(SYNC_PROPS) & set(p1) == {"trust_run_id", "trust_updated_at", "sensitivity", "scope"}
+    assert p1["fact"] == c.edges[e1]["fact"]
     assert (await c.rel(e2))["trust_score"] == 0.9
     status_only = {e1: dict.fromkeys(SYNC_PROPS[1:]) | {"trust_status": "manual"}}
     assert await c.g.write("edge_labels_set", uuids=[e1], by_uuid=status_only) == [{"matched": 1}]
@@ -222,16 +223,16 @@ async def _edges_with_foreign_props(c: Ctx):
     e1, e2, e3, e4 = c.e(0), c.e(1), c.e(2), c.e(3)
     assert await c.g.query("edges_with_foreign_props") == []
     await c.set_trust({e1: 0.5})  # trust_score present: not foreign
-    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.trust_status = 'manual'",
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.trust_status = 'manual', r.scope = 'x'",
                        {"u": e2}, write=True)
-    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.scope = 'x', r.memory_type = 'm'",
-                       {"u": e4}, write=True)  # labels: read by edges_with_trust (labels only), not foreign
+    labels_only = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "trust_updated_at": NOW, "scope": "y"}
+    await c.g.write("edge_labels_set", uuids=[e4], by_uuid={e4: labels_only})  # a run id: sync's, not foreign
     await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.memory_type = 'episodic'",
                        {"u": e3}, write=True)
     rows = sorted(await c.g.query("edges_with_foreign_props"), key=lambda r: r["uuid"])
     expected = [
         {"uuid": e2, "trust_status": "manual", "trust_run_id": None, "trust_updated_at": None,
-         "memory_type": None, "sensitivity": None, "scope": None},
+         "memory_type": None, "sensitivity": None, "scope": "x"},
         {"uuid": e3, "trust_status": None, "trust_run_id": None, "trust_updated_at": None,
          "memory_type": "episodic", "sensitivity": None, "scope": None},
     ]
@@ -243,14 +244,16 @@ async def _edges_with_trust(c: Ctx):
     ordered = sorted(c.edges)
     scores = {u: 0.1 * (i + 1) for i, u in enumerate(ordered) if i not in (3, 4)}  # one edge without trust
     await c.set_trust(scores)
-    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"sensitivity": "high"}  # and one labels only: read too
+    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "sensitivity": "high"}  # one labels only: read too
     await c.g.write("edge_labels_set", uuids=[ordered[4]], by_uuid={ordered[4]: labels})
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.sensitivity = 'high', r.scope = 'x'",
+                       {"u": ordered[3]}, write=True)  # labels set by hand, no run id: not sync's, not read
     lo, hi = ordered[1], ordered[-2]  # lo inclusive, hi exclusive
     rows = await c.g.query("edges_with_trust", lo=lo, hi=hi)
     expected = [u for u in ordered if lo <= u < hi and u != ordered[3]]
     assert sorted(r["uuid"] for r in rows) == expected and len(expected) == len(ordered) - 4
     labelled = next(r for r in rows if r["uuid"] == ordered[4])
-    assert {p: labelled[p] for p in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | {"sensitivity": "high"}
+    assert {p: labelled[p] for p in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | labels
     for r in rows:
         if r["uuid"] == ordered[4]:
             continue
@@ -273,6 +276,8 @@ async def _trust_with_one_scope(c: Ctx) -> tuple[str, dict[str, float]]:
 @case("edge_trust_checksums")
 async def _edge_trust_checksums(c: Ctx):
     first, scores = await _trust_with_one_scope(c)
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.sensitivity = 'high'",
+                       {"u": sorted(c.edges)[-1]}, write=True)  # labels set by hand, no run id: not counted
     expected = collections.defaultdict(lambda: [0, 0.0])
     for u, s in scores.items():
         b = expected[(u[:1], "verified", "semantic", None, "ops" if u == first else None)]
@@ -289,8 +294,9 @@ async def _edge_trust_checksums(c: Ctx):
 @case("edge_trust_totals")
 async def _edge_trust_totals(c: Ctx):
     first, scores = await _trust_with_one_scope(c)
-    last = sorted(c.edges)[-1]  # labels only: counted, with no score
-    await c.g.write("edge_labels_set", uuids=[last], by_uuid={last: dict.fromkeys(SYNC_PROPS[1:]) | {"scope": "x"}})
+    last = sorted(c.edges)[-1]  # labels only (a run id): counted, with no score
+    await c.g.write("edge_labels_set", uuids=[last],
+                    by_uuid={last: dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "scope": "x"}})
     rows = await c.g.query("edge_trust_totals")
     got = {(r["trust_status"], r["memory_type"], r["sensitivity"], r["scope"]): (r["n"], r["score_sum"]) for r in rows}
     rest = [s for u, s in scores.items() if u != first]

@@ -78,7 +78,7 @@ async def test_changes_manual_edits_and_rollback(world):
     second = await run_sync(settings, review_db=db, graph=graph)
     props = await edge_props(graph, group)
     assert props[u[0]]["trust_score"] is None and props[u[0]]["memory_type"] is None
-    assert (props[u[0]]["sensitivity"], props[u[0]]["scope"], props[u[0]]["trust_run_id"]) == ("low", "ops", None)
+    assert (props[u[0]]["sensitivity"], props[u[0]]["scope"], props[u[0]]["trust_run_id"]) == ("low", "ops", second.run_id)
     assert props[u[1]]["trust_score"] is None
     assert props[u[2]]["trust_score"] == 1.0
     assert second.edges_cleared == 2 and second.edges_set == 1 and second.drift_healed == 1

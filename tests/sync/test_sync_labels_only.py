@@ -1,15 +1,18 @@
 """A status whose tier is null never drops an edge's access labels.
 
 An edge whose citing rows all have unscored statuses is *labels only*: no trust_score,
-trust_status, trust_run_id, trust_updated_at nor memory_type, but the strictest sensitivity and
-every scope of all its rows, as a scored edge has. Hypothesis plays random review histories under
-random tier maps holding null tiers (rows moving into and out of unscored statuses, labels edited,
-rows added and deleted; normal and ``--full`` runs) on a real FalkorDB, and after every run checks
-the labels against the rows, that labels-only edges carry no trust, that entity trust ignores
-them, that a following normal run writes nothing and that ``verify`` is at 0; at the end it rolls
-back every run, newest first, each restoring the graph exactly. Then the same on the Bolt path,
-``verify`` on hand edits of a labels-only edge, and rollback of a journal written before the
-labels-only state existed."""
+trust_status nor memory_type, but the strictest sensitivity and every scope of all its rows, as a
+scored edge has, and the trust_run_id and trust_updated_at of the run that wrote them (the mark that
+sync owns them). Labels set by hand on an edge no row cites are not sync's: no run changes them,
+``verify`` does not report them, a rollback leaves them. Hypothesis plays random review histories
+under random tier maps holding null tiers (rows moving into and out of unscored statuses, labels
+edited, rows added and deleted; normal and ``--full`` runs), with random hand labels on the edges no
+row cites, on a real FalkorDB, and after every run checks the labels against the rows (the hand
+labels as set), that labels-only edges carry no trust, that entity trust ignores them, that a
+following normal run writes nothing and that ``verify`` is at 0; at the end it rolls back every
+run, newest first, each restoring the graph exactly. Then the same on the Bolt path, ``verify`` on
+hand edits of a labels-only edge and on hand labels of an edge no row cites (and then one does),
+and rollback of a journal written before the labels-only state existed."""
 
 from __future__ import annotations
 
@@ -32,13 +35,18 @@ from graph_trust.graph.connection import open_graph
 from graph_trust.sync import rollback, run_sync, verify
 from graph_trust.sync.aggregate import aggregate, same_score
 from graph_trust.sync.labels import joined_scope, strictest_sensitivity
+from graph_trust.sync.review_db import insert_rows
 from graph_trust.sync.store.state import EDGE_PROPS
 
 STATUSES = ("promoted", "corroborated", "candidate", "rejected", "expired")
-TRUST_PROPS = ("trust_score", "trust_status", "trust_run_id", "trust_updated_at", "memory_type")
+TRUST_PROPS = ("trust_score", "trust_status", "memory_type")
+MARK_PROPS = ("trust_run_id", "trust_updated_at")  # the run that wrote the edge: sync owns it
 LABELS = [None, "public", "low", "internal", "medium", "high", "secret"]  # secret: unknown, above every level
 SCOPES = [None, "org", "team-a", "team-b"]
-N_EDGES, CITED = 5, 4  # the last edge is cited by no row
+N_EDGES, CITED = 6, 4  # the last two edges are cited by no row
+# what someone else set by hand on an edge no row cites: labels (and a memory_type), never sync's
+HAND = st.fixed_dictionaries({"sensitivity": st.sampled_from(LABELS), "scope": st.sampled_from(SCOPES),
+                              "memory_type": st.sampled_from([None, None, "fact"])})
 
 
 @st.composite
@@ -60,9 +68,11 @@ EDIT = st.one_of(st.tuples(st.just("status"), st.integers(0, 99), st.sampled_fro
 class World:
     """One group's graph, a review DB and a state directory, with the checks every run must pass."""
 
-    def __init__(self, graph, settings, group: str, edges: list[str], db: Path, rows: dict[str, tuple]) -> None:
+    def __init__(self, graph, settings, group: str, edges: list[str], db: Path, rows: dict[str, tuple],
+                 hand: dict[str, dict] | None = None) -> None:
         self.graph, self.settings, self.group, self.edges, self.db = graph, settings, group, edges, db
         self.rows = rows  # id -> (edge index, status, sensitivity, scope, memory_type)
+        self.hand = hand or {}  # uncited edge uuid -> the properties set on it by hand
         self.tiers = dict(settings.sync.tiers)
         self.scale = scale_of(settings)
         self.ends: dict[str, tuple[str, str]] = {}
@@ -117,6 +127,10 @@ class World:
         for k, u in enumerate(self.edges):
             cites = [r for r in self.rows.values() if r[0] == k]
             have = snap["edges"][u]
+            if u in self.hand:  # no row cites it: exactly what was set by hand, whatever ran
+                assert have == {p: self.hand[u].get(p) for p in EDGE_PROPS}, (u, have)
+                scores[u] = None
+                continue
             sens = strictest_sensitivity([r[2] for r in cites], self.scale)
             scope = joined_scope([r[3] for r in cites])
             # never lower, never wider than the rows citing it demand ...
@@ -128,8 +142,10 @@ class World:
             if scored:
                 assert same_score(have["trust_score"], max(scored)), (u, have, cites)
                 assert self.tiers[have["trust_status"]] == max(scored) and have["trust_run_id"], (u, have)
-            else:  # labels only (or nothing): no trust property, no memory_type
+            else:  # labels only (or nothing): no trust property, no memory_type; the run that wrote the labels
                 assert all(have[p] is None for p in TRUST_PROPS), (u, have, cites)
+                labelled = sens is not None or scope is not None
+                assert all((have[p] is not None) == labelled for p in MARK_PROPS), (u, have, cites)
             scores[u] = have["trust_score"]
         for n, (held, _) in snap["entities"].items():  # labels-only edges carry no trust to entities
             want = aggregate([s for u, s in scores.items() if n in self.ends[u]], self.settings.sync.aggregation)
@@ -177,18 +193,24 @@ def test_no_run_drops_labels_under_null_tiers(settings, tmp_path):
 
     @hsettings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
     @given(tiers=tier_maps(), start=st.lists(ROW, min_size=1, max_size=6),
-           history=st.lists(st.tuples(EDIT, st.booleans()), min_size=1, max_size=4))
-    def play(tiers, start, history) -> None:
+           history=st.lists(st.tuples(EDIT, st.booleans()), min_size=1, max_size=4),
+           hand=st.lists(HAND, min_size=N_EDGES - CITED, max_size=N_EDGES - CITED))
+    def play(tiers, start, history, hand) -> None:
         root = tmp_path / uuid.uuid4().hex[:8]
         root.mkdir()
         loop.run_until_complete(graph.for_group(group).run_text(  # a fresh start: nothing owned on the graph
             f"MATCH ()-[r:RELATES_TO]->() REMOVE {owned} WITH count(r) AS n MATCH (e:Entity) "
             "REMOVE e.trust_score, e.trust_run_id", {}, write=True))
+        by_hand = dict(zip(edges[CITED:], hand, strict=True))
+        for u, props in by_hand.items():  # labels someone else set on the edges no row cites
+            loop.run_until_complete(graph.for_group(group).run_text(
+                "MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.sensitivity = $sensitivity, r.scope = $scope, "
+                "r.memory_type = $memory_type", {"u": u, **props}, write=True))
         rows = {f"c{i}": r for i, r in enumerate(start)}
         db = review_db(root / "review.sqlite3", [
             row(cid, edges[e], status, group, sensitivity=sens, scope=scope, memory_type=mt)
             for cid, (e, status, sens, scope, mt) in rows.items()])
-        w = World(graph, world_settings(settings, root / "state", tiers), group, edges, db, rows)
+        w = World(graph, world_settings(settings, root / "state", tiers), group, edges, db, rows, by_hand)
 
         async def go() -> None:
             await w.sync(full=False)
@@ -261,7 +283,8 @@ async def test_verify_sees_hand_edits_of_a_labels_only_edge(graph, settings, tmp
     edits = {"SET r.sensitivity = 'low'": "edge_wrong_trust", "SET r.scope = 'org & team-a'": "edge_wrong_trust",
              "SET r.trust_score = 0.5, r.trust_status = 'promoted'": "edge_wrong_trust",
              "SET r.memory_type = 'instruction'": "edge_wrong_trust",
-             "REMOVE r.sensitivity, r.scope": "edge_missing_trust"}
+             "REMOVE r.sensitivity, r.scope": "edge_wrong_trust",  # still sync's: it holds the run id
+             "REMOVE r.trust_run_id, r.trust_updated_at": "edge_missing_trust"}  # the labels are no longer sync's
     for edit, kind in edits.items():
         await gg.run_text(f"MATCH ()-[r:RELATES_TO {{uuid: $u}}]->() {edit}", {"u": e0}, write=True)
         v = await verify(settings, review_db=db, graph=graph)
@@ -272,16 +295,41 @@ async def test_verify_sees_hand_edits_of_a_labels_only_edge(graph, settings, tmp
         props = (await edge_props(graph, group))[e0]
         assert {p: props[p] for p in ("trust_score", "trust_status", "trust_run_id", "memory_type",
                                       "sensitivity", "scope")} == {
-            "trust_score": None, "trust_status": None, "trust_run_id": None, "memory_type": None,
+            "trust_score": None, "trust_status": None, "trust_run_id": healed.run_id, "memory_type": None,
             "sensitivity": "high", "scope": "org"}, edit
         assert (await verify(settings, review_db=db, graph=graph)).in_sync, edit
-    # labels on an edge no row cites are sync's like trust: stale, and removed by the next run
-    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.sensitivity = 'high'", {"u": e2}, write=True)
-    v = await verify(settings, review_db=db, graph=graph)
-    assert v.drift["edge_stale_trust"] == 1 and v.examples["edge_stale_trust"][0]["uuid"] == e2
+
+
+async def test_hand_labels_on_an_edge_no_row_cites_are_left_alone(graph, settings, tmp_path, unique):
+    """Labels set by hand on an edge no row cites are not sync's: verify does not report them, no
+    run (normal, --full) changes them. Once a row cites the edge, its rows decide the labels (as
+    for a scored edge) and the run is journaled with the hand labels, which its rollback restores."""
+    group = f"h{unique}"
+    (_, _, e2), db = await _labelled_world(graph, settings, tmp_path, group)
+    gg = graph.for_group(group)
+    await gg.run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.sensitivity = 'high', r.scope = 'team-a'",
+                      {"u": e2}, write=True)
+    hand = (await edge_props(graph, group))[e2]
+    for full in (False, True, False):
+        rep = await run_sync(settings, review_db=db, graph=graph, full=full)
+        assert (await edge_props(graph, group))[e2] == hand, full
+        v = await verify(settings, review_db=db, graph=graph)
+        assert v.in_sync and v.edges_checked == 2, (v.drift, v.examples)
+    assert rep.edges_set + rep.edges_cleared == 0
+    # a row, unscored and unlabelled, cites it: nothing to own, the hand labels stay
+    insert_rows(db, [row("c2", e2, "expired", group, updated_at="2030-01-01T00:00:00Z")])
     await run_sync(settings, review_db=db, graph=graph)
-    assert (await edge_props(graph, group))[e2]["sensitivity"] is None
+    assert (await edge_props(graph, group))[e2] == hand
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    # the row gets a label: the edge is labels only, sync's from now on
+    set_rows(db, "UPDATE candidates SET sensitivity = 'low', updated_at = '2030-01-02T00:00:00Z' WHERE id = 'c2'")
+    cited = await run_sync(settings, review_db=db, graph=graph)
+    props = (await edge_props(graph, group))[e2]
+    assert (props["sensitivity"], props["scope"], props["trust_score"], props["trust_run_id"]) == (
+        "low", None, None, cited.run_id)
+    assert (await verify(settings, review_db=db, graph=graph)).in_sync
+    await rollback(settings, cited.run_id, graph=graph)
+    assert (await edge_props(graph, group))[e2] == hand
 
 
 async def test_a_state_store_and_journal_from_before_labels_only_edges(graph, settings, tmp_path, unique):
