@@ -421,7 +421,7 @@ def review_location(review: ReviewSettings) -> str | None:
 class SyncSettings(_Section):
     """Promotion tiers, batching and aggregation for ``graph-trust sync``."""
 
-    # promotion tier -> the trust_score sync writes for it (null: clears it)
+    # promotion tier -> the trust_score sync writes for it (null: none; the edge keeps its rows' labels)
     tiers: dict[str, float | None] = Field(
         default_factory=lambda: {
             "promoted": 1.0,

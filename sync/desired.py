@@ -17,7 +17,7 @@ not declare it unique) is quarantined until it is unique again. ``exact_candidat
 every row afresh for ``verify``.
 
 Every edge whose candidates changed (its old and new edge uuid) is recorded in
-``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner) is recomputed
+``sync_touched``, and ``sync_desired`` (one row per edge with a scored winner, or labels only) is recomputed
 for those edges only with ``part_desired`` (a window function: highest tier wins, see
 ``policy``); after a full re-read, for every edge (by the sync itself range by range, so its
 first writes start before the last range is computed). ``sync_touched`` rows stay until a run

@@ -112,17 +112,15 @@ class EdgePhase:
         lo, hi = rows[0][0], rows[-1][0]
         run_id, now = self.report.run_id, self.now
         batch_no = self.writer.begin_work_edges(graph, lo, hi, now)  # journaled before the write starts
-        sets = [{"uuid": u, "trust_score": score, "trust_status": status, "trust_run_id": run_id,
-                 "trust_updated_at": now, "memory_type": mt, "sensitivity": sens, "scope": scope}
-                for _, _, u, score, status, mt, sens, scope in rows if score is not None]
-        clears = [row[2] for row in rows if row[3] is None]
+        sets = [new_values(row[3:], run_id, now) | {"uuid": row[2]} for row in rows if not _clears(row[3:])]
+        clears = [row[2] for row in rows if _clears(row[3:])]
         task = await started(write_edge_rows(graph_conn, sets, clears))
 
         def settle(matched: set[str]) -> None:
             missing = [row[2] for row in rows if row[2] not in matched]
             self.writer.finish_work_edges(graph, batch_no, lo, hi, missing, now)
             gone = set(missing)
-            n_cleared = sum(1 for u in clears if u not in gone)
+            n_cleared = sum(1 for row in rows if row[3] is None and row[2] not in gone)
             self._tally(graph, len(rows) - len(missing) - n_cleared, n_cleared, missing)
 
         self._inflight.append((task, settle, len(rows)))
@@ -147,18 +145,18 @@ class EdgePhase:
                 graphstate.upsert_shadow(c, self.graph_key, graph, list(current.values()))
         changes, missing = [], []
         for row in rows:
-            if row[2] is not None:
-                new = {"trust_score": row[2], "trust_status": row[3], "trust_run_id": r.run_id,
-                       "trust_updated_at": self.now, "memory_type": row[4], "sensitivity": row[5], "scope": row[6]}
-            else:
-                new = dict.fromkeys(EDGE_PROPS)
+            new = new_values(row[2:], r.run_id, self.now)
             if current is not None:
                 cur = current.get(row[1])
                 if cur is None:
                     missing.append(row[1])
                     continue
                 before = edge_values(cur)
-                if props_equal(before, new, _COMPARED) and (new["trust_score"] is not None or before == new):
+                # nothing to write: the same values on an edge sync owns (hand labels equal to a
+                # labels-only row's are still written, with the run id, so its rows decide them from
+                # now on), or a clear of an edge sync does not own (what someone else set stays)
+                if (props_equal(before, new, _COMPARED) and graphstate.owned(before) if graphstate.owned(new)
+                        else not graphstate.owned(before)):
                     r.edges_unchanged += new["trust_score"] is not None
                     continue
                 changes.append(Change(row[1], before, new, (cur.get("source_uuid"), cur.get("target_uuid"))))
@@ -185,6 +183,27 @@ class EdgePhase:
 
         self._inflight.append((task, settle, len(rows)))
         await self._in_flight(PIPELINE_DEPTH)  # settle older batches while this one is written
+
+
+def _clears(work: tuple) -> bool:
+    """Whether a work row (trust_score, trust_status, memory_type, sensitivity, scope) leaves its edge
+    with no owned property (else it sets trust, or labels only)."""
+    return work[0] is None and work[3] is None and work[4] is None
+
+
+def new_values(work: tuple, run_id: str, now: str) -> dict:
+    """Every owned property an edge gets from a work row (trust_score, trust_status, memory_type,
+    sensitivity, scope): its trust with this run's id and time; a labels-only row (no trust_score)
+    its sensitivity and scope with this run's id and time (the mark that sync owns them) and no
+    trust; a clearing row nothing."""
+    score, status, memory_type, sensitivity, scope = work[:5]
+    if score is None and sensitivity is None and scope is None:
+        return dict.fromkeys(EDGE_PROPS)
+    if score is None:
+        return {**dict.fromkeys(EDGE_PROPS), "trust_run_id": run_id, "trust_updated_at": now,
+                "sensitivity": sensitivity, "scope": scope}
+    return {"trust_score": score, "trust_status": status, "trust_run_id": run_id, "trust_updated_at": now,
+            "memory_type": memory_type, "sensitivity": sensitivity, "scope": scope}
 
 
 async def settle_after_failure(edges: EdgePhase, entities: Any, writer: JournaledWriter, store: StateStore,

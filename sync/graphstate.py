@@ -2,7 +2,9 @@
 
 Edges and entities are read bucket by bucket (a bucket = uuids sharing their first
 ``PREFIX`` characters, read as the index range ``[p, next(p))``), so no read holds more than
-one bucket. ``sync_shadow`` mirrors every edge carrying ``trust_score``. A normal run finds
+one bucket. ``sync_shadow`` mirrors every edge sync owns: carrying ``trust_score`` or
+``trust_run_id`` (a labels-only edge, whose rows all have an unscored status, keeps the run id of
+its labels and no score; labels set by hand on an edge with neither are not sync's). A normal run finds
 drift (manual edits, edges Graphiti re-saved) without reading every edge: the graph computes
 whole-graph totals (count and score sum per distinct combination of the owned text
 properties) and the state store the same from the shadow; only when they differ are the
@@ -21,6 +23,8 @@ from graph_trust.sync.store.state import EDGE_PROPS, ENDPOINTS
 PREFIX = 2          # edge buckets (checksums, drill-down): 256 for hex uuids
 ENTITY_PREFIX = 1   # entity ranges of a full re-aggregation: 16 for hex uuids (fewer, larger queries)
 SCORE_TOL = 1e-6
+# Sync owns an edge (it is in the shadow, the graph's checksums and scans) when it holds one of these.
+OWNED_BY = ("trust_score", "trust_run_id")
 
 
 def bucket_range(prefix: str) -> tuple[str, str]:
@@ -116,11 +120,18 @@ def replace_shadow_bucket(con: sqlite3.Connection, graph_key: str, graph: str, b
 _SHADOW_COLS = (*EDGE_PROPS, *ENDPOINTS)
 
 
+def owned(e: dict) -> bool:
+    """Whether sync owns this edge, so the shadow mirrors it (as ``edges_with_trust`` selects them):
+    it carries a trust_score, or the trust_run_id of the run that wrote its labels (a labels-only
+    edge). Labels without either were set by someone else and are left alone."""
+    return any(e.get(p) is not None for p in OWNED_BY)
+
+
 def upsert_shadow(con: sqlite3.Connection, graph_key: str, graph: str, edges: list[dict]) -> None:
     """Record edges' current trust properties (and endpoints, where ``edges`` has them, as the
-    graph's reads do); edges without trust_score leave the shadow."""
-    keep = [e for e in edges if e.get("trust_score") is not None]
-    drop = [e for e in edges if e.get("trust_score") is None]
+    graph's reads do); edges sync does not own leave the shadow."""
+    keep = [e for e in edges if owned(e)]
+    drop = [e for e in edges if not owned(e)]
     run_many(con, "upsert_shadow", [(graph_key, graph, e["uuid"], *(_prop(e, p) for p in _SHADOW_COLS)) for e in keep])
     run_many(con, "drop_shadow_edge", [(graph_key, graph, e["uuid"]) for e in drop])
 

@@ -4,13 +4,14 @@ Tiers come from ``settings.sync.tiers`` (status -> score, or None for "no trust 
 Defaults: promoted 1.0, corroborated 0.6, candidate 0.25, rejected and expired 0.0: a rejected or
 expired edge carries ``trust_score`` 0 and its ``trust_status``, negative evidence search can
 demote (None would remove every trust property, so search could not tell it from an unreviewed
-edge).
+edge; its labels stay).
 
 When several candidates point at one edge, **the highest tier wins**: the edge gets the
 largest score among its candidates, and its ``trust_status`` is that candidate's status.
 Rejected and expired (0.0) rank below every positive tier, so they mark an edge only when no
 other candidate on it carries a higher score; statuses configured with no score rank below every
-scored status and clear an edge only when no other candidate on it carries a score. Ties (two statuses configured with
+scored status, and an edge none of whose candidates carries a score is *labels only*: no trust
+property, no memory_type, its labels as below (nothing at all when no row labels it). Ties (two statuses configured with
 the same score) break by status name, then by candidate id, so the result is deterministic.
 A status not in the tiers is unknown and its candidate is quarantined. The edge's
 ``sensitivity`` and ``scope`` are not the winner's: they are the strictest of all its rows

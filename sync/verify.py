@@ -1,13 +1,15 @@
 """``graph-trust verify``: compare the graph with the review DB's desired state, exactly.
 
-Reads every review row (afresh, whatever ``updated_at`` says), every edge carrying trust with
+Reads every review row (afresh, whatever ``updated_at`` says), every edge sync owns (carrying
+``trust_score`` or ``trust_run_id``: labels set by hand on an edge with neither are not sync's) with
 its endpoints (bucket by bucket), and the entities that hold trust; the entities' expected trust
 is aggregated from those endpoints. Never writes the graph, nor sends anything to a group's graph
 that does not exist (``unknown_groups``). Also names the review rows the state store's copy has
 otherwise after verify brought it up to date (``missed_candidates``: the review DB changed meanwhile).
-Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust, the edge has none),
-``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ),
-``edge_stale_trust`` (the edge has trust no candidate gives it), ``entity_wrong_trust``
+Drift kinds: ``edge_missing_trust`` (a candidate gives the edge trust or labels, sync does not own
+it), ``edge_wrong_trust`` (score, status or memory_type/sensitivity/scope differ; a labels-only
+edge holding a trust property), ``edge_stale_trust`` (sync owns the edge, no candidate gives it
+trust or labels), ``entity_wrong_trust``
 (entity trust differs from the aggregate of its edges, or is missing), ``entity_stale_trust``
 (the entity has trust but no edge carrying any). Unmatched candidates are counted, not drift;
 so are the guard's ``trusted_invalidated`` edges (:mod:`~graph_trust.sync.guard`).
@@ -157,9 +159,9 @@ async def _check_entities(con, graphs: Graphs, names: set[str], method: str, fou
 
 
 async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -> tuple[int, int]:
-    """Every trusted edge of ``names`` against ``temp.desired``, and every desired edge without
-    trust; returns (edges checked, scored candidates whose edge the graph does not have: what
-    sync reports as unmatched)."""
+    """Every edge of ``names`` sync owns against ``temp.desired`` (a labels-only edge: no trust
+    property, the labels of all its rows), and every desired edge sync does not own; returns (edges
+    checked, scored candidates whose edge the graph does not have: what sync reports as unmatched)."""
     RunTables(con).new_actual()
     checked = 0
     for graph in sorted(names):
@@ -172,8 +174,8 @@ async def _check_edges(con, graphs: Graphs, names: set[str], found: _Findings) -
     for row in run(con, "actual_differs"):
         graph, uuid = row[0], row[1]
         have = dict(zip(EDGE_PROPS, row[2:9]))
-        want = dict(zip(COMPARED_PROPS, row[9:]))
-        if want["trust_score"] is None:
+        want = dict(zip(COMPARED_PROPS, row[9:14]))
+        if not row[14]:  # no row gives it trust or labels
             found.note("edge_stale_trust", {"graph": graph, "uuid": uuid, "have": have["trust_score"]})
         elif not props_equal(have, want, COMPARED_PROPS):
             found.note("edge_wrong_trust", {"graph": graph, "uuid": uuid,

@@ -35,9 +35,10 @@ class WorkTable:
         if limit >= 1:
             return None
         if everything:  # the work is built range by range later: the trusted edges no scored candidate supports
+            # (an edge left labels only loses its trust too)
             clears = self.store.one("unsupported_trusted", graph_key=self.graph_key, source=self.source)
         else:
-            clears = self.store.one("work_clears")
+            clears = self.store.one("work_clears", graph_key=self.graph_key)
         if clears <= CLEAR_LIMIT_FLOOR:
             return None
         trusted = self.store.one("shadow_count", graph_key=self.graph_key)

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from graph_trust.graph.temporal import from_json, to_json
 from graph_trust.sync.aggregate import same_score
-from graph_trust.sync.graphstate import bucket_range, upsert_shadow
+from graph_trust.sync.graphstate import bucket_range, owned, upsert_shadow
 from graph_trust.sync.store.named import run, run_many
 from graph_trust.sync.store.state import EDGE_PROPS, ENTITY_PROPS, StateStore
 
@@ -136,11 +136,17 @@ async def write_edges(graph_conn: Any, changes: list[Change]) -> set[str]:
 
 async def write_edge_rows(graph_conn: Any, sets: list[dict[str, Any]], clears: list[str]) -> set[str]:
     """Set the rows of ``sets`` (``{uuid, <every EDGE_PROPS>}``), clear the edges of ``clears``;
-    return the uuids the graph has (matched)."""
+    return the uuids the graph has (matched). A row without a trust_score (a labels-only edge, or
+    what an edge held without one, restored) goes through ``edge_labels_set``, which removes every
+    owned property before it sets the row's."""
     uuids = [row["uuid"] for row in sets] + clears
     matched = 0
-    if sets:  # see cypher/edge_trust_set.*: the dialects take different shapes
-        matched += int((await graph_conn.write("edge_trust_set", **graph_conn.backend.bulk_params(sets)))[0]["matched"])
+    scored = [row for row in sets if row.get("trust_score") is not None]
+    unscored = [row for row in sets if row.get("trust_score") is None]
+    # see cypher/edge_trust_set.* and edge_labels_set.*: the dialects take different shapes
+    for statement, rows in (("edge_trust_set", scored), ("edge_labels_set", unscored)):
+        if rows:
+            matched += int((await graph_conn.write(statement, **graph_conn.backend.bulk_params(rows)))[0]["matched"])
     if clears:
         matched += int((await graph_conn.write("edge_trust_clear", uuids=clears))[0]["matched"])
     if matched == len(uuids):
@@ -346,13 +352,13 @@ def shadow_written(c, graph_key: str, graph: str, applied: list[Change]) -> None
     """The shadow follows the values just written (as ``upsert_shadow`` records them)."""
     rows, drops = [], []
     for ch in applied:
-        score, *rest = map(ch.new.get, EDGE_PROPS)
-        if score is None:
+        if not owned(ch.new):
             drops.append((graph_key, graph, ch.uuid))
             continue
+        score, *rest = map(ch.new.get, EDGE_PROPS)
         if not set(map(type, rest)) <= _SHADOW_TEXT:
             rest = [v if v is None or type(v) is str else str(v) for v in rest]
-        rows.append((graph_key, graph, ch.uuid, float(score), *rest, *ch.endpoints))
+        rows.append((graph_key, graph, ch.uuid, None if score is None else float(score), *rest, *ch.endpoints))
     run_many(c, "upsert_shadow", rows)
     run_many(c, "drop_shadow_edge", drops)
 

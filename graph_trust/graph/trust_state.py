@@ -31,8 +31,8 @@ class GraphConnection(Protocol):
 
 MARKER = "trust"
 # The cypher/ statements that write trust state (the aggregate rules are entity_trust_aggregate_*).
-TRUST_STATE_WRITES = frozenset({"edge_trust_set", "edge_trust_clear", "edge_validity_set", "entity_trust_set",
-                                "entity_trust_clear"})
+TRUST_STATE_WRITES = frozenset({"edge_trust_set", "edge_trust_clear", "edge_labels_set", "edge_validity_set",
+                                "entity_trust_set", "entity_trust_clear"})
 
 
 def writes_trust_state(statement: str) -> bool:

@@ -21,7 +21,7 @@ CREATE INDEX IF NOT EXISTS sync_quarantine_run ON sync_quarantine (run_id);
 CREATE TABLE IF NOT EXISTS sync_sources (source TEXT PRIMARY KEY, refreshed_at TEXT NOT NULL, tiers_hash TEXT,
     full_diff_pending INTEGER NOT NULL DEFAULT 0, graph_key TEXT);
 CREATE TABLE IF NOT EXISTS sync_desired (
-    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, trust_score REAL NOT NULL, trust_status TEXT,
+    source TEXT NOT NULL, graph TEXT NOT NULL, uuid TEXT NOT NULL, trust_score REAL, trust_status TEXT,
     memory_type TEXT, sensitivity TEXT, scope TEXT, PRIMARY KEY (source, graph, uuid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_touched (

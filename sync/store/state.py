@@ -12,7 +12,8 @@ Tables (created if missing; other features keep their own tables in the same fil
                      each row with the values it was parsed from, as read (``raw_*``: what a
                      normal run compares the review DB with)
 ``sync_sources``     per review source and graph: when the copy was last refreshed
-``sync_desired``     desired trust per edge (the winning candidate's), kept up to date incrementally
+``sync_desired``     desired trust per edge (the winning candidate's; labels only, trust_score NULL,
+                     when every row citing it has a status whose tier is null), kept up to date incrementally
 ``sync_touched``     edges whose candidates changed and that no run has written yet
 ``sync_unmatched``   scored edges the graph did not have at the last attempt (retried every run)
 ``sync_shadow``      per graph: what the graph holds on each edge carrying trust properties, and
@@ -91,6 +92,7 @@ def connect_state(path: Path) -> sqlite3.Connection:
         run(con, "set_autocheckpoint", pages=str(WAL_AUTOCHECKPOINT_PAGES))
         run(con, "set_cache")
         _drop_old_candidate_copy(con)
+        _drop_old_desired_state(con)
         con.executescript(SCHEMA)
         _add_columns(con)
     except sqlite3.Error as exc:
@@ -110,6 +112,27 @@ def _drop_old_candidate_copy(con: sqlite3.Connection) -> None:
         row = run(con, "candidates_table_sql").fetchone()
         if row is not None and "WITHOUT ROWID" not in row[0].upper():
             run(con, "drop_candidates_table")
+            run(con, "forget_sources")
+    except BaseException:
+        run(con, "rollback")
+        raise
+    run(con, "commit")
+
+
+def _drop_old_desired_state(con: sqlite3.Connection) -> None:
+    """A ``sync_desired`` made by a version without labels-only edges (``trust_score NOT NULL``)
+    cannot hold them: it is dropped with the sources' refresh records, so the next run re-reads
+    every review row and recomputes the desired state of every edge, as ``--full``."""
+    def old() -> bool:
+        row = run(con, "desired_table_sql").fetchone()
+        return row is not None and "TRUST_SCORE REAL NOT NULL" in " ".join(row[0].upper().split())
+
+    if not old():
+        return
+    run(con, "begin_immediate")  # another process may be upgrading the same file
+    try:
+        if old():
+            run(con, "drop_desired_table")
             run(con, "forget_sources")
     except BaseException:
         run(con, "rollback")

@@ -367,12 +367,15 @@ INSERT INTO sync_pruned VALUES (:run_id, :at)
 
 -- name: part_desired
 -- Fragment: the desired state per edge of the candidates {rows} selects (alias c) under {where}:
--- the winner (scored statuses first, then highest score, then status name, then id) gives score and
--- status; its sensitivity and scope are the strictest of all the edge's usable rows whatever their
--- status (graph_trust.sync.labels), so no decision loosens them. {score}, {confidence} and {join}
+-- the winner (scored statuses first, then highest score, then status name, then id) gives score,
+-- status and memory_type; its sensitivity and scope are the strictest of all the edge's usable rows
+-- whatever their status (graph_trust.sync.labels), so no decision loosens them. An edge whose rows
+-- all have an unscored status (tier null) is labels only: score, status and memory_type NULL, the
+-- labels kept (no row when it has none either: nothing to write). {score}, {confidence} and {join}
 -- come from the trust mode (part_score_tiers, or part_score_blended with part_confidence_blended
 -- and part_join_blended). :source (and :cw blended)
-SELECT :source, graph, edge_uuid, {score}, status, memory_type, sensitivity, scope FROM (
+SELECT :source, graph, edge_uuid, {score}, CASE WHEN score IS NULL THEN NULL ELSE status END AS status,
+       CASE WHEN score IS NULL THEN NULL ELSE memory_type END AS memory_type, sensitivity, scope FROM (
     SELECT c.graph, c.edge_uuid, c.id, c.status, t.score, c.memory_type,
            strictest_sensitivity(c.sensitivity) OVER edge AS sensitivity, joined_scope(c.scope) OVER edge AS scope {confidence},
            row_number() OVER (PARTITION BY c.graph, c.edge_uuid
@@ -380,7 +383,7 @@ SELECT :source, graph, edge_uuid, {score}, status, memory_type, sensitivity, sco
     FROM {rows} JOIN temp.tiers t ON t.status = c.status {join}
     WHERE c.source = :source AND c.reason IS NULL AND c.edge_uuid IS NOT NULL {where}
     WINDOW edge AS (PARTITION BY c.graph, c.edge_uuid)
-) WHERE rn = 1 AND score IS NOT NULL
+) WHERE rn = 1 AND (score IS NOT NULL OR sensitivity IS NOT NULL OR scope IS NOT NULL)
 
 -- name: part_score_tiers
 -- Fragment (tiers mode): the winner's tier is the score.
@@ -703,7 +706,8 @@ CREATE TEMP TABLE work (graph TEXT, uuid TEXT, trust_score, trust_status, memory
 
 -- name: create_work_of_keys
 -- temp.work: the keys (temp.keys) whose desired trust differs from the shadow's (or that have no
--- trust yet), and those the shadow holds but no longer desired (all columns NULL: to clear), in
+-- trust yet; a labels-only row has a NULL trust_score and its labels), and those the shadow holds
+-- but no longer desired (all columns NULL: to clear), in
 -- (graph, uuid) order: rowids follow it, so a batch is a rowid range (JournaledWriter.begin_work_edges).
 -- :source, :graph_key
 CREATE TEMP TABLE work AS
@@ -711,8 +715,8 @@ SELECT k.graph AS graph, k.uuid AS uuid, d.trust_score, d.trust_status, d.memory
 FROM temp.keys k
 LEFT JOIN sync_desired d ON d.source = :source AND d.graph = k.graph AND d.uuid = k.uuid
 LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = k.graph AND s.uuid = k.uuid
-WHERE (d.uuid IS NOT NULL AND (s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9
-       OR s.trust_status IS NOT d.trust_status OR s.memory_type IS NOT d.memory_type
+WHERE (d.uuid IS NOT NULL AND (s.uuid IS NULL OR (s.trust_score IS NULL) <> (d.trust_score IS NULL)
+       OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status OR s.memory_type IS NOT d.memory_type
        OR s.sensitivity IS NOT d.sensitivity OR s.scope IS NOT d.scope))
    OR (d.uuid IS NULL AND s.uuid IS NOT NULL)
 ORDER BY k.graph, k.uuid
@@ -725,7 +729,8 @@ INSERT INTO temp.work SELECT * FROM (
     SELECT d.graph, d.uuid, d.trust_score, d.trust_status, d.memory_type, d.sensitivity, d.scope FROM sync_desired d
     LEFT JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = d.graph AND s.uuid = d.uuid
     WHERE d.source = :source AND d.graph = :graph AND d.uuid >= :lo AND d.uuid < :hi
-      AND (s.uuid IS NULL OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status
+      AND (s.uuid IS NULL OR (s.trust_score IS NULL) <> (d.trust_score IS NULL)
+           OR abs(s.trust_score - d.trust_score) > 1e-9 OR s.trust_status IS NOT d.trust_status
            OR s.memory_type IS NOT d.memory_type OR s.sensitivity IS NOT d.sensitivity OR s.scope IS NOT d.scope)
     UNION ALL
     SELECT s.graph, s.uuid, NULL, NULL, NULL, NULL, NULL FROM sync_shadow s
@@ -740,22 +745,24 @@ WHERE rowid > :after ORDER BY rowid
 
 -- name: unsupported_trusted
 -- The shadow's trusted edges no scored candidate of this source supports (what a full diff would
--- clear). :graph_key, :source
-SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :graph_key AND NOT EXISTS (SELECT 1 FROM
+-- clear of trust). :graph_key, :source
+SELECT count(*) FROM sync_shadow s WHERE s.graph_key = :graph_key AND s.trust_score IS NOT NULL AND NOT EXISTS (SELECT 1 FROM
 sync_candidates c INDEXED BY sync_candidates_edge JOIN temp.tiers t ON t.status = c.status WHERE c.source = :source
 AND c.graph = s.graph AND c.edge_uuid = s.uuid AND c.reason IS NULL AND t.score IS NOT NULL)
 
 -- name: work_clears
--- Rows of temp.work that clear trust.
-SELECT count(*) FROM temp.work WHERE trust_score IS NULL
+-- Rows of temp.work that clear trust: no trust_score on an edge whose shadow holds one (labels-only
+-- rows included: the edge loses its trust). :graph_key
+SELECT count(*) FROM temp.work w JOIN sync_shadow s ON s.graph_key = :graph_key AND s.graph = w.graph
+AND s.uuid = w.uuid WHERE w.trust_score IS NULL AND s.trust_score IS NOT NULL
 
 -- name: work_sets
 -- Rows of temp.work that set trust.
 SELECT count(*) FROM temp.work WHERE trust_score IS NOT NULL
 
 -- name: shadow_count
--- The shadow's trusted edges. :graph_key
-SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_key
+-- The shadow's trusted edges (labels-only ones left out). :graph_key
+SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_key AND trust_score IS NOT NULL
 
 -- name: stream_bound
 -- An upper bound of the rows an everything-mode diff yields: this source's candidates with an edge
@@ -764,8 +771,8 @@ SELECT (SELECT count(*) FROM sync_candidates WHERE source = :source AND edge_uui
      + (SELECT count(*) FROM sync_shadow WHERE graph_key = :graph_key)
 
 -- name: desired_count
--- The edges this source gives trust to. :source
-SELECT count(*) FROM sync_desired WHERE source = :source
+-- The edges this source gives trust to (labels-only ones left out). :source
+SELECT count(*) FROM sync_desired WHERE source = :source AND trust_score IS NOT NULL
 
 -- name: settle_batch
 -- A journaled batch landed: its rows become applied. :run_id, :batch
@@ -782,7 +789,8 @@ UPDATE sync_journal SET state = 'void' WHERE run_id = :run_id AND batch = :batch
 -- name: journal_work
 -- Journal temp.work's rows :lo..:hi (rowids) as pending edge changes of batch :batch: the previous
 -- values from the shadow or temp.foreign_props (else :absent), the new ones from the row and the run
--- (:absent when it clears). JSON objects with sorted keys, as writer.journal_json writes them.
+-- (:absent when it clears; a labels-only row: its labels with the run's id and time, no trust). JSON
+-- objects with sorted keys, as writer.journal_json writes them.
 -- :run, :batch, :graph_key, :now, :absent, :lo, :hi
 INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state)
 SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
@@ -793,7 +801,10 @@ SELECT :run, :batch, :graph_key, w.graph, 'edge', w.uuid,
                 'sensitivity', f.sensitivity, 'trust_run_id', f.trust_run_id, 'trust_score', f.trust_score,
                 'trust_status', f.trust_status, 'trust_updated_at', f.trust_updated_at)
             ELSE :absent END,
-       CASE WHEN w.trust_score IS NULL THEN :absent
+       CASE WHEN w.trust_score IS NULL AND w.sensitivity IS NULL AND w.scope IS NULL THEN :absent
+            WHEN w.trust_score IS NULL THEN json_object('memory_type', NULL, 'scope', w.scope,
+                'sensitivity', w.sensitivity, 'trust_run_id', :run, 'trust_score', NULL, 'trust_status', NULL,
+                'trust_updated_at', :now)
             ELSE json_object('memory_type', w.memory_type, 'scope', w.scope, 'sensitivity', w.sensitivity,
                 'trust_run_id', :run, 'trust_score', w.trust_score, 'trust_status', w.trust_status,
                 'trust_updated_at', :now) END,
@@ -804,12 +815,13 @@ LEFT JOIN temp.foreign_props f ON f.graph = w.graph AND f.uuid = w.uuid
 WHERE w.rowid BETWEEN :lo AND :hi
 
 -- name: shadow_from_work
--- The shadow follows temp.work's rows :lo..:hi that set trust, but those of :missing (JSON list of
--- uuids the graph did not have). :graph_key, :run, :now, :lo, :hi, :missing
+-- The shadow follows temp.work's rows :lo..:hi that set trust or labels only (both with the run's id
+-- and time), but those of :missing (JSON list of uuids the graph did not have). :graph_key, :run, :now, :lo, :hi, :missing
 INSERT INTO sync_shadow (graph_key, graph, uuid, trust_score, trust_status, trust_run_id, trust_updated_at,
     memory_type, sensitivity, scope)
 SELECT :graph_key, graph, uuid, trust_score, trust_status, :run, :now, memory_type, sensitivity, scope FROM temp.work
-WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NOT NULL AND uuid NOT IN (SELECT value FROM json_each(:missing))
+WHERE rowid BETWEEN :lo AND :hi AND (trust_score IS NOT NULL OR sensitivity IS NOT NULL OR scope IS NOT NULL)
+AND uuid NOT IN (SELECT value FROM json_each(:missing))
 ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET trust_score = excluded.trust_score,
     trust_status = excluded.trust_status, trust_run_id = excluded.trust_run_id,
     trust_updated_at = excluded.trust_updated_at, memory_type = excluded.memory_type,
@@ -820,7 +832,8 @@ ON CONFLICT (graph_key, graph, uuid) DO UPDATE SET trust_score = excluded.trust_
 -- :graph_key, :graph, :lo, :hi, :missing
 DELETE FROM sync_shadow WHERE graph_key = :graph_key AND graph = :graph
 AND uuid NOT IN (SELECT value FROM json_each(:missing)) AND uuid IN (
-    SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL)
+    SELECT uuid FROM temp.work WHERE rowid BETWEEN :lo AND :hi AND trust_score IS NULL AND sensitivity IS NULL
+    AND scope IS NULL)
 
 -- name: undirty_entity
 -- One entity was re-aggregated. Positional: graph_key, graph, uuid.
@@ -916,7 +929,8 @@ SELECT w.uuid, w.score FROM temp.want w WHERE w.score IS NOT NULL AND NOT EXISTS
 DROP TABLE IF EXISTS temp.actual
 
 -- name: create_actual
--- temp.actual: every edge carrying trust, as the graph holds it, with its endpoints.
+-- temp.actual: every edge sync owns (trust_score or trust_run_id: labels-only edges included), as the
+-- graph holds it, with its endpoints.
 CREATE TEMP TABLE actual (graph TEXT, uuid TEXT, trust_score, trust_status, trust_run_id, trust_updated_at,
     memory_type, sensitivity, scope, source_uuid TEXT, target_uuid TEXT, PRIMARY KEY (graph, uuid))
 
@@ -927,16 +941,18 @@ INSERT OR REPLACE INTO temp.actual VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 -- name: actual_differs
 -- The edges whose trust may differ from the desired (values compared as stored: a superset of what
 -- writer.props_equal, which compares text, finds): graph, uuid, state.EDGE_PROPS as held, then the
--- desired score, status, memory_type, sensitivity, scope (NULL score: none desired), by graph, uuid.
+-- desired score, status, memory_type, sensitivity, scope (NULL score: labels only), then whether any
+-- is desired, by graph, uuid.
 SELECT a.graph, a.uuid, a.trust_score, a.trust_status, a.trust_run_id, a.trust_updated_at, a.memory_type,
-       a.sensitivity, a.scope, d.score, d.status, d.memory_type, d.sensitivity, d.scope
+       a.sensitivity, a.scope, d.score, d.status, d.memory_type, d.sensitivity, d.scope, d.edge_uuid IS NOT NULL
 FROM temp.actual a LEFT JOIN temp.desired d ON d.graph = a.graph AND d.edge_uuid = a.uuid
-WHERE d.score IS NULL OR a.trust_score IS NULL OR abs(a.trust_score - d.score) > 1e-9
+WHERE d.edge_uuid IS NULL OR (a.trust_score IS NULL) <> (d.score IS NULL) OR abs(a.trust_score - d.score) > 1e-9
    OR a.trust_status IS NOT d.status OR a.memory_type IS NOT d.memory_type
    OR a.sensitivity IS NOT d.sensitivity OR a.scope IS NOT d.scope ORDER BY a.graph, a.uuid
 
 -- name: desired_missing
--- The desired edges the graph holds no trust on: graph, uuid, score, by graph, uuid.
+-- The desired edges sync does not own in the graph (neither trust_score nor trust_run_id; labels set
+-- by hand do not count): graph, uuid, score (NULL: labels only), by graph, uuid.
 SELECT d.graph, d.edge_uuid, d.score FROM temp.desired d WHERE NOT EXISTS
 (SELECT 1 FROM temp.actual a WHERE a.graph = d.graph AND a.uuid = d.edge_uuid) ORDER BY d.graph, d.edge_uuid
 
@@ -1057,6 +1073,14 @@ ROLLBACK
 -- name: drop_candidates_table
 -- The old copy of the review DB goes (read again in full).
 DROP TABLE sync_candidates
+
+-- name: desired_table_sql
+-- How sync_desired was declared (to tell a table made before labels-only edges: trust_score NOT NULL).
+SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sync_desired'
+
+-- name: drop_desired_table
+-- The old desired state goes (recomputed from a full re-read).
+DROP TABLE sync_desired
 
 -- name: forget_sources
 -- Every source's refresh record goes (the next run re-reads everything).

@@ -150,6 +150,27 @@ async def _edge_trust_clear(c: Ctx):
     assert await c.g.write("edge_trust_clear", uuids=[e1]) == [{"matched": 1}]  # clearing twice is harmless
 
 
+@case("edge_labels_set")
+async def _edge_labels_set(c: Ctx):
+    """Every owned property removed, then the row's set but trust_score (a labels-only edge: its
+    labels with the run that wrote them; a rollback of what an edge held without a score)."""
+    e1, e2 = c.e(0), c.e(1)
+    await c.set_trust({e1: 0.7, e2: 0.9}, memory_type="semantic", sensitivity="low", scope="ops")
+    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "trust_updated_at": NOW, "sensitivity": "high",
+                                              "scope": "team-a & team-b"}
+    rows = {e1: labels, "no-such-edge": labels}
+    assert await c.g.write("edge_labels_set", uuids=list(rows), by_uuid=rows) == [{"matched": 1}]
+    p1 = await c.rel(e1)
+    assert {k: p1.get(k) for k in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | labels
+    assert set(SYNC_PROPS) & set(p1) == {"trust_run_id", "trust_updated_at", "sensitivity", "scope"}
+    assert p1["fact"] == c.edges[e1]["fact"]
+    assert (await c.rel(e2))["trust_score"] == 0.9
+    status_only = {e1: dict.fromkeys(SYNC_PROPS[1:]) | {"trust_status": "manual"}}
+    assert await c.g.write("edge_labels_set", uuids=[e1], by_uuid=status_only) == [{"matched": 1}]
+    assert set(SYNC_PROPS) & set(await c.rel(e1)) == {"trust_status"}
+    assert await c.g.write("edge_labels_set", uuids=[], by_uuid={}) == [{"matched": 0}]
+
+
 # --- the trust-state marker -----------------------------------------------------------------------
 
 @case("trust_state_bump", "trust_state_read")
@@ -199,11 +220,13 @@ async def _edge_uuids_exist(c: Ctx):
 
 @case("edges_with_foreign_props")
 async def _edges_with_foreign_props(c: Ctx):
-    e1, e2, e3 = c.e(0), c.e(1), c.e(2)
+    e1, e2, e3, e4 = c.e(0), c.e(1), c.e(2), c.e(3)
     assert await c.g.query("edges_with_foreign_props") == []
     await c.set_trust({e1: 0.5})  # trust_score present: not foreign
     await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.trust_status = 'manual', r.scope = 'x'",
                        {"u": e2}, write=True)
+    labels_only = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "trust_updated_at": NOW, "scope": "y"}
+    await c.g.write("edge_labels_set", uuids=[e4], by_uuid={e4: labels_only})  # a run id: sync's, not foreign
     await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.memory_type = 'episodic'",
                        {"u": e3}, write=True)
     rows = sorted(await c.g.query("edges_with_foreign_props"), key=lambda r: r["uuid"])
@@ -219,16 +242,24 @@ async def _edges_with_foreign_props(c: Ctx):
 @case("edges_with_trust")
 async def _edges_with_trust(c: Ctx):
     ordered = sorted(c.edges)
-    scores = {u: 0.1 * (i + 1) for i, u in enumerate(ordered) if i != 3}  # one edge without trust
+    scores = {u: 0.1 * (i + 1) for i, u in enumerate(ordered) if i not in (3, 4)}  # one edge without trust
     await c.set_trust(scores)
+    labels = dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "sensitivity": "high"}  # one labels only: read too
+    await c.g.write("edge_labels_set", uuids=[ordered[4]], by_uuid={ordered[4]: labels})
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.sensitivity = 'high', r.scope = 'x'",
+                       {"u": ordered[3]}, write=True)  # labels set by hand, no run id: not sync's, not read
     lo, hi = ordered[1], ordered[-2]  # lo inclusive, hi exclusive
     rows = await c.g.query("edges_with_trust", lo=lo, hi=hi)
-    expected = [u for u in ordered if lo <= u < hi and u in scores]
+    expected = [u for u in ordered if lo <= u < hi and u != ordered[3]]
     assert sorted(r["uuid"] for r in rows) == expected and len(expected) == len(ordered) - 4
+    labelled = next(r for r in rows if r["uuid"] == ordered[4])
+    assert {p: labelled[p] for p in SYNC_PROPS} == dict.fromkeys(SYNC_PROPS) | labels
     for r in rows:
+        if r["uuid"] == ordered[4]:
+            continue
         assert r["trust_score"] == scores[r["uuid"]] and r["trust_status"] == "verified"
         assert (r["source_uuid"], r["target_uuid"]) == (c.edges[r["uuid"]]["source"], c.edges[r["uuid"]]["target"])
-    assert len(await c.g.query("edges_with_trust", lo="", hi="~")) == len(scores)
+    assert len(await c.g.query("edges_with_trust", lo="", hi="~")) == len(scores) + 1
 
 
 async def _trust_with_one_scope(c: Ctx) -> tuple[str, dict[str, float]]:
@@ -245,6 +276,8 @@ async def _trust_with_one_scope(c: Ctx) -> tuple[str, dict[str, float]]:
 @case("edge_trust_checksums")
 async def _edge_trust_checksums(c: Ctx):
     first, scores = await _trust_with_one_scope(c)
+    await c.g.run_text("MATCH ()-[r:RELATES_TO]->() WHERE r.uuid = $u SET r.sensitivity = 'high'",
+                       {"u": sorted(c.edges)[-1]}, write=True)  # labels set by hand, no run id: not counted
     expected = collections.defaultdict(lambda: [0, 0.0])
     for u, s in scores.items():
         b = expected[(u[:1], "verified", "semantic", None, "ops" if u == first else None)]
@@ -261,10 +294,15 @@ async def _edge_trust_checksums(c: Ctx):
 @case("edge_trust_totals")
 async def _edge_trust_totals(c: Ctx):
     first, scores = await _trust_with_one_scope(c)
+    last = sorted(c.edges)[-1]  # labels only (a run id): counted, with no score
+    await c.g.write("edge_labels_set", uuids=[last],
+                    by_uuid={last: dict.fromkeys(SYNC_PROPS[1:]) | {"trust_run_id": "r1", "scope": "x"}})
     rows = await c.g.query("edge_trust_totals")
     got = {(r["trust_status"], r["memory_type"], r["sensitivity"], r["scope"]): (r["n"], r["score_sum"]) for r in rows}
     rest = [s for u, s in scores.items() if u != first]
-    assert got.keys() == {("verified", "semantic", None, "ops"), ("verified", "semantic", None, None)}
+    assert got.keys() == {("verified", "semantic", None, "ops"), ("verified", "semantic", None, None),
+                          (None, None, None, "x")}
+    assert got[(None, None, None, "x")][0] == 1 and not got[(None, None, None, "x")][1]
     assert got[("verified", "semantic", None, "ops")] == (1, pytest.approx(scores[first], abs=1e-12))
     assert got[("verified", "semantic", None, None)] == (len(rest), pytest.approx(sum(rest), abs=1e-12))
 

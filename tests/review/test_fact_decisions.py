@@ -1,7 +1,9 @@
 """A decision applies to the fact: an edge uuid or any candidate id citing it decides every row
 citing that edge, and the edge's sensitivity and scope are the strictest of all its rows, so no
-decision ever lowers who may not see a fact. Property test over random review histories (real
-SQLite review DB, sync's own desired-state SQL), and the demo's own case on a real FalkorDB."""
+decision ever lowers who may not see a fact, also when it moves every row to a status whose tier
+is null (the edge is then labels only). Property test over random review histories and tier maps
+(real SQLite review DB, sync's own desired-state SQL), and the demo's own case on a real FalkorDB.
+The same on a graph, through every stage of sync: tests/sync/test_sync_labels_only.py."""
 
 from __future__ import annotations
 
@@ -37,11 +39,11 @@ def _level(label) -> int:  # an unknown label withholds from everyone: above eve
     return len(SCALE.levels) if label is not None and SCALE.level(label) < 0 else SCALE.level(label)
 
 
-def _desired(url: str) -> dict[str, tuple]:
+def _desired(url: str, policy: Policy = POLICY) -> dict[str, tuple]:
     """Sync's desired state of each edge from the review DB's rows (the same parse and SQL as sync)."""
     con = sqlite3.connect(":memory:")
     con.executescript(SCHEMA)
-    load_tiers(con, POLICY)
+    load_tiers(con, policy)
     src = sqlite3.connect(url)
     rows = src.execute("SELECT id, status, evidence_refs_json, group_id, memory_type, sensitivity, scope "
                        "FROM candidates").fetchall()
@@ -49,7 +51,7 @@ def _desired(url: str) -> dict[str, tuple]:
     names = ("id", "status", "evidence_refs_json", "group_id", "memory_type", "sensitivity", "scope")
     con.executemany("INSERT INTO sync_candidates (source, id, graph, edge_uuid, status, memory_type, sensitivity, "
                     "scope, reason) VALUES ('s', ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [parse_row(dict(zip(names, r)), POLICY, lambda g: "g") for r in rows])
+                    [parse_row(dict(zip(names, r)), policy, lambda g: "g") for r in rows])
     out = {r[2]: r[3:] for r in desired_of(con, {"source": "s"})}
     con.close()
     return out
@@ -64,6 +66,14 @@ def _viewers(scope: str | None, callers: list[tuple[str, ...]]) -> set[tuple[str
 CALLERS = [(), ("org",), ("team-a",), ("team-b",), ("org", "team-a"), ("team-a", "team-b"), ("g",),
            ("org", "team-a", "team-b"), ("g", "org")]
 
+@st.composite
+def tier_maps(draw) -> dict[str, float | None]:
+    """The shipped tiers' statuses with random scores, some null (unscored)."""
+    tiers = {s: draw(st.sampled_from([None, 0.0, 0.25, 0.6, 1.0])) for s in TIERS}
+    tiers[draw(st.sampled_from(list(TIERS)))] = None
+    return tiers
+
+
 history = st.lists(st.tuples(st.sampled_from(ACTIONS), st.integers(0, 11), st.booleans(), st.booleans()),
                    min_size=1, max_size=8)
 review_rows = st.lists(st.tuples(st.sampled_from(EDGES), st.sampled_from(list(TIERS)), LABELS, SCOPES),
@@ -71,14 +81,15 @@ review_rows = st.lists(st.tuples(st.sampled_from(EDGES), st.sampled_from(list(TI
 
 
 @hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=review_rows, steps=history)
-def test_no_decision_loosens_a_fact_and_trust_follows_all_its_rows(tmp_path_factory, rows, steps):
+@given(rows=review_rows, steps=history, tiers=st.one_of(st.just(TIERS), tier_maps()))
+def test_no_decision_loosens_a_fact_and_trust_follows_all_its_rows(tmp_path_factory, rows, steps, tiers):
     url = str(tmp_path_factory.mktemp("h") / "review.sqlite3")
     api.init_review_db(url)
     from graph_trust.sync.review_db import insert_rows
     insert_rows(url, [row(f"c{i}", e, s, "g", sensitivity=lab, scope=sc) for i, (e, s, lab, sc) in enumerate(rows)])
     conn, cand = open_candidates(url, ReviewSettings())
-    before = _desired(url)
+    policy = Policy(tiers, SCALE)
+    before = _desired(url, policy)
     try:
         for action, pick, by_edge, undo in steps:
             if undo:
@@ -89,22 +100,29 @@ def test_no_decision_loosens_a_fact_and_trust_follows_all_its_rows(tmp_path_fact
             else:
                 i = pick % len(rows)
                 target = rows[i][0] if by_edge else f"c{i}"
-                batch = decisions.decide(conn, cand, action, [target], actor=f"r{pick}", reason="r", tiers=TIERS)
+                batch = decisions.decide(conn, cand, action, [target], actor=f"r{pick}", reason="r", tiers=tiers)
                 edge = rows[i][0]
                 citing = sorted(f"c{j}" for j, r in enumerate(rows) if r[0] == edge)
                 # every row citing the fact got the decision, and the batch names each of them
                 assert sorted(d.candidate_id for d in batch.decisions) == citing
                 st_now = dict(conn.query("SELECT id, status FROM candidates"))
                 assert {st_now[c] for c in citing} == {decisions.STATUS_OF[action]}
-            after = _desired(url)
-            for e, (score, _status, _mt, sens, scope) in after.items():
+            after = _desired(url, policy)
+            st_now = dict(conn.query("SELECT id, status FROM candidates"))
+            for e in {r[0] for r in rows}:
                 cites = [r for r in rows if r[0] == e]
-                st_now = dict(conn.query("SELECT id, status FROM candidates"))
                 statuses = [st_now[f"c{j}"] for j, r in enumerate(rows) if r[0] == e]
-                # the documented rule: the highest tier of all rows citing the edge; labels the strictest
-                assert score == max(TIERS[s] for s in statuses)
-                assert sens == strictest_sensitivity([r[2] for r in cites], SCALE)
-                assert scope == joined_scope([r[3] for r in cites])
+                scored = [tiers[s] for s in statuses if tiers[s] is not None]
+                want_sens = strictest_sensitivity([r[2] for r in cites], SCALE)
+                want_scope = joined_scope([r[3] for r in cites])
+                # no row scores it and none labels it: nothing to write
+                assert (e in after) == bool(scored or want_sens is not None or want_scope is not None)
+                score, status, mt, sens, scope = after.get(e, (None, None, None, None, None))
+                # the documented rule: the highest tier of all rows citing the edge (none scored: labels
+                # only, no status nor memory_type); labels the strictest of all of them, whatever their status
+                assert score == (max(scored) if scored else None)
+                assert scored or (status, mt) == (None, None)
+                assert sens == want_sens and scope == want_scope
                 if e in before:  # no decision lowers the sensitivity or widens who may see it
                     b_sens, b_scope = before[e][3], before[e][4]
                     assert _level(sens) >= _level(b_sens) if b_sens is not None else True

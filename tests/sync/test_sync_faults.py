@@ -189,3 +189,31 @@ async def test_the_edge_write_sets_every_combination_of_optional_properties(grap
         assert await write_edge_rows(graph, [new], []) == {"e"}
         (got,) = await graph.run_text("MATCH ()-[r:RELATES_TO]->() RETURN properties(r) AS p", {}, write=False)
         assert dict(got["p"]) == {k: v for k, v in new.items() if v is not None}, (before, after)
+
+
+async def test_the_unscored_write_sets_every_combination_of_properties(graph):
+    """edge_labels_set (a labels-only edge; a rollback of what an edge held without a score) from
+    an edge holding nothing or trust, with every combination of the optional properties, to every
+    combination of the properties it sets (with or without the run that wrote it, as sync writes a
+    labels-only edge): the edge holds exactly what the write says, and no trust_score."""
+    import itertools
+
+    from graph_trust.sync.writer import write_edge_rows
+
+    optional = ("memory_type", "sensitivity", "scope")
+    unscored = ("trust_status", "memory_type", "sensitivity", "scope")
+    for scored, before, (marked, *after) in itertools.product(
+            [False, True], itertools.product([False, True], repeat=3), itertools.product([False, True], repeat=5)):
+        if not any(after):
+            continue  # nothing to set: that is a clear (edge_trust_clear)
+        await graph.run_text("MATCH (n) DETACH DELETE n", {}, write=True)
+        trust = {"trust_score": 0.25, "trust_status": "candidate", "trust_run_id": "r0", "trust_updated_at": "t0"}
+        old = {"uuid": "e", **(trust if scored else {}), **{p: f"old {p}" for p, has in zip(optional, before) if has}}
+        await graph.run_text("CREATE (:Entity {uuid: 'a'})-[r:RELATES_TO]->(:Entity {uuid: 'b'}) SET r = $p",
+                             {"p": old}, write=True)
+        new = {"uuid": "e", "trust_score": None, "trust_run_id": "r1" if marked else None,
+               "trust_updated_at": "t1" if marked else None,
+               **{p: (f"new {p}" if has else None) for p, has in zip(unscored, after)}}
+        assert await write_edge_rows(graph, [new], []) == {"e"}
+        (got,) = await graph.run_text("MATCH ()-[r:RELATES_TO]->() RETURN properties(r) AS p", {}, write=False)
+        assert dict(got["p"]) == {k: v for k, v in new.items() if v is not None}, (scored, before, marked, after)

@@ -73,10 +73,12 @@ async def test_changes_manual_edits_and_rollback(world):
     await graph.for_group(group).run_text("MATCH ()-[r:RELATES_TO {uuid: $u}]->() SET r.trust_score = 0.01",
                                           {"u": u[2]}, write=True)
     v = await verify(settings, review_db=db, graph=graph)
-    assert not v.in_sync and v.drift["edge_wrong_trust"] == 1 and v.drift["edge_stale_trust"] == 2
+    # u0's only row now has an unscored status: labels only (its trust differs); u1 lost its row
+    assert not v.in_sync and v.drift["edge_wrong_trust"] == 2 and v.drift["edge_stale_trust"] == 1
     second = await run_sync(settings, review_db=db, graph=graph)
     props = await edge_props(graph, group)
     assert props[u[0]]["trust_score"] is None and props[u[0]]["memory_type"] is None
+    assert (props[u[0]]["sensitivity"], props[u[0]]["scope"], props[u[0]]["trust_run_id"]) == ("low", "ops", second.run_id)
     assert props[u[1]]["trust_score"] is None
     assert props[u[2]]["trust_score"] == 1.0
     assert second.edges_cleared == 2 and second.edges_set == 1 and second.drift_healed == 1
@@ -510,8 +512,9 @@ async def test_after_a_rollback_the_entities_at_the_restored_edges_ends_are_re_a
 
 
 async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants(world):
-    """The review row was rejected and, before the next run, someone removed the edge's trust by
-    hand: no edge write is left to do, but the entities at its ends are re-aggregated."""
+    """The review row was rejected (an unscored status) and, before the next run, someone removed
+    the edge's trust and labels by hand: the edge gets its labels back (labels only, counted with
+    the edges left without trust), and the entities at its ends are re-aggregated."""
     graph, settings, db, group, u = world
     await run_sync(settings, review_db=db, graph=graph)
     set_rows(db, "UPDATE candidates SET status = 'rejected', updated_at = '2030-01-01T00:00:00Z' WHERE id = 'c1'")
@@ -519,7 +522,9 @@ async def test_trust_removed_by_hand_from_an_edge_its_review_row_no_longer_wants
         "MATCH ()-[r:RELATES_TO {uuid: $u}]->() REMOVE r.trust_score, r.trust_status, r.trust_run_id, "
         "r.trust_updated_at, r.memory_type, r.sensitivity, r.scope", {"u": u[0]}, write=True)
     rep = await run_sync(settings, review_db=db, graph=graph)
-    assert (rep.edges_set, rep.edges_cleared, rep.drift_healed) == (0, 0, 1)
+    assert (rep.edges_set, rep.edges_cleared, rep.drift_healed) == (0, 1, 1)
+    props = (await edge_props(graph, group))[u[0]]
+    assert (props["trust_score"], props["trust_status"], props["sensitivity"], props["scope"]) == (None, None, "low", "ops")
     assert (await entity_trust(graph, group))["03:00 UTC"] is None
     assert (await verify(settings, review_db=db, graph=graph)).in_sync
 
