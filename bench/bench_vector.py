@@ -365,6 +365,8 @@ async def measure(n_edges: int, *, embedder: str = "hashing", queries: int = 60,
                 await call("default", q, v)
                 after_add.append(time.perf_counter() - t)
             edge_check = checked["kinds"]["edge"] if checked else None
+            if edge_check is not None and not edge_check.get("measurement"):  # no index to measure (the store's default)
+                edge_check = None
             store_meta = built["edge"]
             res = {
                 "edges": n_edges, "embedder": embedder, "queries": queries, "timed_queries": n_timed,

@@ -23,24 +23,33 @@ def positive(x: object) -> bool:
 
 
 def check_search(row: dict) -> None:
+    """A search row: the exact vector store's (the shipped defaults), with the HNSW index and its
+    recall check beside it where the settings create one (``vector_index.enabled``)."""
     assert set(row["p50_ms"]) == set(row["p95_ms"]) == {"search_", "default"}
     assert all(positive(v) for v in row["p50_ms"].values())
     for mode, s in row["spread_ms"].items():
         assert s["p10"] <= s["p50"] <= s["p90"] <= s["p95"], mode
         assert len(row["round_p50_ms"][mode]) == row["rounds"]
-    for key in ("ratio_default_to_search_", "ratio_p95_default_to_search_", "index_build_s", "check_s",
-                "numpy_scan_p50_ms", "graph_build_s"):
+    for key in ("ratio_default_to_search_", "ratio_p95_default_to_search_", "numpy_scan_p50_ms", "graph_build_s"):
         assert positive(row[key]), key
-    assert 0.0 <= row["recall_at_10"] <= 1.0
-    assert row["index_report"]["edge"]["status"] == "created"  # init built the index the stage used
-    assert row["index_report"]["edge"]["dimension"] == row["dimension"]
-    assert row["choice"]["stage"] in ("index", "scan") and row["choice"]["reason"]
     assert sum(row["default_stages"].values()) == row["timed_queries"] * row["rounds"]
-    assert row["check"]["ladder"] and all(0.0 <= x["recall"] <= 1.0 for x in row["check"]["ladder"])
     ref = row["reference_weight0"]
     assert ref["equal_top10_where_same_candidates"] == ref["same_candidates"] <= ref["queries"]  # exact
     mem = row["server_rss_mb"]
     assert positive(mem["before_index"]) and mem["peak"] >= mem["after_index"]
+    store = row["store"]
+    assert positive(store["build_s"]) and store["items"] >= row["edges"] and store["recall_at_10"] == 1.0
+    assert all(stage.startswith("store") for stage in row["default_stages"])  # the default takes the store
+    if row["settings"].get("vector_index.enabled") is not True:  # the shipped defaults: no index beside it
+        assert row["index_report"]["edge"]["status"] == "not needed" and row["check"] is None
+        return
+    for key in ("index_build_s", "check_s"):
+        assert positive(row[key]), key
+    assert 0.0 <= row["recall_at_10"] <= 1.0
+    assert row["index_report"]["edge"]["status"] == "created"  # init built the index
+    assert row["index_report"]["edge"]["dimension"] == row["dimension"]
+    assert row["choice"]["stage"] in ("index", "scan") and row["choice"]["reason"]
+    assert row["check"]["ladder"] and all(0.0 <= x["recall"] <= 1.0 for x in row["check"]["ladder"])
 
 
 def check_sync(row: dict) -> None:
@@ -68,7 +77,8 @@ def test_quick_run_writes_json_docs_and_png(tmp_path):
     res = json.loads(out.read_text(encoding="utf-8"))
 
     assert res["mode"] == "quick" and res["version"] == 1 and positive(res["duration_s"])
-    assert [(r["embedder"], r["edges"]) for r in res["search"]] == [("hashing", 1000), ("clustered", 1000)]
+    assert [(r["embedder"], r["edges"]) for r in res["search"]] == [("hashing", 1000), ("clustered", 1000),
+                                                                    ("wordllama", 1000)]
     for row in res["search"]:
         check_search(row)
     for row in res["sync"]:
@@ -147,7 +157,8 @@ def test_a_retrieval_log_feeds_the_recall_check(tmp_path):
     through search.embedder) instead of its midpoints; none of them is a timed query."""
     out = tmp_path / "logged.json"
     proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
-                           "--embedder", "clustered", "--logged-queries", "40", "--json", str(out)], cwd=ROOT,
+                           "--embedder", "clustered", "--logged-queries", "40", "--set", "vector_index.enabled=true",
+                           "--json", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     row = json.loads(out.read_text())
@@ -169,12 +180,12 @@ def test_set_replaces_a_shipped_default_and_is_recorded(tmp_path):
     them; a key that is no setting is one line on stderr before any work."""
     out = tmp_path / "set.json"
     proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
-                           "--embedder", "clustered", "--set", "vector_index.m=8",
+                           "--embedder", "clustered", "--set", "vector_index.enabled=true", "--set", "vector_index.m=8",
                            "--set", "vector_index.ef_construction=40", "--json", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     row = json.loads(out.read_text())
-    assert row["settings"] == {"vector_index.m": 8, "vector_index.ef_construction": 40}
+    assert row["settings"] == {"vector_index.enabled": True, "vector_index.m": 8, "vector_index.ef_construction": 40}
     assert (row["hnsw"]["M"], row["hnsw"]["efConstruction"]) == (8, 40)
     bad = subprocess.run([sys.executable, "bench/bench_vector.py", "--set", "vector_index.mm=3"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
@@ -200,7 +211,8 @@ def test_a_kept_graph_is_reused_and_left_without_vector_indexes(tmp_path):
     for i in range(2):
         out = tmp_path / f"run{i}.json"
         proc = subprocess.run([sys.executable, "bench/bench_vector.py", "--edges", "300", "--queries", "4",
-                               "--data", str(data), "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                               "--data", str(data), "--set", "vector_index.enabled=true", "--json", str(out)],
+                              cwd=ROOT, capture_output=True, text=True,
                               timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert "dropping the vector indexes of the kept graph" in proc.stderr.splitlines()[-1]

@@ -58,9 +58,9 @@ async def test_init_over_bolt_is_idempotent_and_creates_every_index(bolt, bolt_s
         assert set(report["vector_stores"]) == {bolt.database}
         assert set(report["vector_stores"][bolt.database]) == {"edge", "node"}
         assert all(not v.get("items") for v in report["vector_stores"][bolt.database].values())
-    # Vector indexes: ArcadeDB has none to make; a second init on Neo4j finds the first one's.
     statuses = {s["status"] for group in second["vector_indexes"].values() for s in group.values()}
-    assert statuses <= ({"unsupported", "no embeddings"} if bolt.arcadedb else {"exists", "no embeddings"})
+    # the shipped defaults create no HNSW index beside the exact vector store
+    assert statuses == {"not needed"}
     assert await _indexes(bolt_settings) == after_first  # nothing added or changed the second time
     assert bolt.password not in str(first)
     assert after_first["relation_uuid"] == ("RANGE", "RELATIONSHIP", ("RELATES_TO",), ("uuid",))
