@@ -58,6 +58,11 @@ def joined_scope(scopes: Iterable[Any]) -> str | None:
     return SCOPE_JOIN.join(named) if named else None
 
 
+def _named(value: Any) -> bool:
+    """Whether a single row's label counts (a non-blank string): both folds then give it unchanged."""
+    return isinstance(value, str) and bool(value.strip())
+
+
 class _Window:
     """A SQLite window function over the values of a frame (an edge's rows: a few)."""
 
@@ -74,7 +79,9 @@ class _Window:
 
     def value(self) -> Any:
         if self.cached is None:
-            self.cached = (self.fold(self.values),)
+            values = self.values
+            # most edges have one row: its own label, when it names one (what either fold gives)
+            self.cached = ((values[0] if _named(values[0]) else None) if len(values) == 1 else self.fold(values),)
         return self.cached[0]
 
     finalize = value

@@ -338,3 +338,26 @@ def test_a_blob_in_a_text_column_is_its_text_or_quarantines_the_row(tmp_path, va
     assert read == [1]
     (row,) = copy
     assert (row[7], row[8]) == (scope, reason)
+
+
+sqlite_values = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.binary(max_size=4),
+                          st.lists(st.sampled_from(["a", "Low", "HIGH", "internal", " ", "\t", "\u00a0", "\u2003",
+                                                    "\x1c"]), max_size=3).map("".join))
+
+
+@given(st.lists(sqlite_values, min_size=1, max_size=4))
+def test_label_windows_give_what_their_folds_give(values):
+    """The window functions' one-row shortcut is the fold of that row (any SQLite value, blanks of
+    every kind), and several rows go through the fold itself."""
+    from graph_trust.access.sensitivity import SensitivityScale
+    from graph_trust.sync.labels import joined_scope, register, strictest_sensitivity
+
+    scale = SensitivityScale.of(["public", "low", "high"], {"internal": "low"})
+    con = sqlite3.connect(":memory:")
+    register(con, scale)
+    con.execute("CREATE TABLE t (k INTEGER, v)")
+    con.executemany("INSERT INTO t VALUES (1, ?)", [(v,) for v in values])
+    got = con.execute("SELECT strictest_sensitivity(v) OVER w, joined_scope(v) OVER w FROM t "
+                      "WINDOW w AS (PARTITION BY k)").fetchall()
+    stored = [r[0] for r in con.execute("SELECT v FROM t")]  # as SQLite hands them back
+    assert set(got) == {(strictest_sensitivity(stored, scale), joined_scope(stored))}
