@@ -29,6 +29,7 @@ writes the values back, of the type they were read as: :mod:`graph_trust.graph.t
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from itertools import groupby
@@ -68,6 +69,44 @@ async def _every_invalidated(graph_conn: Any) -> list[dict[str, Any]]:
         after = page[-1]["uuid"]
 
 
+class EarlyRead:
+    """A ``--full`` run's read of every invalidated edge (the change check's figures, then every
+    page), started while the run reads the review DB, when the graph has nothing else to do, and
+    taken by :func:`track_invalidated` at the guard's step. The figures are read first, as there:
+    what Graphiti invalidates after them shows as a difference at the next run."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled  # (a --full run's, with the guard on)
+        self._task: asyncio.Future | None = None
+
+    def start(self, graphs: Graphs, names: list[str]) -> None:
+        """Start reading the graphs ``names`` (when enabled)."""
+        if not self.enabled:
+            return
+
+        async def read() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+            out = {}
+            for graph in names:  # one graph after the other (one query at a time)
+                if graphs.exists(graph):
+                    conn = graphs(graph)
+                    out[graph] = (await conn.query("edges_invalidated_summary"))[0], await _every_invalidated(conn)
+            return out
+
+        self._task = asyncio.ensure_future(read())
+
+    async def take(self) -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """What was read, per graph (empty when nothing was started); a failed read raises here."""
+        task, self._task = self._task, None
+        return {} if task is None else await task
+
+    async def cancel(self) -> None:
+        """The run failed before its guard: the read in flight is stopped."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
 async def read_invalidated(store: Any, graphs: Graphs, names: list[str]) -> int:
     """The uuids of every invalidated RELATES_TO edge of the graphs ``names`` into
     ``temp.guard_edges`` (graph, uuid); returns how many."""
@@ -100,13 +139,15 @@ def _remember(store: Any, graph_key: str, graph: str, rows: list[dict[str, Any]]
 
 
 async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_key: str, *,
-                            full: bool) -> dict[str, str]:
+                            full: bool, early: EarlyRead | None = None) -> dict[str, str]:
     """Step 1 of a sync (module docstring): bring the state store's record of the invalidated
     edges of the graphs ``names`` up to date, reading only what changed unless ``full``, and copy
     it into ``temp.guard_edges``. Returns, per graph read, how: ``unchanged``, ``since`` (the
-    edges expired since the last read) or ``full``."""
+    edges expired since the last read) or ``full``. With ``full``, what ``early`` read already
+    is taken as read now."""
     _new_guard_edges(store)
     how: dict[str, str] = {}
+    read = await early.take() if early is not None and full else {}
     for graph in sorted(names):
         if not graphs.exists(graph):  # a group with no graph holds nothing (and is never created)
             with store.tx():
@@ -115,8 +156,8 @@ async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_
             continue
         graph_conn = graphs(graph)
         mark = store.rows("guard_mark", graph_key=graph_key, graph=graph)
-        summary = (await graph_conn.query("edges_invalidated_summary"))[0]  # before the reads: a change
-        want = _figures(summary)  # after it shows as a difference next time
+        summary, every = read.get(graph) or ((await graph_conn.query("edges_invalidated_summary"))[0], None)
+        want = _figures(summary)  # (the figures before the reads: a change after them shows next time)
         how[graph] = "full"
         if mark and not full:
             if _known_figures(store, graph_key, graph) == want:
@@ -127,7 +168,8 @@ async def track_invalidated(store: Any, graphs: Graphs, names: list[str], graph_
                     _remember(store, graph_key, graph, since)
                 if _known_figures(store, graph_key, graph) == want:
                     how[graph] = "since"
-        every = await _every_invalidated(graph_conn) if how[graph] == "full" else None
+        if every is None and how[graph] == "full":
+            every = await _every_invalidated(graph_conn)
         latest = json.dumps(to_json(summary["latest"])) if summary["latest"] is not None else \
             (mark[0][0] if mark else None)
         with store.tx():
@@ -259,12 +301,13 @@ async def find(store: Any, graphs: Graphs, names: list[str], rows: str, source: 
 
 
 async def guard_step(report: Any, settings: Settings, store: Any, graphs: Graphs, names: list[str],
-                     writer: JournaledWriter, review: Any, source: str, graph_key: str, batch_size: int) -> None:
+                     writer: JournaledWriter, review: Any, source: str, graph_key: str, batch_size: int,
+                     early: EarlyRead | None = None) -> None:
     """A sync run's guard (:mod:`~graph_trust.sync.runner`, step 5): the trusted edges Graphiti
     invalidated into ``report``, recorded for review and, with ``guard.restore_trusted``, restored
-    (neither in a dry run)."""
+    (neither in a dry run); ``early``: a ``--full`` run's read, started at the run's start."""
     r = report
-    await track_invalidated(store, graphs, names, graph_key, full=r.full)
+    await track_invalidated(store, graphs, names, graph_key, full=r.full, early=early)
     items = await find(store, graphs, names, "copy", source, settings, read=False)
     if items and not r.dry_run:
         r.contradictions_recorded, why = record(settings, review.location, items)
@@ -325,6 +368,6 @@ async def restore(writer: JournaledWriter, graphs: Graphs, items: list[dict[str,
     return n
 
 
-__all__ = ["CONTRADICTION_TYPE", "contradiction_key", "find", "find_superseders", "forget_restored", "guard_step",
+__all__ = ["CONTRADICTION_TYPE", "EarlyRead", "contradiction_key", "find", "find_superseders", "forget_restored", "guard_step",
            "invalidated_at", "read_details", "read_invalidated", "record", "report_item", "restore", "superseder",
            "track_invalidated", "trusted"]

@@ -59,10 +59,6 @@ from graph_trust.sync.writer import JournaledWriter
 Progress = Callable[[str, int, int | None], None]
 
 
-def _noop(phase: str, n: int, total: int | None) -> None:
-    pass
-
-
 async def run_sync(settings: Settings, *, review_db: str | Path | None = None, dry_run: bool = False,
                    full: bool = False, batch_size: int | None = None, progress: Progress | None = None,
                    graph: Any = None) -> SyncReport:
@@ -94,7 +90,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
         report = SyncReport(run_id=run_id, graph=g.address.display, dry_run=dry_run, full=full,
                             recovered_journal_rows=recovered, lock_takeover_pid=lock.took_over_pid)
         job = _SyncJob(g, settings, store, review, report, key, batch_size or settings.sync.batch_size,
-                       progress or _noop)
+                       progress or (lambda phase, n, total: None))
         t0 = time.monotonic()
         checkpoint = store.checkpoint_in_background()  # the previous runs' log, while this one reads
         try:
@@ -117,6 +113,7 @@ async def sync_graph(g: Any, settings: Settings, store: StateStore, review: Revi
             raise error from exc
         finally:
             checkpoint.join()  # normally long done
+            await job.guard_read.cancel()  # (a run that stopped before its guard)
             job.tables.drop()
         report.duration_s = round(time.monotonic() - t0, 3)
         report.take_counters(store.finish_run(run_id, "ok", report.counters()))
@@ -141,6 +138,7 @@ class _SyncJob:
         self.entities = EntityAggregation(store, self.writer, report, graph_key, batch_size, settings.sync.aggregation,
                                           progress)
         self.graphs = Graphs(g)  # (run() opens it knowing which graphs exist)
+        self.guard_read = guard.EarlyRead(enabled=report.full and settings.guard.enabled)  # see run()
         self._everything = False
 
     def _lap(self, phase: str) -> None:
@@ -159,6 +157,7 @@ class _SyncJob:
         exact = full or bool(elsewhere) or self.store.one("graph_seen", graph_key=key) is None
         shadow = ShadowRefresh(self.store, self.tables, self.graphs, r, key, self.source)
         shadow.start(scope, exact=exact)  # the graph's figures, while the candidates are refreshed
+        self.guard_read.start(self.graphs, scope)  # --full: the guard's read, while the graph has nothing to do
         try:
             graphs = await in_thread(self._prepare)
             if not exact:  # graphs the refresh brought into scope, written by someone else
@@ -208,7 +207,7 @@ class _SyncJob:
         self._lap("edges")
         if self.settings.guard.enabled:
             await guard.guard_step(r, self.settings, self.store, self.graphs, graphs, self.writer, self.review,
-                                   self.source, key, self.batch_size)
+                                   self.source, key, self.batch_size, self.guard_read)
             self._lap("guard")
         if not r.dry_run:
             if aggregate_all:  # --full, or a --full run failed before it finished this phase
