@@ -24,6 +24,7 @@ from graph_trust.errors import StateStoreError
 
 FILE = "state.sqlite3"  # the sync state store's file (graph_trust.sync.store.state)
 BUSY_TIMEOUT_MS = 30_000
+WAL_AUTOCHECKPOINT_PAGES = 16384  # the sync state store's (graph_trust.sync.store.state)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vector_index_recall (
@@ -54,6 +55,11 @@ class RecallStore:
                                   isolation_level=None, check_same_thread=False)
             con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             con.execute("PRAGMA journal_mode = WAL")
+            # as the sync state store's connection to this file: fsync at checkpoints only, and no
+            # checkpoint before the log holds 64 MiB (with SQLite's defaults, this connection's first
+            # commit after a sync run copied the run's whole log into the file, with fsyncs)
+            con.execute("PRAGMA synchronous = NORMAL")
+            con.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
             con.executescript(SCHEMA)
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {path} is unusable: {exc}") from None
