@@ -150,5 +150,19 @@ async def test_what_a_normal_run_reads(world):
         guard.forget_restored(store, key, [{"graph": group, "uuid": edges[1], "restored": True}])
         assert await read() == ("unchanged", {edges[2], edges[3], edges[4], edges[5]})
         assert await read(full=True) == ("full", {edges[2], edges[3], edges[4], edges[5]})
+        # a --full run's read started early (sync/runner.py) is what the guard's step takes, once
+        await set_validity(edges[6], iso(now - timedelta(days=50)), iso(now - timedelta(days=49)))
+        graphs = await Graphs.open(g)
+        early = guard.EarlyRead(enabled=True)
+        early.start(graphs, [group, "no_such_group"])  # (a graph that does not exist is not read)
+        how = await guard.track_invalidated(store, graphs, [group], key, full=True, early=early)
+        assert how == {group: "full"}
+        assert {u for (u,) in store.con.execute("SELECT uuid FROM temp.guard_edges")} == {
+            edges[2], edges[3], edges[4], edges[5], edges[6]}
+        assert await early.take() == {}
+        assert await read() == ("unchanged", {edges[2], edges[3], edges[4], edges[5], edges[6]})
+        off = guard.EarlyRead(enabled=False)  # a normal run's: nothing read early
+        off.start(Graphs(g), [group])
+        assert await off.take() == {}
     finally:
         store.close()
