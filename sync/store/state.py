@@ -40,6 +40,7 @@ import logging
 import sqlite3
 import threading
 import uuid
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.resources import files
@@ -104,19 +105,11 @@ def _drop_old_candidate_copy(con: sqlite3.Connection) -> None:
     """A copy of the review DB made by a version without content comparison (a rowid table without
     ``raw_*`` columns; it may also hold changes that version missed) is dropped with the sources'
     refresh records: the next run re-reads every review row and compares every edge, as ``--full``."""
-    row = run(con, "candidates_table_sql").fetchone()
-    if row is None or "WITHOUT ROWID" in row[0].upper():
-        return
-    run(con, "begin_immediate")  # another process may be upgrading the same file
-    try:
+    def old() -> bool:
         row = run(con, "candidates_table_sql").fetchone()
-        if row is not None and "WITHOUT ROWID" not in row[0].upper():
-            run(con, "drop_candidates_table")
-            run(con, "forget_sources")
-    except BaseException:
-        run(con, "rollback")
-        raise
-    run(con, "commit")
+        return row is not None and "WITHOUT ROWID" not in row[0].upper()
+
+    _drop_if(con, old, "drop_candidates_table")
 
 
 def _drop_old_desired_state(con: sqlite3.Connection) -> None:
@@ -127,12 +120,19 @@ def _drop_old_desired_state(con: sqlite3.Connection) -> None:
         row = run(con, "desired_table_sql").fetchone()
         return row is not None and "TRUST_SCORE REAL NOT NULL" in " ".join(row[0].upper().split())
 
+    _drop_if(con, old, "drop_desired_table")
+
+
+def _drop_if(con: sqlite3.Connection, old: Callable[[], bool], drop: str) -> None:
+    """Run the statement ``drop`` and forget the sources' refresh records when ``old()`` says the
+    table is from an earlier version; checked again inside the transaction, as another process may
+    be upgrading the same file."""
     if not old():
         return
-    run(con, "begin_immediate")  # another process may be upgrading the same file
+    run(con, "begin_immediate")
     try:
         if old():
-            run(con, "drop_desired_table")
+            run(con, drop)
             run(con, "forget_sources")
     except BaseException:
         run(con, "rollback")
