@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shlex
 import sys
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np  # noqa: E402
 import synth  # noqa: E402
 from bench_vector import make  # noqa: E402
+from output import emit  # noqa: E402
 
 from graph_trust.config import load_settings  # noqa: E402
 from graph_trust.graph import vector_index as vi  # noqa: E402
@@ -98,10 +98,7 @@ def main() -> None:
     args = ap.parse_args()
     res = asyncio.run(measure(args.edges, args.embedder, args.rounds, args.data))
     res["command"] = shlex.join(["python", "bench/bench_store_build.py", *sys.argv[1:]])
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(res, args.json)
 
 
 if __name__ == "__main__":

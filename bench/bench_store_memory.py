@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import numpy as np  # noqa: E402
 import synth  # noqa: E402
+from output import emit  # noqa: E402
 
 from graph_trust.graph import text_index  # noqa: E402
 from graph_trust.graph import vector_store as vs  # noqa: E402
@@ -127,10 +128,7 @@ def main() -> None:
            "rss_per_vectors": round(first["rss_mb"] / vectors_mb, 3),
            "within_bound": first["rss_mb"] <= BOUND * vectors_mb and second["rss_mb"] <= BOUND * vectors_mb,
            "command": shlex.join(["python", "bench/bench_store_memory.py", *sys.argv[1:]])}
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(res, args.json)
 
 
 if __name__ == "__main__":

@@ -59,16 +59,20 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from graph_trust.config import load_settings
-from graph_trust.graph.connection import open_graph
-from graph_trust.graph.schema import ensure_uuid_indexes
-from graph_trust.sync.confidence.schema import init_confidence_tables
-from graph_trust.sync.review_db import COLUMNS, init_review_db
-from graph_trust.sync.runner import run_sync
-from graph_trust.sync.verify import verify
+sys.path.insert(0, str(Path(__file__).parent))
+
+from output import emit  # noqa: E402
+
+from graph_trust.config import Settings, load_settings  # noqa: E402
+from graph_trust.graph.connection import open_graph  # noqa: E402
+from graph_trust.graph.schema import ensure_uuid_indexes  # noqa: E402
+from graph_trust.sync.confidence.schema import init_confidence_tables  # noqa: E402
+from graph_trust.sync.review_db import COLUMNS, init_review_db  # noqa: E402
+from graph_trust.sync.runner import run_sync  # noqa: E402
+from graph_trust.sync.verify import verify  # noqa: E402
 
 STATUSES = ["promoted"] * 4 + ["corroborated"] * 3 + ["candidate"] * 2 + ["rejected"]
-TIERS = {"promoted": 1.0, "corroborated": 0.6, "candidate": 0.25, "rejected": None}
+TIERS = Settings().sync.tiers  # the shipped policy, which the sync runs with (rejected: 0.0, written like any score)
 NOW = "2026-01-01T00:00:00Z"
 RUN_ID = "sync-20260101T000000Z-000000"  # as long as a sync's run id
 
@@ -229,6 +233,9 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, worl
     out["verify_cpu"] = clock.figures()
     if not rnd % 2:
         await _ceiling_into(out, g, root, review, world, entity_uuids, bs)
+    # the same writes on both sides: every edge the sync set, every entity it gave trust
+    assert (out["ceiling_rows"], out["ceiling_entity_rows"]) == (rep.edges_set, rep.entities_updated), \
+        (out["ceiling_rows"], out["ceiling_entity_rows"], rep.edges_set, rep.entities_updated)
     out["ceiling_first"] = bool(rnd % 2)
     out["ratio_full_vs_ceiling"] = round(out["ceiling_s"] / out["full_s"], 3)
     out["incremental_1pct_fraction_of_full"] = round(out["incremental_1pct_s"] / out["full_s"], 4)
@@ -272,10 +279,10 @@ async def bench_world(n_edges: int, prefix: str) -> AsyncIterator[tuple[Path, An
 
 
 async def trusted_entities(g, review: Path) -> list[str]:
-    """The entities a sync gives trust: endpoints of the edges of scored candidates."""
+    """The entities a sync gives trust: endpoints of the edges of candidates scored above 0."""
     con = sqlite3.connect(review)
     scored = sorted(json.loads(ev)[0]["evidence_id"] for status, ev in
-                    con.execute("SELECT status, evidence_refs_json FROM candidates") if TIERS[status] is not None)
+                    con.execute("SELECT status, evidence_refs_json FROM candidates") if (TIERS[status] or 0) > 0)
     con.close()
     ends = set()
     for i in range(0, len(scored), 5000):
@@ -346,6 +353,7 @@ async def main() -> None:
     ap.add_argument("--rounds", type=int, default=5,
                     help="rounds of full sync, incremental runs and ceiling (default 5; medians and fastest reported)")
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs (two more full syncs)")
+    ap.add_argument("--json", type=Path, default=None, help="also write the JSON document to this file")
     ap.add_argument("--memory-only", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--root", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -389,7 +397,7 @@ async def main() -> None:
                           ("incremental_1pct_fraction_of_full", res["incremental_1pct_fraction_of_full"], 0.15, True),
                           ("ratio_fastest_full_vs_fastest_ceiling", res["ratio_fastest_full_vs_fastest_ceiling"],
                            0.7, False))}
-    print(json.dumps(res, indent=2))
+    emit(res, args.json)
 
 
 if __name__ == "__main__":

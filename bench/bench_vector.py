@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import shlex
 import statistics
 import sys
@@ -44,6 +43,7 @@ import synth  # noqa: E402
 from graphiti_core.search import search_utils as su  # noqa: E402
 from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF  # noqa: E402
 from graphiti_core.search.search_filters import SearchFilters  # noqa: E402
+from output import emit  # noqa: E402
 
 from graph_trust.clients.factory import make_embedder
 from graph_trust.clients.hashing import HashingEmbedder  # noqa: E402
@@ -455,10 +455,7 @@ def main() -> None:
                               exact_queries=args.exact_queries, stage_queries=args.stage_queries, data=args.data,
                               logged_queries=args.logged_queries, overrides=overrides, skip_index=args.skip_index))
     res["command"] = shlex.join(["python", "bench/bench_vector.py", *sys.argv[1:]])
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(res, args.json)
 
 
 if __name__ == "__main__":
