@@ -340,7 +340,7 @@ def test_a_blob_in_a_text_column_is_its_text_or_quarantines_the_row(tmp_path, va
     assert (row[7], row[8]) == (scope, reason)
 
 
-sqlite_values = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.binary(max_size=4),
+sqlite_values = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.binary(max_size=4),
                           st.lists(st.sampled_from(["a", "Low", "HIGH", "internal", " ", "\t", "\u00a0", "\u2003",
                                                     "\x1c"]), max_size=3).map("".join))
 
