@@ -116,17 +116,23 @@ def make_review_db(path: Path, edges: list[str], group: str, rng: random.Random)
     con.close()
 
 
-async def raw_ceiling(g, review: Path, world, entity_uuids: list[str], bs: int, root: Path) -> tuple:
-    """The sync's own write statements (``edge_trust_set``, ``entity_trust_set``), bare: batched,
-    no journal, with the values the sync writes computed before the timer starts."""
+def review_rows(review: Path) -> list[tuple[str, str]]:
+    """(status, evidence_refs_json) of every candidate, by id: the review DB as a sync reads it now."""
     con = sqlite3.connect(review)
-    rows = []
-    for _cid, status, ev in con.execute("SELECT id, status, evidence_refs_json FROM candidates ORDER BY id"):
-        if TIERS[status] is not None:
-            rows.append({"uuid": json.loads(ev)[0]["evidence_id"], "trust_score": TIERS[status], "trust_status": status,
-                         "trust_run_id": RUN_ID, "trust_updated_at": NOW, "memory_type": "fact",
-                         "sensitivity": "low", "scope": "ops"})
-    con.close()
+    try:
+        return con.execute("SELECT status, evidence_refs_json FROM candidates ORDER BY id").fetchall()
+    finally:
+        con.close()
+
+
+async def raw_ceiling(g, candidates: list[tuple[str, str]], world, bs: int, root: Path) -> tuple:
+    """The sync's own write statements (``edge_trust_set``, ``entity_trust_set``), bare: batched,
+    no journal, with the values the sync writes for ``candidates`` (:func:`review_rows`) computed
+    before the timer starts."""
+    rows = [{"uuid": json.loads(ev)[0]["evidence_id"], "trust_score": TIERS[status], "trust_status": status,
+             "trust_run_id": RUN_ID, "trust_updated_at": NOW, "memory_type": "fact", "sensitivity": "low",
+             "scope": "ops"} for status, ev in candidates if TIERS[status] is not None]
+    entity_uuids = await trusted_entities(g, candidates)
     ent_rows = [{"uuid": u, "trust_score": 1.0, "trust_run_id": RUN_ID} for u in entity_uuids]
     with Clock(root) as clock:
         t = time.perf_counter()
@@ -142,7 +148,7 @@ async def raw_ceiling(g, review: Path, world, entity_uuids: list[str], bs: int, 
     await g.write("bench_reference_aggregate")
     reference = edges_s + time.perf_counter() - t
     await clear_trust(g, world)
-    return edges_s, total, reference, len(rows), clock.figures()
+    return edges_s, total, reference, len(rows), len(entity_uuids), clock.figures()
 
 
 def server_cpu_s(root: Path) -> float | None:
@@ -189,15 +195,16 @@ class Clock:
                 "full_gc": len(self.full_gcs), "full_gc_s": round(sum(self.full_gcs), 3)}
 
 
-async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, world, entity_uuids: list[str]) -> dict:
+async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, world) -> dict:
     """One round on a graph without trust: a full sync (fresh state store), a run with nothing
     changed, a run with 1% of candidates changed, and the ceiling of the same writes. Rounds
     1, 3, 5, ... (``rnd`` 0, 2, 4, ...) run the sync first, the others the ceiling first: the
     server slows down now and then for reasons of its own (see the README), and alternating
     spreads that over both."""
     out: dict = {}
+    candidates = review_rows(review)  # as this round's full sync reads them (its 1% run changes some)
     if rnd % 2:
-        await _ceiling_into(out, g, root, review, world, entity_uuids, bs)
+        await _ceiling_into(out, g, root, candidates, world, bs)
     await clear_trust(g, world)
     settings = load_settings(overrides={"graph.uri": f"embedded:{root / 'graph'}", "graph.database": g.database,
                                         "state_dir": str(root / f"state_{n}_{rnd}")}, environ={})
@@ -232,7 +239,7 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, worl
     out["verify_s"] = round(clock.wall, 3)
     out["verify_cpu"] = clock.figures()
     if not rnd % 2:
-        await _ceiling_into(out, g, root, review, world, entity_uuids, bs)
+        await _ceiling_into(out, g, root, candidates, world, bs)
     # the same writes on both sides: every edge the sync set, every entity it gave trust
     assert (out["ceiling_rows"], out["ceiling_entity_rows"]) == (rep.edges_set, rep.entities_updated), \
         (out["ceiling_rows"], out["ceiling_entity_rows"], rep.edges_set, rep.entities_updated)
@@ -244,13 +251,14 @@ async def one_round(g, root: Path, n: int, review: Path, rnd: int, bs: int, worl
     return out
 
 
-async def _ceiling_into(out: dict, g, root: Path, review: Path, world, entity_uuids: list[str], bs: int) -> None:
-    """The ceiling: the same writes, bare, on the graph without trust (cleared before and after)."""
+async def _ceiling_into(out: dict, g, root: Path, candidates: list[tuple[str, str]], world, bs: int) -> None:
+    """The ceiling of the full sync of ``candidates``: the same writes, bare, on the graph without
+    trust (cleared before and after)."""
     await clear_trust(g, world)
-    edges_s, ceiling_s, reference_s, n_rows, out["ceiling_cpu"] = await raw_ceiling(
-        g, review, world, entity_uuids, bs, root)
+    edges_s, ceiling_s, reference_s, n_rows, n_entities, out["ceiling_cpu"] = await raw_ceiling(
+        g, candidates, world, bs, root)
     out.update(ceiling_edges_s=round(edges_s, 3), ceiling_s=round(ceiling_s, 3),
-               ceiling_reference_s=round(reference_s, 3), ceiling_rows=n_rows, ceiling_entity_rows=len(entity_uuids))
+               ceiling_reference_s=round(reference_s, 3), ceiling_rows=n_rows, ceiling_entity_rows=n_entities)
 
 
 @asynccontextmanager
@@ -278,12 +286,9 @@ async def bench_world(n_edges: int, prefix: str) -> AsyncIterator[tuple[Path, An
         shutil.rmtree(root, ignore_errors=True)
 
 
-async def trusted_entities(g, review: Path) -> list[str]:
-    """The entities a sync gives trust: endpoints of the edges of candidates scored above 0."""
-    con = sqlite3.connect(review)
-    scored = sorted(json.loads(ev)[0]["evidence_id"] for status, ev in
-                    con.execute("SELECT status, evidence_refs_json FROM candidates") if (TIERS[status] or 0) > 0)
-    con.close()
+async def trusted_entities(g, candidates: list[tuple[str, str]]) -> list[str]:
+    """The entities a sync of ``candidates`` gives trust: endpoints of the edges scored above 0."""
+    scored = sorted(json.loads(ev)[0]["evidence_id"] for status, ev in candidates if (TIERS[status] or 0) > 0)
     ends = set()
     for i in range(0, len(scored), 5000):
         for r in await g.query("edge_trust_read", uuids=scored[i:i + 5000]):
@@ -314,8 +319,7 @@ async def one_size(g0, root: Path, n: int, *, bs: int, rounds: int) -> dict:
     world = await build(g, n, rng)
     make_review_db(review, world[1], tag, rng)
     out["build_s"] = round(time.perf_counter() - t, 2)
-    entity_uuids = await trusted_entities(g, review)
-    out["per_round"] = [await one_round(g, root, n, review, rnd, bs, world, entity_uuids) for rnd in range(rounds)]
+    out["per_round"] = [await one_round(g, root, n, review, rnd, bs, world) for rnd in range(rounds)]
     for key in ("full_s", "incremental_nochange_s", "incremental_1pct_s", "ceiling_edges_s", "ceiling_s",
                 "ceiling_reference_s", "ratio_full_vs_ceiling", "incremental_1pct_fraction_of_full",
                 "incremental_nochange_fraction_of_full", "verify_s", "verify_fraction_of_full"):
