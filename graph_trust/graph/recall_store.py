@@ -23,8 +23,10 @@ from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
 
 FILE = "state.sqlite3"  # the sync state store's file (graph_trust.sync.store.state)
+# every connection to the state file (this one and the sync state store's) waits this long for
+# its lock, and leaves this many log pages (64 MiB at 4 KiB) before a commit checkpoints them
 BUSY_TIMEOUT_MS = 30_000
-WAL_AUTOCHECKPOINT_PAGES = 16384  # the sync state store's (graph_trust.sync.store.state)
+WAL_AUTOCHECKPOINT_PAGES = 16384
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vector_index_recall (

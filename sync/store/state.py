@@ -50,16 +50,17 @@ from urllib.parse import quote
 
 from graph_trust.config import Settings, state_path
 from graph_trust.errors import StateStoreError
+from graph_trust.graph.recall_store import BUSY_TIMEOUT_MS, WAL_AUTOCHECKPOINT_PAGES
 from graph_trust.sync.runs.counts import is_final, journal_counts
 from graph_trust.sync.store.named import run, sql
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_MS = 30_000
-# A commit that leaves more than this many pages in the write-ahead log copies them into the
-# database file itself (with two fsyncs). A sync run also checkpoints in the background while it
-# waits for the graph (StateStore.checkpoint_in_background), so its commits rarely have to.
-WAL_AUTOCHECKPOINT_PAGES = 16384  # 64 MiB at SQLite's default 4 KiB page
+# BUSY_TIMEOUT_MS, WAL_AUTOCHECKPOINT_PAGES: one set for every connection to the state file (the
+# recall store opens it too). A commit that leaves more than WAL_AUTOCHECKPOINT_PAGES in the
+# write-ahead log copies them into the file itself (with two fsyncs); a sync run also checkpoints
+# in the background while it waits for the graph (StateStore.checkpoint_in_background), so its
+# commits rarely have to.
 
 SCHEMA = files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")  # every table, created if missing
 
