@@ -174,15 +174,17 @@ GROUP BY 1
 
 -- name: journal_counts_sync
 -- A sync run's counters from its journal, in runs.counts.COUNTERS["sync"] order: batches journaled,
--- edges set (applied with a new trust_score), edges cleared (applied without one), entities
--- updated, invalidations the guard restored, rows still pending. :run_id
-SELECT coalesce(count(DISTINCT batch), 0),
-       coalesce(sum(state = 'applied' AND kind = 'edge' AND json_extract(new_json, '$.trust_score') IS NOT NULL), 0),
-       coalesce(sum(state = 'applied' AND kind = 'edge' AND json_extract(new_json, '$.trust_score') IS NULL), 0),
+-- edges set (applied with a new trust_score), edges cleared (applied without one: the applied edge
+-- rows less those set), entities updated, invalidations the guard restored, rows still pending.
+-- The JSON is parsed once per applied edge row and for no other row (CASE evaluates lazily). :run_id
+SELECT coalesce(count(DISTINCT batch), 0), coalesce(sum(scored), 0), coalesce(sum(edge) - sum(scored), 0),
        coalesce(sum(state = 'applied' AND kind = 'entity'), 0),
        coalesce(sum(state = 'applied' AND kind = 'validity'), 0),
        coalesce(sum(state = 'pending'), 0)
-FROM sync_journal WHERE run_id = :run_id
+FROM (SELECT batch, state, kind, state = 'applied' AND kind = 'edge' AS edge,
+             CASE WHEN state = 'applied' AND kind = 'edge'
+                  THEN json_extract(new_json, '$.trust_score') IS NOT NULL ELSE 0 END AS scored
+      FROM sync_journal WHERE run_id = :run_id)
 
 -- name: journal_counts_rollback
 -- A rollback's counters from its journal, in runs.counts.COUNTERS["rollback"] order: edges,

@@ -361,3 +361,36 @@ def test_label_windows_give_what_their_folds_give(values):
                       "WINDOW w AS (PARTITION BY k)").fetchall()
     stored = [r[0] for r in con.execute("SELECT v FROM t")]  # as SQLite hands them back
     assert set(got) == {(strictest_sensitivity(stored, scale), joined_scope(stored))}
+
+
+_JOURNAL_ROW = st.tuples(
+    st.sampled_from(["run-a", "run-b"]), st.integers(0, 5), st.sampled_from(["edge", "entity", "validity"]),
+    st.sampled_from(["applied", "pending", "void", "missing"]),
+    st.one_of(st.none(), st.fixed_dictionaries({}, optional={
+        "trust_score": st.one_of(st.none(), st.floats(-1, 2), st.integers(0, 1)),
+        "trust_run_id": st.one_of(st.none(), st.text(max_size=3))}).map(journal_json)))
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(st.lists(_JOURNAL_ROW, max_size=40))
+def test_journal_counts_of_a_sync_run_are_those_of_its_rows(rows):
+    """``journal_counts_sync`` (one JSON parse per applied edge row) counts what a plain reading of
+    the run's rows gives, for any mix of kinds, states and new values (none, no trust_score, null)."""
+    from graph_trust.sync.runs.counts import journal_counts
+
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA)
+    con.executemany("INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state) "
+                    "VALUES (?, ?, 'k', 'g', ?, 'u', NULL, ?, ?)",
+                    [(run_id, batch, kind, new, state) for run_id, batch, kind, state, new in rows])
+    mine = [r for r in rows if r[0] == "run-a"]
+    applied = [(kind, new) for _, _, kind, state, new in mine if state == "applied"]
+    scored = [kind == "edge" and new is not None and json.loads(new).get("trust_score") is not None
+              for kind, new in applied]
+    assert journal_counts(con, "run-a", "sync") == {
+        "batches": len({r[1] for r in mine}),
+        "edges_set": sum(scored),
+        "edges_cleared": sum(kind == "edge" for kind, _ in applied) - sum(scored),
+        "entities_updated": sum(kind == "entity" for kind, _ in applied),
+        "trusted_restored": sum(kind == "validity" for kind, _ in applied),
+        "journal_pending": sum(r[3] == "pending" for r in mine)}
