@@ -12,6 +12,7 @@ from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from graph_trust.access.sensitivity import SensitivityScale
 from graph_trust.config import Settings
 from graph_trust.sync.aggregate import aggregate
 from graph_trust.sync.desired import (
@@ -23,7 +24,9 @@ from graph_trust.sync.desired import (
     recompute_desired,
 )
 from graph_trust.sync.evidence import edge_uuid_of
+from graph_trust.sync.labels import joined_scope, register, strictest_sensitivity
 from graph_trust.sync.policy import policy_of
+from graph_trust.sync.runs.counts import journal_counts
 from graph_trust.sync.store.named import part, sql
 from graph_trust.sync.store.state import SCHEMA
 from graph_trust.sync.writer import journal_json
@@ -349,9 +352,6 @@ sqlite_values = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats
 def test_label_windows_give_what_their_folds_give(values):
     """The window functions' one-row shortcut is the fold of that row (any SQLite value, blanks of
     every kind), and several rows go through the fold itself."""
-    from graph_trust.access.sensitivity import SensitivityScale
-    from graph_trust.sync.labels import joined_scope, register, strictest_sensitivity
-
     scale = SensitivityScale.of(["public", "low", "high"], {"internal": "low"})
     con = sqlite3.connect(":memory:")
     register(con, scale)
@@ -376,8 +376,6 @@ _JOURNAL_ROW = st.tuples(
 def test_journal_counts_of_a_sync_run_are_those_of_its_rows(rows):
     """``journal_counts_sync`` (one JSON parse per applied edge row) counts what a plain reading of
     the run's rows gives, for any mix of kinds, states and new values (none, no trust_score, null)."""
-    from graph_trust.sync.runs.counts import journal_counts
-
     con = sqlite3.connect(":memory:")
     con.executescript(SCHEMA)
     con.executemany("INSERT INTO sync_journal (run_id, batch, graph_key, graph, kind, uuid, old_json, new_json, state) "
@@ -385,12 +383,11 @@ def test_journal_counts_of_a_sync_run_are_those_of_its_rows(rows):
                     [(run_id, batch, kind, new, state) for run_id, batch, kind, state, new in rows])
     mine = [r for r in rows if r[0] == "run-a"]
     applied = [(kind, new) for _, _, kind, state, new in mine if state == "applied"]
-    scored = [kind == "edge" and new is not None and json.loads(new).get("trust_score") is not None
-              for kind, new in applied]
+    edge_scores = [None if new is None else json.loads(new).get("trust_score") for kind, new in applied if kind == "edge"]
     assert journal_counts(con, "run-a", "sync") == {
         "batches": len({r[1] for r in mine}),
-        "edges_set": sum(scored),
-        "edges_cleared": sum(kind == "edge" for kind, _ in applied) - sum(scored),
+        "edges_set": sum(score is not None for score in edge_scores),
+        "edges_cleared": sum(score is None for score in edge_scores),
         "entities_updated": sum(kind == "entity" for kind, _ in applied),
         "trusted_restored": sum(kind == "validity" for kind, _ in applied),
         "journal_pending": sum(r[3] == "pending" for r in mine)}
